@@ -1,0 +1,42 @@
+"""The one place that papers over CPython / MicroPython differences.
+
+Firmware modules import ``const`` and ``micropython`` from here.  On MicroPython these are
+the real ones (the compiler still sees ``@micropython.native`` and ``const()`` in the source);
+on CPython ``micropython`` is a stand-in whose decorators return the function unchanged and
+whose heap functions do nothing, so the same source runs on both.
+"""
+
+try:
+    import micropython
+    from micropython import const
+    IS_MICROPYTHON = True
+except ImportError:
+    IS_MICROPYTHON = False
+
+    def const(value):
+        """Return value unchanged (MicroPython folds it at compile time)."""
+        return value
+
+    def _same(function):
+        return function
+
+    class _MicroPythonStandIn:
+        """Decorators and heap controls with MicroPython's names, for CPython."""
+
+        native = staticmethod(_same)
+        viper = staticmethod(_same)
+        const = staticmethod(const)
+
+        @staticmethod
+        def heap_lock():
+            return 0
+
+        @staticmethod
+        def heap_unlock():
+            return 0
+
+        @staticmethod
+        def mem_peak():
+            return 0
+
+    micropython = _MicroPythonStandIn()

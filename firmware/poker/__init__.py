@@ -1,0 +1,1 @@
+"""Cards, hand evaluation, pay tables and settlement: pure, no I/O, no clock."""

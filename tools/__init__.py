@@ -1,0 +1,1 @@
+"""Host-side programs: simulator, build, deploy, benchmarks, pay-table math, audit."""
