@@ -5,7 +5,6 @@ compiled to native machine code, as the build tool ships them.
 """
 
 import subprocess
-from pathlib import Path
 
 import pytest
 

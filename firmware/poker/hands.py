@@ -136,18 +136,40 @@ def _five_from_masks(s1, s2, s3, s4, fm):
         if pair:
             return ((FULL_HOUSE << _CAT_SHIFT) | (_BIT_INDEX[trips % 37] << 4)
                     | _high_index(pair))
-    top = _straight_top(s1, 5)
-    if top >= 0:
-        return (STRAIGHT << _CAT_SHIFT) | top
+    # Straight, inline because it is tested on most hands: the ace is copied below the deuce.
+    run = (s1 << 1) | (s1 >> _ACE)
+    run &= (run >> 1) & (run >> 2) & (run >> 3) & (run >> 4)
+    if run:
+        return (STRAIGHT << _CAT_SHIFT) | (_high_index(run) + 3)
+    pop = _POP7
     if s3:
-        return ((THREE_OF_A_KIND << _CAT_SHIFT) | (_BIT_INDEX[trips % 37] << 13)
-                | _top(s1 & ~trips, 2))
+        rest = s1 & ~trips
+        n = pop[rest & 127] + pop[rest >> 7]
+        while n > 2:
+            rest &= rest - 1
+            n -= 1
+        return (THREE_OF_A_KIND << _CAT_SHIFT) | (_BIT_INDEX[trips % 37] << 13) | rest
     if s2:
-        pairs = _top(s2, 2)
-        if pairs & (pairs - 1):
-            return (TWO_PAIR << _CAT_SHIFT) | (pairs << 4) | _high_index(s1 & ~pairs)
-        return (ONE_PAIR << _CAT_SHIFT) | (_BIT_INDEX[pairs % 37] << 13) | _top(s1 & ~pairs, 3)
-    return _top(s1, 5)
+        n = pop[s2 & 127] + pop[s2 >> 7]
+        if n == 1:
+            rest = s1 & ~s2
+            n = pop[rest & 127] + pop[rest >> 7]
+            while n > 3:
+                rest &= rest - 1
+                n -= 1
+            return (ONE_PAIR << _CAT_SHIFT) | (_BIT_INDEX[s2 % 37] << 13) | rest
+        while n > 2:
+            s2 &= s2 - 1
+            n -= 1
+        rest = s1 & ~s2
+        while rest & (rest - 1):
+            rest &= rest - 1
+        return (TWO_PAIR << _CAT_SHIFT) | (s2 << 4) | _BIT_INDEX[rest % 37]
+    n = pop[s1 & 127] + pop[s1 >> 7]
+    while n > 5:
+        s1 &= s1 - 1
+        n -= 1
+    return s1
 
 
 def _five(a, b, c, d, e):
@@ -176,26 +198,39 @@ def _five(a, b, c, d, e):
     return _five_from_masks(s1, s2, s3, s4, 0)
 
 
+# Scratch for best5: per suit, the rank mask in bits 0-12 and the card count from bit 13.
+# Module-level so evaluation allocates nothing; evaluation is never re-entered (no threads,
+# never called from an interrupt handler).
+_SUITS = [0, 0, 0, 0]
+_COUNT_ONE = const(0x2000)
+_FIVE_OF_A_SUIT = const(0xA000)
+
+
 def best5(cards):
     """Value of the best five-card hand among 5, 6 or 7 cards."""
-    s1 = s2 = s3 = s4 = 0
-    counts = 0  # cards per suit, four bits per suit
+    m = _SUITS
+    m[0] = m[1] = m[2] = m[3] = 0
     for card in cards:
-        bit = 1 << (card >> 2)
-        s4 |= s3 & bit
-        s3 |= s2 & bit
-        s2 |= s1 & bit
-        s1 |= bit
-        counts += 1 << ((card & 3) << 2)
+        m[card & 3] += (1 << (card >> 2)) + _COUNT_ONE
+    c, d, h, s = m
+    # With at most seven cards only one suit can hold five, and then no quads or full house
+    # is possible, so the flush suit's ranks alone decide between flush and straight flush.
     fm = 0
-    # A nibble holding 5 or more carries into its top bit when 3 is added (7 + 3 < 16).
-    flush = (counts + 0x3333) & 0x8888
-    if flush:
-        suit = (0 if flush & 0x8 else 1 if flush & 0x80 else 2 if flush & 0x800 else 3)
-        for card in cards:
-            if (card & 3) == suit:
-                fm |= 1 << (card >> 2)
-    return _five_from_masks(s1, s2, s3, s4, fm)
+    if c >= _FIVE_OF_A_SUIT:
+        fm = c & _RANK_BITS
+    elif d >= _FIVE_OF_A_SUIT:
+        fm = d & _RANK_BITS
+    elif h >= _FIVE_OF_A_SUIT:
+        fm = h & _RANK_BITS
+    elif s >= _FIVE_OF_A_SUIT:
+        fm = s & _RANK_BITS
+    cd = c & d
+    hs = h & s
+    c |= d
+    h |= s
+    # A rank is seen twice if two suits hold it, three times if three do, and so on.
+    return _five_from_masks((c | h) & _RANK_BITS, (cd | hs | (c & h)) & _RANK_BITS,
+                            ((cd & h) | (hs & c)) & _RANK_BITS, cd & hs & _RANK_BITS, fm)
 
 
 def hole2_board3(hole, board):
