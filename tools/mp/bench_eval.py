@@ -57,10 +57,13 @@ def run_nz():
 for name, fn in (("five", run5), ("seven", run7), ("nz", run_nz)):
     fn()
     gc.collect()
-    t0 = time.ticks_us()
-    fn()
-    dt = time.ticks_diff(time.ticks_us(), t0)
-    print("per_second_" + name, N * 1000000 // dt)
+    best = 0
+    for _ in range(5):  # best of five: other processes on the host only ever slow a run down
+        t0 = time.ticks_us()
+        fn()
+        dt = time.ticks_diff(time.ticks_us(), t0)
+        best = max(best, N * 1000000 // dt)
+    print("per_second_" + name, best)
     gc.collect()
     a0 = gc.mem_alloc()
     gc.disable()
