@@ -1,0 +1,67 @@
+"""Compact integer byte format: each int as a zigzag LEB128 varint (1 byte below 64).
+
+Big ints (lifetime meters) encode the same way; a reader raises ValueError on truncated
+input and on over-long varints, so a corrupt record never decodes as something else silently.
+"""
+
+from firmware.compat import const
+
+_MAX_VARINT_BYTES = const(20)  # 140 bits: far above any meter this device can reach
+
+
+class Writer:
+    """Appends ints to a bytearray."""
+
+    def __init__(self):
+        self.buf = bytearray()
+
+    def int(self, value):
+        v = (value << 1) if value >= 0 else (((-value) << 1) - 1)
+        while v >= 0x80:
+            self.buf.append((v & 0x7F) | 0x80)
+            v >>= 7
+        self.buf.append(v)
+
+    def ints(self, values):
+        for v in values:
+            self.int(v)
+
+    def bytes(self):
+        return bytes(self.buf)
+
+
+class Reader:
+    """Reads ints back from bytes; ValueError names the position of a bad varint."""
+
+    def __init__(self, data):
+        if not isinstance(data, (bytes, bytearray)):
+            raise ValueError("jackpot state must be bytes, got %r" % (type(data),))
+        self.data = data
+        self.pos = 0
+
+    def int(self, what="value"):
+        v = 0
+        shift = 0
+        start = self.pos
+        while True:
+            if self.pos >= len(self.data):
+                raise ValueError("jackpot state truncated in %s at byte %d" % (what, start))
+            b = self.data[self.pos]
+            self.pos += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+            if self.pos - start >= _MAX_VARINT_BYTES:
+                raise ValueError("jackpot state: over-long number in %s at byte %d" % (what, start))
+        if b == 0 and self.pos - start > 1:
+            raise ValueError("jackpot state: padded number in %s at byte %d" % (what, start))
+        return (v >> 1) if not v & 1 else -((v + 1) >> 1)
+
+    def ints(self, count, what="values"):
+        return [self.int(what) for _ in range(count)]
+
+    def end(self):
+        if self.pos != len(self.data):
+            raise ValueError("jackpot state: %d unexpected bytes after the end"
+                             % (len(self.data) - self.pos))

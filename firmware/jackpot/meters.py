@@ -1,0 +1,114 @@
+"""Meter layouts: per-pool meters, lifetime table meters and the last jackpot hits.
+
+Meters are lists of non-negative ints indexed by the constants below; ``*_COUNT + hand`` and
+``*_AMOUNT + hand`` are per jackpot hand type (paytable.FLUSH .. ROYAL_FLUSH).  Gross meters
+only grow; a void is recorded on its own meters (VOIDS, REVERSED...), never by decrementing.
+
+Pool equations (checked on decode and by the property tests), all in cents::
+
+    value   = ADDITIONS + RESERVE_FUNDED + CONTRIB - REVERSED - (OVERFLOW - OVERFLOW_REVERSED)
+              - (PAID - SHORTFALL) + MOVED_IN - MOVED_OUT
+    reserve = RESERVE_CONTRIB - RESERVE_REVERSED + (OVERFLOW - OVERFLOW_REVERSED)
+              - RESERVE_FUNDED + RESERVE_MOVED_IN - RESERVE_MOVED_OUT
+"""
+
+from firmware.compat import const
+
+# Per pool.
+WAGERS = const(0)             # jackpot wagers accepted (count)
+WAGERED = const(1)            # jackpot wagers accepted (cents)
+VOIDS = const(2)              # wagers voided and returned (count)
+VOIDED = const(3)             # wagers voided and returned (cents)
+CONTRIB = const(4)            # pool increments from wagers
+REVERSED = const(5)           # pool increments reversed by voids
+RESERVE_CONTRIB = const(6)    # hidden reserve increments from wagers
+RESERVE_REVERSED = const(7)   # reserve increments reversed by voids
+OVERFLOW = const(8)           # moved from the pool to the reserve above the ceiling
+OVERFLOW_REVERSED = const(9)  # overflow taken back by voids
+ADDITIONS = const(10)         # operator additions (reset money and manual additions)
+RESERVE_FUNDED = const(11)    # reset money taken from the reserve
+PAID = const(12)              # jackpot awards paid (cents, shortfall included)
+SHORTFALL = const(13)         # part of PAID the pool could not cover: operator-funded
+MOVED_IN = const(14)          # pool value moved in by a merge or split
+MOVED_OUT = const(15)
+RESERVE_MOVED_IN = const(16)
+RESERVE_MOVED_OUT = const(17)
+RESETS = const(18)            # resets after a royal or an emptied pool
+HITS = const(19)              # awards paid (count)
+HIT_COUNT = const(20)         # + hand type: awards paid per hand (count)
+HIT_AMOUNT = const(25)        # + hand type: awards paid per hand (cents)
+POOL_METERS = const(30)
+
+POOL_METER_NAMES = (
+    "wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
+    "reserve_contributions", "reserve_reversed", "overflow", "overflow_reversed",
+    "operator_additions", "reserve_funded", "paid", "shortfall", "moved_in", "moved_out",
+    "reserve_moved_in", "reserve_moved_out", "resets", "hits",
+    "hits_flush", "hits_full_house", "hits_four_of_a_kind", "hits_straight_flush",
+    "hits_royal_flush", "paid_flush", "paid_full_house", "paid_four_of_a_kind",
+    "paid_straight_flush", "paid_royal_flush",
+)
+
+# Lifetime table meters.
+T_ROUNDS = const(0)               # rounds with jackpot wagers contributed
+T_WAGERS = const(1)
+T_WAGERED = const(2)
+T_VOIDS = const(3)
+T_VOIDED = const(4)
+T_RETENTION = const(5)            # operator retention (whole cents)
+T_RETENTION_REVERSED = const(6)
+T_ADDITIONS = const(7)            # operator additions, all pools
+T_PAID = const(8)
+T_SHORTFALL = const(9)
+T_HITS = const(10)
+T_COLLECTED = const(11)           # jackpot wagers collected after the payout [11.12]
+T_RESETS = const(12)
+T_CONFIG_CHANGES = const(13)
+T_HIT_COUNT = const(14)           # + hand type
+T_HIT_AMOUNT = const(19)          # + hand type
+TABLE_METERS = const(24)
+
+TABLE_METER_NAMES = (
+    "rounds", "wagers", "wagered", "voids", "voided", "retention", "retention_reversed",
+    "operator_additions", "paid", "shortfall", "hits", "collected", "resets", "config_changes",
+    "hits_flush", "hits_full_house", "hits_four_of_a_kind", "hits_straight_flush",
+    "hits_royal_flush", "paid_flush", "paid_full_house", "paid_four_of_a_kind",
+    "paid_straight_flush", "paid_royal_flush",
+)
+
+# A recorded jackpot hit is a list of HIT_FIELDS ints.
+H_TIME = const(0)
+H_ROUND = const(1)
+H_SEAT = const(2)
+H_HAND = const(3)
+H_POOL = const(4)
+H_CARDS = const(5)        # five card ints: hole, hole, flop, flop, flop
+H_AMOUNT = const(10)
+H_SHORTFALL = const(11)
+H_BEFORE = const(12)
+H_AFTER = const(13)
+HIT_FIELDS = const(14)
+HIT_NAMES = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
+             "pool_before", "pool_after")
+LAST_HITS = const(25)
+
+
+def pool_value_from_meters(m):
+    """Pool value that the pool meters m account for."""
+    return (m[ADDITIONS] + m[RESERVE_FUNDED] + m[CONTRIB] - m[REVERSED]
+            - (m[OVERFLOW] - m[OVERFLOW_REVERSED]) - (m[PAID] - m[SHORTFALL])
+            + m[MOVED_IN] - m[MOVED_OUT])
+
+
+def reserve_from_meters(m):
+    """Reserve balance that the pool meters m account for."""
+    return (m[RESERVE_CONTRIB] - m[RESERVE_REVERSED] + m[OVERFLOW] - m[OVERFLOW_REVERSED]
+            - m[RESERVE_FUNDED] + m[RESERVE_MOVED_IN] - m[RESERVE_MOVED_OUT])
+
+
+def named(values, names):
+    """Dict of meter name -> value."""
+    out = {}
+    for i in range(len(names)):
+        out[names[i]] = values[i]
+    return out

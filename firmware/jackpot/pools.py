@@ -1,0 +1,620 @@
+"""The jackpot state of one table: pools, reserves, carried fractions, meters, last hits.
+
+``Jackpot`` is pure: no clock, no I/O.  Time and round numbers come in as arguments.  Every
+method validates all of its input before it changes anything, so a ValueError leaves the
+state exactly as it was.  The round controller calls, per round::
+
+    contribute(round_no, seats)            at "No more bets": the accepted jackpot wagers
+    void_seat(round_no, seat)              a seat's hand declared void [rules.md 5]
+    void_round(round_no)                   a misdeal: every contribution reversed [rules.md 5]
+    preview(round_no, time, flop, hands)   the payouts settle() would make (for the supervisor)
+    settle(round_no, time, flop, hands)    jackpot payouts after all other wagers [11.12]
+
+and between rounds ``set_config(changes)`` and ``add(pool, amount)``.  The critical-memory
+store saves the state with ``firmware.jackpot.record.encode`` after each call.
+"""
+
+from firmware.compat import const
+from firmware.jackpot import config as cfg
+from firmware.jackpot import hits as hitplan
+from firmware.jackpot import meters as m
+from firmware.jackpot import paytable
+from firmware.jackpot.carry import owed_cents, share
+from firmware.poker import cards as cardlib
+from firmware.poker import hands as evaluator
+
+MAX_SEATS = const(7)
+MAX_TIME = const(0x7FFFFFFF)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_round(round_no):
+    if not _is_int(round_no) or round_no < 1:
+        raise ValueError("bad round number %r: expected an integer >= 1" % (round_no,))
+
+
+def _check_seat(seat):
+    if not _is_int(seat) or seat < 1 or seat > MAX_SEATS:
+        raise ValueError("bad seat %r: expected 1..%d" % (seat, MAX_SEATS))
+
+
+def seat_mask(seats):
+    """Bit mask (bit seat-1) of a list of distinct seats 1..7; ValueError names a bad seat."""
+    if not isinstance(seats, (list, tuple)):
+        raise ValueError("seats must be a list of seat numbers, got %r" % (seats,))
+    mask = 0
+    for seat in seats:
+        _check_seat(seat)
+        if mask & (1 << (seat - 1)):
+            raise ValueError("seat %d given twice" % seat)
+        mask |= 1 << (seat - 1)
+    return mask
+
+
+def mask_seats(mask):
+    """Seats 1..7 of a seat bit mask, in order."""
+    return [s for s in range(1, MAX_SEATS + 1) if mask & (1 << (s - 1))]
+
+
+def _count(mask):
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+class Contribution:
+    """What contribute() or a void did, per pool slot (0 main, 1 minor, 2 major).
+
+    amount is the wagers' total (negative for a reversal); pool, reserve and overflow are the
+    whole cents that went to (or came back from) each pool, its reserve, and from the pool to
+    its reserve above the ceiling; retention is the operator's whole cents.
+    """
+
+    def __init__(self, round_no, seats, amount):
+        self.round = round_no
+        self.seats = seats
+        self.amount = amount
+        self.pool = [0, 0, 0]
+        self.reserve = [0, 0, 0]
+        self.overflow = [0, 0, 0]
+        self.retention = 0
+
+
+class Settlement:
+    """The jackpot payouts of one round and what followed them.
+
+    hits: meters.HIT_FIELDS lists in payment order; resets: [slot, from reserve, operator
+    addition]; overflow: [slot, cents moved to the reserve by a new ceiling]; applied: [slot,
+    list of (key, old, new)] pool parameters that took effect after the hit; collected: the
+    jackpot wagers collected after the payout [11.12]; values: each slot's value after.
+    """
+
+    def __init__(self, round_no, time, collected):
+        self.round = round_no
+        self.time = time
+        self.collected = collected
+        self.hits = []
+        self.resets = []
+        self.overflow = []
+        self.applied = []
+        self.values = [0, 0, 0]
+        self.reserves = [0, 0, 0]
+        self.pending = []
+
+    def total_paid(self):
+        """All jackpot awards of the round, shortfall included."""
+        return sum([h[m.H_AMOUNT] for h in self.hits])
+
+
+class ConfigChange:
+    """Result of set_config: changes [(key, old, new)] that took effect now, pending
+    [(key, old, new)] waiting for their pool's next hit, and moves [slot from, slot to,
+    value, reserve] made by a merge or split."""
+
+    def __init__(self):
+        self.changes = []
+        self.pending = []
+        self.moves = []
+
+
+class Jackpot:
+    """Pools, reserves, carried fractions, meters and the last jackpot hits of one table."""
+
+    def __init__(self, config=None, fresh=True):
+        """A table after a RAM clear: each active pool starts at its reset amount, recorded
+        as an operator addition.  fresh=False gives an all-zero state (for decoding)."""
+        if config is None:
+            config = cfg.default()
+        elif isinstance(config, dict):
+            config = cfg.build(config)
+        elif not isinstance(config, cfg.Config):
+            raise ValueError("jackpot config must be a dict or a Config, got %r" % (config,))
+        self.config = config
+        self.pending = [None, None, None]
+        self.value = [0, 0, 0]
+        self.reserve = [0, 0, 0]
+        self.carry = [0, 0, 0]
+        self.reserve_carry = [0, 0, 0]
+        self.meters = [[0] * m.POOL_METERS for _ in range(cfg.POOL_SLOTS)]
+        self.table = [0] * m.TABLE_METERS
+        self.last_round = 0
+        self.open_round = 0
+        self.open_wager = 0
+        self.open_seats = 0
+        self.open_overflow = [0, 0, 0]
+        self.hits = []
+        if fresh:
+            for slot in config.active_slots():
+                self._addition(slot, config.pools[slot].reset)
+
+    # ----------------------------------------------------------------- reading
+
+    def active_slots(self):
+        """Pool slots in use: (MAIN,) or (MINOR, MAJOR)."""
+        return self.config.active_slots()
+
+    def carried_cents(self):
+        """Whole cents held for the carried fractions of all shares (0..11)."""
+        return owed_cents(self.carry + self.reserve_carry)
+
+    def pool_meters(self, slot):
+        """Dict of one pool's meters, with its value, reserve and carried fractions."""
+        self._check_slot(slot)
+        out = m.named(self.meters[slot], m.POOL_METER_NAMES)
+        out["value"] = self.value[slot]
+        out["reserve"] = self.reserve[slot]
+        out["carry_ppm"] = self.carry[slot]
+        out["reserve_carry_ppm"] = self.reserve_carry[slot]
+        return out
+
+    def table_meters(self):
+        """Dict of the lifetime table meters, with the cents held for carried fractions."""
+        out = m.named(self.table, m.TABLE_METER_NAMES)
+        out["carried"] = self.carried_cents()
+        return out
+
+    def last_hits(self):
+        """The last (up to 25) jackpot hits as dicts, oldest first."""
+        out = []
+        for h in self.hits:
+            out.append({"time": h[m.H_TIME], "round": h[m.H_ROUND], "seat": h[m.H_SEAT],
+                        "hand": paytable.NAMES[h[m.H_HAND]], "pool": cfg.POOL_KEYS[h[m.H_POOL]],
+                        "cards": cardlib.names(h[m.H_CARDS:m.H_CARDS + 5]),
+                        "amount": h[m.H_AMOUNT], "shortfall": h[m.H_SHORTFALL],
+                        "pool_before": h[m.H_BEFORE], "pool_after": h[m.H_AFTER]})
+        return out
+
+    def requested_config(self):
+        """The configuration with every pending pool change in place (what was last asked)."""
+        c = self.config
+        for slot in range(cfg.POOL_SLOTS):
+            if self.pending[slot] is not None:
+                c = c.with_pool(slot, self.pending[slot])
+        return c
+
+    def audit(self):
+        """List of broken accounting equations (empty when the books balance to the cent)."""
+        problems = []
+        wagers = self.table[m.T_WAGERED] - self.table[m.T_VOIDED]
+        credited = 0
+        for slot in range(cfg.POOL_SLOTS):
+            pm = self.meters[slot]
+            if m.pool_value_from_meters(pm) != self.value[slot]:
+                problems.append("%s value %d != meters %d" % (
+                    cfg.POOL_KEYS[slot], self.value[slot], m.pool_value_from_meters(pm)))
+            if m.reserve_from_meters(pm) != self.reserve[slot]:
+                problems.append("%s reserve %d != meters %d" % (
+                    cfg.POOL_KEYS[slot], self.reserve[slot], m.reserve_from_meters(pm)))
+            credited += (pm[m.CONTRIB] - pm[m.REVERSED] + pm[m.RESERVE_CONTRIB]
+                         - pm[m.RESERVE_REVERSED])
+        retention = self.table[m.T_RETENTION] - self.table[m.T_RETENTION_REVERSED]
+        if wagers != credited + retention + self.carried_cents():
+            problems.append("wagers %d != increments %d + retention %d + carried %d" % (
+                wagers, credited, retention, self.carried_cents()))
+        for tm, pmi in ((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
+                        (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS)):
+            total = 0
+            for slot in range(cfg.POOL_SLOTS):
+                total += self.meters[slot][pmi]
+            if total != self.table[tm]:
+                problems.append("table %s %d != pools %d" % (m.TABLE_METER_NAMES[tm],
+                                                              self.table[tm], total))
+        return problems
+
+    # ----------------------------------------------------------------- rounds
+
+    def contribute(self, round_no, seats):
+        """Take the accepted jackpot wagers of a round (seats 1..7) into the pools.
+
+        Opens the round; each seat's wager is the configured amount.  Returns a Contribution.
+        """
+        _check_round(round_no)
+        if self.open_round:
+            raise ValueError("round %d is still open: settle or void it before round %r"
+                             % (self.open_round, round_no))
+        if round_no <= self.last_round:
+            raise ValueError("round %d already taken (last round %d)" % (round_no, self.last_round))
+        mask = seat_mask(seats)
+        count = _count(mask)
+        wager = self.config.wager
+        amount = count * wager
+        result = Contribution(round_no, mask_seats(mask), amount)
+        owed_before = self.carried_cents()
+        credited = 0
+        for slot in self.active_slots():
+            pc = self.config.pools[slot]
+            pm = self.meters[slot]
+            inc, self.carry[slot] = share(amount, pc.rate_ppm(), self.carry[slot])
+            rinc, self.reserve_carry[slot] = share(amount, pc.reserve_ppm(), self.reserve_carry[slot])
+            over = self._credit(slot, inc)
+            self.reserve[slot] += rinc
+            pm[m.WAGERS] += count
+            pm[m.WAGERED] += amount
+            pm[m.CONTRIB] += inc
+            pm[m.RESERVE_CONTRIB] += rinc
+            self.open_overflow[slot] = over
+            credited += inc + rinc
+            result.pool[slot] = inc
+            result.reserve[slot] = rinc
+            result.overflow[slot] = over
+        retention = amount - credited - (self.carried_cents() - owed_before)
+        self.table[m.T_RETENTION] += retention
+        result.retention = retention
+        if count:
+            self.table[m.T_ROUNDS] += 1
+        self.table[m.T_WAGERS] += count
+        self.table[m.T_WAGERED] += amount
+        self.last_round = round_no
+        self.open_round = round_no
+        self.open_wager = wager
+        self.open_seats = mask
+        return result
+
+    def void_seat(self, round_no, seat):
+        """Void one seat's jackpot wager of the open round: its contribution is reversed."""
+        self._check_open(round_no)
+        _check_seat(seat)
+        bit = 1 << (seat - 1)
+        if not self.open_seats & bit:
+            raise ValueError("seat %d has no jackpot wager in round %d" % (seat, round_no))
+        result = self._reverse(bit)
+        self.open_seats &= ~bit
+        return result
+
+    def void_round(self, round_no):
+        """Void the open round (misdeal): every contribution is reversed, the round closed."""
+        self._check_open(round_no)
+        result = self._reverse(self.open_seats)
+        self._close()
+        return result
+
+    def preview(self, round_no, time, flop, hands):
+        """The Settlement settle() would make, without changing anything."""
+        return self._plan(round_no, time, flop, hands)
+
+    def settle(self, round_no, time, flop, hands):
+        """Pay the jackpot hits of the open round and close it [11.7-11.12].
+
+        flop: the first three community cards; hands: list of (seat, hole cards, played) for
+        every seat with a jackpot wager (others are ignored); a seat that did not place a Play
+        wager (folded) cannot win [10.2] and may give None for its cards.  Returns a Settlement.
+        """
+        plan = self._plan(round_no, time, flop, hands)
+        self._apply(plan)
+        return plan
+
+    # ----------------------------------------------------------------- operator
+
+    def add(self, slot, amount):
+        """Operator addition of amount cents to an active pool (not above its ceiling)."""
+        self._check_slot(slot)
+        if slot not in self.active_slots():
+            raise ValueError("pool %s is not in use" % cfg.POOL_KEYS[slot])
+        if not _is_int(amount) or amount < 1 or amount > cfg.MAX_AMOUNT:
+            raise ValueError("bad addition %r: expected cents 1..%d" % (amount, cfg.MAX_AMOUNT))
+        ceiling = self.config.pools[slot].ceiling
+        if ceiling and self.value[slot] + amount > ceiling:
+            raise ValueError("addition %d would take pool %s to %d, above its ceiling %d"
+                             % (amount, cfg.POOL_KEYS[slot], self.value[slot] + amount, ceiling))
+        self._addition(slot, amount)
+        return self.value[slot]
+
+    def set_config(self, changes):
+        """Change the configuration between rounds.  Returns a ConfigChange.
+
+        Wager and pay table change at once.  A pool's parameters change at once while the
+        pool is not in use, else after that pool's next hit (pending).  Merging or splitting
+        the pools changes every parameter at once and moves the money: on a split the pool
+        becomes the Major pool and the Minor pool starts at its reset amount; on a merge both
+        sub-pools (values, reserves and carried fractions) go into the one pool.
+        """
+        if self.open_round:
+            raise ValueError("config: cannot change while round %d is open" % self.open_round)
+        requested = self.requested_config()
+        new = cfg.build(changes, requested)
+        result = ConfigChange()
+        if new.split == self.config.split:
+            self._check_mixed_shares(new)
+        result_changes = cfg.diff(requested, new)
+        if not result_changes:
+            return result
+        if new.split != self.config.split:
+            result.changes = cfg.diff(self.config, new)
+            self._change_layout(new, result)
+            self.pending = [None, None, None]
+        else:
+            pools = list(self.config.pools)
+            for slot in range(cfg.POOL_SLOTS):
+                if new.pools[slot].same(self.config.pools[slot]):
+                    self.pending[slot] = None
+                elif slot in self.active_slots():
+                    self.pending[slot] = new.pools[slot]
+                else:
+                    pools[slot] = new.pools[slot]
+            old = self.config
+            self.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools)
+            result.changes = cfg.diff(old, self.config)
+            result.pending = cfg.diff(self.config, self.requested_config())
+        self.table[m.T_CONFIG_CHANGES] += 1
+        return result
+
+    # ----------------------------------------------------------------- internals
+
+    def _check_slot(self, slot):
+        if not _is_int(slot) or slot < 0 or slot >= cfg.POOL_SLOTS:
+            raise ValueError("bad pool %r: expected 0 (main), 1 (minor) or 2 (major)" % (slot,))
+
+    def _check_open(self, round_no):
+        _check_round(round_no)
+        if not self.open_round:
+            raise ValueError("round %d is not open (no contributions to settle or void)" % round_no)
+        if round_no != self.open_round:
+            raise ValueError("round %d is not the open round %d" % (round_no, self.open_round))
+
+    def _check_mixed_shares(self, new):
+        """While a change waits for a hit, old and new rates may be in force together."""
+        total = 0
+        for slot in new.active_slots():
+            a = self.config.pools[slot].rate_ppm() + self.config.pools[slot].reserve_ppm()
+            b = new.pools[slot].rate_ppm() + new.pools[slot].reserve_ppm()
+            total += a if a > b else b
+        if total > cfg.RATE_UNIT:
+            raise ValueError("config minor/major: the rates now in force and the new ones, which "
+                             "take effect at each pool's next hit, could add up to %d ppm of a wager "
+                             "(over %d)" % (total, cfg.RATE_UNIT))
+
+    def _close(self):
+        self.open_round = 0
+        self.open_wager = 0
+        self.open_seats = 0
+        self.open_overflow = [0, 0, 0]
+
+    def _credit(self, slot, inc):
+        """Add inc to a pool; what goes above its ceiling overflows to the reserve."""
+        value = self.value[slot] + inc
+        ceiling = self.config.pools[slot].ceiling
+        over = 0
+        if ceiling and value > ceiling:
+            over = value - ceiling
+            value = ceiling
+            self.reserve[slot] += over
+            self.meters[slot][m.OVERFLOW] += over
+        self.value[slot] = value
+        return over
+
+    def _addition(self, slot, amount):
+        self.value[slot] += amount
+        self.meters[slot][m.ADDITIONS] += amount
+        self.table[m.T_ADDITIONS] += amount
+
+    def _reverse(self, mask):
+        """Undo the shares of the seats in mask exactly (the carry goes back too)."""
+        count = _count(mask)
+        amount = count * self.open_wager
+        result = Contribution(self.open_round, mask_seats(mask), -amount)
+        owed_before = self.carried_cents()
+        back_total = 0
+        for slot in self.active_slots():
+            pc = self.config.pools[slot]
+            pm = self.meters[slot]
+            inc, self.carry[slot] = share(-amount, pc.rate_ppm(), self.carry[slot])
+            rinc, self.reserve_carry[slot] = share(-amount, pc.reserve_ppm(), self.reserve_carry[slot])
+            back = -inc
+            # What overflowed to the reserve this round comes back first, so a whole-round
+            # void restores the pool and the reserve exactly.
+            from_over = back if back < self.open_overflow[slot] else self.open_overflow[slot]
+            self.open_overflow[slot] -= from_over
+            self.reserve[slot] -= from_over + (-rinc)
+            self.value[slot] -= back - from_over
+            pm[m.OVERFLOW_REVERSED] += from_over
+            pm[m.REVERSED] += back
+            pm[m.RESERVE_REVERSED] += -rinc
+            pm[m.VOIDS] += count
+            pm[m.VOIDED] += amount
+            back_total += back - rinc
+            result.pool[slot] = inc
+            result.reserve[slot] = rinc
+            result.overflow[slot] = -from_over
+        retention_back = amount - back_total + self.carried_cents() - owed_before
+        self.table[m.T_RETENTION_REVERSED] += retention_back
+        self.table[m.T_VOIDS] += count
+        self.table[m.T_VOIDED] += amount
+        result.retention = -retention_back
+        return result
+
+    def _plan(self, round_no, time, flop, hands):
+        self._check_open(round_no)
+        if not _is_int(time) or time < 0 or time > MAX_TIME:
+            raise ValueError("bad time %r: expected an integer 0..%d" % (time, MAX_TIME))
+        cardlib.check(flop, 3, "jackpot flop")
+        if not isinstance(hands, (list, tuple)):
+            raise ValueError("hands must be a list of (seat, hole cards, played), got %r" % (hands,))
+        seen_seats = 0
+        seen_cards = 0
+        for c in flop:
+            seen_cards |= 1 << c
+        entries = []
+        for entry in hands:
+            if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+                raise ValueError("hand %r is not (seat, hole cards, played)" % (entry,))
+            seat, hole, played = entry[0], entry[1], entry[2]
+            _check_seat(seat)
+            if seen_seats & (1 << (seat - 1)):
+                raise ValueError("seat %d given twice" % seat)
+            seen_seats |= 1 << (seat - 1)
+            if played not in (True, False) or not isinstance(played, bool):
+                raise ValueError("seat %d: played must be True or False, got %r" % (seat, played))
+            if hole is None and not played:
+                continue
+            cardlib.check(hole, 2, "seat %d hole cards" % seat)
+            for c in hole:
+                if seen_cards & (1 << c):
+                    raise ValueError("seat %d: card %s dealt twice" % (seat, cardlib.name(c)))
+                seen_cards |= 1 << c
+            if played and self.open_seats & (1 << (seat - 1)):
+                entries.append((seat, hole))
+        missing = self.open_seats & ~seen_seats
+        if missing:
+            raise ValueError("round %d: no hand given for seat %d, which has a jackpot wager"
+                             % (round_no, mask_seats(missing)[0]))
+        wager = self.open_wager
+        plan = Settlement(round_no, time, _count(self.open_seats) * wager)
+        winners = [[], [], []]
+        five_of = {}
+        for seat, hole in entries:
+            five = paytable.jackpot_cards(hole, flop)
+            hand = paytable.hand_type(evaluator.best5(five))
+            if hand != paytable.NO_HIT:
+                winners[self.config.pool_for(hand)].append((seat, hand))
+                five_of[seat] = five
+        for slot in range(cfg.POOL_SLOTS):
+            plan.values[slot] = self.value[slot]
+            plan.reserves[slot] = self.reserve[slot]
+        for slot in self.active_slots():
+            if not winners[slot]:
+                continue
+            payouts, left, royal = hitplan.plan_pool(self.value[slot], winners[slot], wager,
+                                                     self.config.odds, self.config.percent)
+            for p in payouts:
+                record = [time, round_no, p[hitplan.SEAT], p[hitplan.HAND], slot]
+                record.extend(five_of[p[hitplan.SEAT]])
+                record.extend([p[hitplan.AMOUNT], p[hitplan.SHORTFALL], p[hitplan.BEFORE],
+                               p[hitplan.AFTER]])
+                plan.hits.append(record)
+            pool_cfg = self.config.pools[slot]
+            if self.pending[slot] is not None:
+                plan.applied.append([slot, cfg.diff(self.config.with_pool(slot, pool_cfg),
+                                                    self.config.with_pool(slot, self.pending[slot]))])
+                pool_cfg = self.pending[slot]
+            reserve = self.reserve[slot]
+            if (royal or left == 0) and left < pool_cfg.reset:
+                need = pool_cfg.reset - left
+                from_reserve = need if need <= reserve else reserve
+                plan.resets.append([slot, from_reserve, need - from_reserve])
+                left += need
+                reserve -= from_reserve
+            if pool_cfg.ceiling and left > pool_cfg.ceiling:
+                over = left - pool_cfg.ceiling
+                plan.overflow.append([slot, over])
+                left -= over
+                reserve += over
+            plan.values[slot] = left
+            plan.reserves[slot] = reserve
+        return plan
+
+    def _apply(self, plan):
+        for h in plan.hits:
+            slot = h[m.H_POOL]
+            hand = h[m.H_HAND]
+            amount = h[m.H_AMOUNT]
+            shortfall = h[m.H_SHORTFALL]
+            pm = self.meters[slot]
+            self.value[slot] -= amount - shortfall
+            pm[m.PAID] += amount
+            pm[m.SHORTFALL] += shortfall
+            pm[m.HITS] += 1
+            pm[m.HIT_COUNT + hand] += 1
+            pm[m.HIT_AMOUNT + hand] += amount
+            t = self.table
+            t[m.T_PAID] += amount
+            t[m.T_SHORTFALL] += shortfall
+            t[m.T_HITS] += 1
+            t[m.T_HIT_COUNT + hand] += 1
+            t[m.T_HIT_AMOUNT + hand] += amount
+            self.hits.append(h)
+        while len(self.hits) > m.LAST_HITS:
+            self.hits.pop(0)
+        for applied in plan.applied:
+            slot = applied[0]
+            self.config = self.config.with_pool(slot, self.pending[slot])
+            self.pending[slot] = None
+        for slot, from_reserve, addition in plan.resets:
+            self.value[slot] += from_reserve
+            self.reserve[slot] -= from_reserve
+            self.meters[slot][m.RESERVE_FUNDED] += from_reserve
+            self.meters[slot][m.RESETS] += 1
+            self.table[m.T_RESETS] += 1
+            self._addition(slot, addition)
+        for slot, over in plan.overflow:
+            self.value[slot] -= over
+            self.reserve[slot] += over
+            self.meters[slot][m.OVERFLOW] += over
+        self.table[m.T_COLLECTED] += plan.collected
+        self._close()
+
+    def _move(self, src, dst, result):
+        """Move a pool's value, reserve and carried fractions into another slot."""
+        value = self.value[src]
+        reserve = self.reserve[src]
+        self.meters[src][m.MOVED_OUT] += value
+        self.meters[dst][m.MOVED_IN] += value
+        self.meters[src][m.RESERVE_MOVED_OUT] += reserve
+        self.meters[dst][m.RESERVE_MOVED_IN] += reserve
+        self.value[dst] += value
+        self.reserve[dst] += reserve
+        self.value[src] = 0
+        self.reserve[src] = 0
+        carry = self.carry[dst] + self.carry[src]
+        reserve_carry = self.reserve_carry[dst] + self.reserve_carry[src]
+        self.carry[src] = 0
+        self.reserve_carry[src] = 0
+        # Two carried fractions can add up to a whole cent: it is owed to the pool now.
+        if carry >= cfg.RATE_UNIT:
+            carry -= cfg.RATE_UNIT
+            self.value[dst] += 1
+            self.meters[dst][m.CONTRIB] += 1
+        if reserve_carry >= cfg.RATE_UNIT:
+            reserve_carry -= cfg.RATE_UNIT
+            self.reserve[dst] += 1
+            self.meters[dst][m.RESERVE_CONTRIB] += 1
+        self.carry[dst] = carry
+        self.reserve_carry[dst] = reserve_carry
+        result.moves.append([src, dst, value, reserve])
+
+    def _change_layout(self, new, result):
+        self.config = new
+        if new.split:
+            self._move(cfg.MAIN, cfg.MAJOR, result)
+            minor = new.pools[cfg.MINOR]
+            if self.value[cfg.MINOR] < minor.reset:
+                need = minor.reset - self.value[cfg.MINOR]
+                from_reserve = need if need <= self.reserve[cfg.MINOR] else self.reserve[cfg.MINOR]
+                self.value[cfg.MINOR] += from_reserve
+                self.reserve[cfg.MINOR] -= from_reserve
+                self.meters[cfg.MINOR][m.RESERVE_FUNDED] += from_reserve
+                self._addition(cfg.MINOR, need - from_reserve)
+        else:
+            self._move(cfg.MINOR, cfg.MAIN, result)
+            self._move(cfg.MAJOR, cfg.MAIN, result)
+        for slot in new.active_slots():
+            ceiling = new.pools[slot].ceiling
+            if ceiling and self.value[slot] > ceiling:
+                over = self.value[slot] - ceiling
+                self.value[slot] -= over
+                self.reserve[slot] += over
+                self.meters[slot][m.OVERFLOW] += over
