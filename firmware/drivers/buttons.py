@@ -1,0 +1,134 @@
+"""The dealer panel: six push buttons, the supervisor key switch and the logic-door switch.
+
+Every input is a pin object with ``value()`` (machine.Pin with a pull-up, or a fake), wired
+active low: pressed / key turned / door open reads 0.  ``poll`` is called every tick with the
+current millisecond tick and queues edges as events; it allocates nothing.
+
+    panel = Panel((lock, settle, up, down, ok, back), key=key_pin, door=door_pin)
+    panel.poll(now_ms)
+    event = panel.events.pop()       # -1 when none
+    event_kind(event)                # PRESS, LONG, RELEASE, KEY_ON, KEY_OFF, DOOR_OPEN, DOOR_CLOSED
+    event_detail(event)              # the button: LOCK, SETTLE, UP, DOWN, OK, BACK (0..5)
+    panel.is_down(OK); panel.key_on(); panel.door_open()
+
+Debounce: an input changes state only after its pin has held the new level for
+``debounce_ms`` (contact bounce inside that time is ignored), so each real press gives
+exactly one PRESS however hard the button is mashed, and never one for a bounce.  A button
+held for ``long_ms`` gives one LONG (after its PRESS) and one RELEASE when let go; the app
+can act on PRESS for a short action or wait for RELEASE/LONG to tell short from long.
+The key switch and the door use a longer ``switch_ms`` debounce.  States at construction
+are taken as the starting point (a key already on at boot gives no KEY_ON; ask ``key_on``).
+"""
+
+from firmware.compat import const
+from firmware.drivers.events import EventRing
+from firmware.drivers.ticks import ticks_diff
+
+# Buttons, in the order their pins are given.
+LOCK = const(0)
+SETTLE = const(1)
+UP = const(2)
+DOWN = const(3)
+OK = const(4)
+BACK = const(5)
+BUTTON_NAMES = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
+BUTTON_COUNT = const(6)
+# The two switches are tracked as inputs 6 and 7.
+_KEY = const(6)
+_DOOR = const(7)
+_INPUTS = const(8)
+
+# Event kinds.
+PRESS = const(1)
+LONG = const(2)
+RELEASE = const(3)
+KEY_ON = const(4)
+KEY_OFF = const(5)
+DOOR_OPEN = const(6)
+DOOR_CLOSED = const(7)
+EVENT_NAMES = ("", "PRESS", "LONG", "RELEASE", "KEY_ON", "KEY_OFF", "DOOR_OPEN", "DOOR_CLOSED")
+
+
+class Panel:
+    """Debounced dealer buttons, key switch and door switch, as events."""
+
+    def __init__(self, buttons, key, door, now=0, debounce_ms=30, long_ms=1000, switch_ms=100,
+                 queue=32):
+        if len(buttons) != BUTTON_COUNT:
+            raise ValueError("the panel needs %d button pins (LOCK SETTLE UP DOWN OK BACK), got %d"
+                             % (BUTTON_COUNT, len(buttons)))
+        for name, value in (("debounce_ms", debounce_ms), ("long_ms", long_ms), ("switch_ms", switch_ms)):
+            if not isinstance(value, int) or value < 1 or value >= 0x20000000:
+                raise ValueError("%s must be a positive int, got %r" % (name, value))
+        if long_ms <= debounce_ms:
+            raise ValueError("long_ms (%d) must be longer than debounce_ms (%d)" % (long_ms, debounce_ms))
+        self._pins = tuple(buttons) + (key, door)
+        self.debounce_ms = debounce_ms
+        self.long_ms = long_ms
+        self.switch_ms = switch_ms
+        self.events = EventRing(queue)
+        self._state = 0                 # debounced: bit n set = input n active (pressed/on/open)
+        self._raw = 0
+        self._since = [now] * _INPUTS   # when each raw level last changed
+        self._pressed_at = [now] * BUTTON_COUNT
+        self._long_sent = 0             # bit n: LONG already sent for this press
+        bits = self._sample()
+        self._raw = bits
+        self._state = bits
+        self._long_sent = bits & 0x3F   # a button held at boot gives no LONG
+
+    def _sample(self):
+        bits = 0
+        bit = 1
+        for pin in self._pins:
+            if not pin.value():
+                bits |= bit
+            bit <<= 1
+        return bits
+
+    def poll(self, now):
+        """Sample every input at tick ``now`` and queue the edges."""
+        bits = self._sample()
+        changed = bits ^ self._raw
+        self._raw = bits
+        pending = changed | (bits ^ self._state) | (self._state & 0x3F & ~self._long_sent)
+        if not pending:
+            return
+        for n in range(_INPUTS):
+            bit = 1 << n
+            if changed & bit:
+                self._since[n] = now
+            if (bits ^ self._state) & bit:
+                hold = self.debounce_ms if n < BUTTON_COUNT else self.switch_ms
+                if ticks_diff(now, self._since[n]) >= hold:
+                    self._state ^= bit
+                    self._edge(n, bits & bit, now)
+            elif n < BUTTON_COUNT and self._state & bit and not self._long_sent & bit:
+                if ticks_diff(now, self._pressed_at[n]) >= self.long_ms:
+                    self._long_sent |= bit
+                    self.events.push(LONG, n)
+
+    def _edge(self, n, active, now):
+        if n < BUTTON_COUNT:
+            if active:
+                self._pressed_at[n] = self._since[n]
+                self._long_sent &= ~(1 << n)
+                self.events.push(PRESS, n)
+            else:
+                self.events.push(RELEASE, n)
+        elif n == _KEY:
+            self.events.push(KEY_ON if active else KEY_OFF, 0)
+        else:
+            self.events.push(DOOR_OPEN if active else DOOR_CLOSED, 0)
+
+    def is_down(self, button):
+        """True while the button is (debounced) pressed."""
+        return bool(self._state >> button & 1)
+
+    def key_on(self):
+        """True while the supervisor key switch is turned on."""
+        return bool(self._state >> _KEY & 1)
+
+    def door_open(self):
+        """True while the logic door is open."""
+        return bool(self._state >> _DOOR & 1)

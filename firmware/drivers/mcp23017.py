@@ -1,0 +1,142 @@
+"""MCP23017 16-bit I/O expander over I2C, used as 16 sensor inputs.
+
+    chip = MCP23017(i2c, address=0x20)
+    chip.configure()            # all 16 pins inputs, pull-ups on, inputs inverted, IRQ on change
+    bits = chip.read()          # 16-bit int, bit n = pin n (GPA0..7 = bits 0..7, GPB0..7 = 8..15)
+                                # or -1 if the bus failed (chip.errors counts failures)
+    ok = chip.check()           # re-reads the configuration; False (and reconfigures) if it changed
+
+The registers are addressed in the default IOCON.BANK=0 layout, where A/B pairs sit next to
+each other, so one sequential read of GPIOA returns GPIOA then GPIOB.  With inversion on
+(IPOL), a sensor that pulls its pin low (active low, covered) reads as a 1 bit.
+
+Bus failure handling: ``read`` never raises for a bus error.  A NACK or timeout (OSError)
+returns -1.  A shorted bus usually does not NACK but reads all zeros or all ones; that is
+caught by ``check``, which compares the direction, polarity, interrupt and pull-up registers
+with what was written (a short reads IODIR as 0x00 or IPOL as 0xFF).  Call ``check`` every
+few scans; it allocates nothing either.
+"""
+
+from firmware.compat import const
+
+ADDRESS = const(0x20)
+
+# Register addresses with IOCON.BANK = 0 (A and B interleaved).
+IODIRA = const(0x00)
+IODIRB = const(0x01)
+IPOLA = const(0x02)
+IPOLB = const(0x03)
+GPINTENA = const(0x04)
+GPINTENB = const(0x05)
+DEFVALA = const(0x06)
+DEFVALB = const(0x07)
+INTCONA = const(0x08)
+INTCONB = const(0x09)
+IOCON = const(0x0A)
+GPPUA = const(0x0C)
+GPPUB = const(0x0D)
+INTFA = const(0x0E)
+INTFB = const(0x0F)
+INTCAPA = const(0x10)
+INTCAPB = const(0x11)
+GPIOA = const(0x12)
+GPIOB = const(0x13)
+OLATA = const(0x14)
+OLATB = const(0x15)
+
+# IOCON bits.
+IOCON_BANK = const(0x80)
+IOCON_MIRROR = const(0x40)
+IOCON_SEQOP = const(0x20)
+IOCON_ODR = const(0x04)
+IOCON_INTPOL = const(0x02)
+
+# The block of configuration registers re-read by check(): IODIRA .. GPPUB.
+_CHECK_FIRST = IODIRA
+_CHECK_COUNT = const(14)
+ALL_PINS = const(0xFFFF)
+
+
+class MCP23017:
+    """Sixteen inputs of one MCP23017; the I2C bus object is given (machine.I2C or a fake)."""
+
+    def __init__(self, i2c, address=ADDRESS):
+        if not isinstance(address, int) or address < 0x20 or address > 0x27:
+            raise ValueError("MCP23017 address must be 0x20..0x27, got %r" % (address,))
+        self._i2c = i2c
+        self.address = address
+        self._pair = bytearray(2)
+        self._one = bytearray(1)
+        self._config = bytearray(_CHECK_COUNT)
+        self._expected = bytearray(_CHECK_COUNT)
+        self.errors = 0
+        self.reconfigured = 0
+
+    def configure(self, pullups=ALL_PINS, invert=ALL_PINS, interrupts=ALL_PINS):
+        """Make all 16 pins inputs with the given pull-up, inversion and change-interrupt masks.
+
+        INTA and INTB are mirrored onto one pin (open drain, active low) so one MCU pin
+        (GP14 on the Pico board) sees any change.  Raises OSError if the chip does not answer.
+        """
+        for name, mask in (("pullups", pullups), ("invert", invert), ("interrupts", interrupts)):
+            if not isinstance(mask, int) or mask < 0 or mask > ALL_PINS:
+                raise ValueError("%s must be a 16-bit mask, got %r" % (name, mask))
+        expected = self._expected
+        for i in range(_CHECK_COUNT):
+            expected[i] = 0
+        expected[IODIRA] = 0xFF
+        expected[IODIRB] = 0xFF
+        expected[IPOLA] = invert & 0xFF
+        expected[IPOLB] = invert >> 8
+        expected[GPINTENA] = interrupts & 0xFF
+        expected[GPINTENB] = interrupts >> 8
+        # INTCON = 0: interrupt on any change from the previous value (DEFVAL unused).
+        expected[IOCON] = IOCON_MIRROR | IOCON_ODR
+        expected[IOCON + 1] = IOCON_MIRROR | IOCON_ODR
+        expected[GPPUA] = pullups & 0xFF
+        expected[GPPUB] = pullups >> 8
+        self._write_config()
+
+    def _write_config(self):
+        # IOCON first so the sequential layout (BANK=0) is known before the block write.
+        self._one[0] = self._expected[IOCON]
+        self._i2c.writeto_mem(self.address, IOCON, self._one)
+        self._i2c.writeto_mem(self.address, _CHECK_FIRST, self._expected)
+
+    def read(self):
+        """Return the 16 input bits (GPIOA low byte, GPIOB high byte), or -1 on a bus error."""
+        try:
+            self._i2c.readfrom_mem_into(self.address, GPIOA, self._pair)
+        except OSError:
+            self.errors += 1
+            return -1
+        return self._pair[0] | (self._pair[1] << 8)
+
+    def check(self):
+        """Return True if the chip still holds its configuration.
+
+        On a mismatch (chip reset by a glitch, shorted or floating bus) or a bus error it
+        tries to write the configuration again, counts it in ``reconfigured`` and returns False.
+        """
+        try:
+            self._i2c.readfrom_mem_into(self.address, _CHECK_FIRST, self._config)
+        except OSError:
+            self.errors += 1
+            return False
+        if self._config == self._expected:
+            return True
+        self.reconfigured += 1
+        try:
+            self._write_config()
+        except OSError:
+            self.errors += 1
+        return False
+
+    def captured(self):
+        """Return the pins as captured at the last interrupt (INTCAP; reading clears the IRQ), or -1."""
+        try:
+            self._i2c.readfrom_mem_into(self.address, INTCAPA, self._pair)
+        except OSError:
+            self.errors += 1
+            return -1
+        return self._pair[0] | (self._pair[1] << 8)

@@ -1,0 +1,272 @@
+"""Card-reading shoe on a UART: one card per text line, with its destination.
+
+The protocol is in docs/shoe-protocol.md.  In short, each line is ``DEST CARD`` and an
+optional ``*HH`` checksum, ended by LF (a CR before it is ignored):
+
+    S3 As        seat 3 (S1..S7) gets the ace of spades
+    D Kd         the dealer gets the king of diamonds
+    B 10h        a board (community) card, the ten of hearts
+    B Th*1C      the same card with its checksum (XOR of the bytes before '*', two hex digits)
+    H            heartbeat: the shoe is alive (no card)
+
+    shoe = Shoe(uart)                 # machine.UART (timeout=0) or a fake: any(), readinto(buf, n)
+    shoe.poll(now_ms)                 # every tick: reads what has arrived, never blocks
+    event = shoe.events.pop()         # -1 when none
+    event_kind(event) == CARD:   dest = card_dest(event)   (DEALER 0, seats 1..7, BOARD 8)
+                                 card = card_of(event)     (card int 0..51, firmware.poker.cards)
+    event_kind(event) == REJECT: reason = event_detail(event); shoe.reject_text() for the log
+    event_kind(event) == HEARTBEAT
+
+A bad line is rejected whole, with a reason (GARBAGE, TOO_LONG, BAD_DEST, BAD_CARD,
+BAD_FORMAT, BAD_CHECKSUM, PARTIAL), counted in ``rejects[reason]`` and kept in
+``last_rejected`` for the event log; the loop is never interrupted.  Buffers are allocated in
+the constructor; ``poll`` and the parser allocate nothing, on good lines and bad ones.
+Whether a card is a duplicate, or arrives for a seat that is not playing, is the round
+controller's decision, not the shoe driver's.
+"""
+
+from firmware.compat import const
+from firmware.drivers.events import EventRing
+from firmware.drivers.ticks import ticks_diff
+
+MAX_LINE = const(16)          # bytes before the LF (a checksummed "S7 10h*HH" is 9)
+READ_CHUNK = const(64)        # bytes taken from the UART per poll at most
+PARTIAL_MS = const(500)       # a line not finished within this time is dropped
+
+# Destinations.
+DEALER = const(0)
+BOARD = const(8)
+SEATS = const(7)
+
+# Event kinds.
+CARD = const(1)
+REJECT = const(2)
+HEARTBEAT = const(3)
+
+# Reject reasons.
+GARBAGE = const(1)
+TOO_LONG = const(2)
+BAD_DEST = const(3)
+BAD_CARD = const(4)
+BAD_FORMAT = const(5)
+BAD_CHECKSUM = const(6)
+PARTIAL = const(7)
+REASONS = ("", "garbage bytes", "line too long", "unknown destination", "bad card", "bad format",
+           "bad checksum", "partial line")
+
+_LF = const(0x0A)
+_CR = const(0x0D)
+_SPACE = const(0x20)
+_STAR = const(0x2A)
+_PRINTABLE_LAST = const(0x7E)
+
+
+def _table(text):
+    # Byte -> index + 1 (0: not in text), for both cases of each letter.
+    table = bytearray(128)
+    for i, ch in enumerate(text):
+        table[ord(ch.upper())] = i + 1
+        table[ord(ch.lower())] = i + 1
+    return bytes(table)
+
+
+_RANK_OF = _table("23456789TJQKA")
+_SUIT_OF = _table("cdhs")
+_HEX_OF = _table("0123456789abcdef")
+
+
+def card_dest(event):
+    """Destination of a CARD event: DEALER (0), a seat 1..7, or BOARD (8)."""
+    return (event >> 8) & 0xFF
+
+
+def card_of(event):
+    """Card int (rank * 4 + suit, as firmware.poker.cards) of a CARD event."""
+    return event & 0xFF
+
+
+class Shoe:
+    """Reads and parses shoe lines from an injected UART."""
+
+    def __init__(self, uart, partial_ms=PARTIAL_MS, queue=32):
+        if not isinstance(partial_ms, int) or partial_ms < 1:
+            raise ValueError("partial_ms must be a positive int, got %r" % (partial_ms,))
+        self._uart = uart
+        self.partial_ms = partial_ms
+        self.events = EventRing(queue)
+        self._rx = bytearray(READ_CHUNK)
+        self._line = bytearray(MAX_LINE)
+        self._len = 0
+        self._in_line = False      # a byte other than LF arrived since the last LF
+        self._garbage = False
+        self._overflow = False
+        self._line_start = 0
+        self.last_rejected = bytearray(MAX_LINE)
+        self.last_rejected_len = 0
+        self.last_reason = 0
+        self.rejects = bytearray(len(REASONS))   # saturating counts per reason
+        self.cards = 0
+        self.last_heard = 0
+
+    def poll(self, now):
+        """Read the bytes the UART has (up to READ_CHUNK), parse complete lines, queue events."""
+        uart = self._uart
+        waiting = uart.any()
+        if waiting:
+            if waiting > READ_CHUNK:
+                waiting = READ_CHUNK
+            got = uart.readinto(self._rx, waiting)
+            if got:
+                rx = self._rx
+                for i in range(got):
+                    self._byte(rx[i], now)
+        if self._in_line and ticks_diff(now, self._line_start) >= self.partial_ms:
+            self._reject(PARTIAL)
+            self._reset()
+
+    def _byte(self, byte, now):
+        if byte == _LF:
+            self._finish(now)
+            return
+        if not self._in_line:
+            self._in_line = True
+            self._line_start = now
+        if byte == _CR:
+            return
+        if byte < _SPACE or byte > _PRINTABLE_LAST:
+            self._garbage = True
+        if self._len < MAX_LINE:
+            self._line[self._len] = byte
+            self._len += 1
+        else:
+            self._overflow = True
+
+    def _reset(self):
+        self._len = 0
+        self._in_line = False
+        self._garbage = False
+        self._overflow = False
+
+    def _finish(self, now):
+        if self._overflow:
+            self._reject(TOO_LONG)
+        elif self._garbage:
+            self._reject(GARBAGE)
+        elif self._len:
+            self._parse(now)
+        self._reset()
+
+    def _reject(self, reason):
+        count = self._len
+        for i in range(count):
+            self.last_rejected[i] = self._line[i]
+        self.last_rejected_len = count
+        self.last_reason = reason
+        if self.rejects[reason] < 255:
+            self.rejects[reason] += 1
+        self.events.push(REJECT, reason)
+
+    def _parse(self, now):
+        line = self._line
+        end = self._len
+        # Optional checksum: "*HH" at the very end.
+        for i in range(end):
+            if line[i] == _STAR:
+                if i != end - 3:
+                    self._reject(BAD_FORMAT)
+                    return
+                high = _HEX_OF[line[i + 1]] if line[i + 1] < 128 else 0
+                low = _HEX_OF[line[i + 2]] if line[i + 2] < 128 else 0
+                if not high or not low:
+                    self._reject(BAD_CHECKSUM)
+                    return
+                total = 0
+                for j in range(i):
+                    total ^= line[j]
+                if total != ((high - 1) << 4) | (low - 1):
+                    self._reject(BAD_CHECKSUM)
+                    return
+                end = i
+                break
+        while end and line[end - 1] == _SPACE:
+            end -= 1
+        start = 0
+        while start < end and line[start] == _SPACE:
+            start += 1
+        # Destination token.
+        dest_end = start
+        while dest_end < end and line[dest_end] != _SPACE:
+            dest_end += 1
+        dest = self._dest(start, dest_end)
+        if dest == -2:
+            if dest_end == end:
+                self.last_heard = now
+                self.events.push(HEARTBEAT, 0)
+                return
+            self._reject(BAD_FORMAT)
+            return
+        if dest < 0:
+            self._reject(BAD_DEST)
+            return
+        card_start = dest_end
+        while card_start < end and line[card_start] == _SPACE:
+            card_start += 1
+        if card_start == end:
+            self._reject(BAD_FORMAT)
+            return
+        card_end = card_start
+        while card_end < end and line[card_end] != _SPACE:
+            card_end += 1
+        if card_end != end:
+            self._reject(BAD_FORMAT)
+            return
+        card = self._card(card_start, card_end)
+        if card < 0:
+            self._reject(BAD_CARD)
+            return
+        self.cards += 1
+        self.last_heard = now
+        self.events.push(CARD, (dest << 8) | card)
+
+    def _dest(self, start, end):
+        # DEALER, a seat, BOARD; -2 for the heartbeat "H"; -1 when unknown.
+        line = self._line
+        length = end - start
+        first = line[start] | 0x20 if length else 0   # lower case
+        if length == 1:
+            if first == 0x64:      # d
+                return DEALER
+            if first == 0x62:      # b
+                return BOARD
+            if first == 0x68:      # h
+                return -2
+            return -1
+        if length == 2 and first == 0x73:   # s
+            seat = line[start + 1] - 0x30
+            if 1 <= seat <= SEATS:
+                return seat
+        return -1
+
+    def _card(self, start, end):
+        # Card int, or -1.
+        line = self._line
+        length = end - start
+        if length == 3:
+            if line[start] != 0x31 or line[start + 1] != 0x30:    # "10"
+                return -1
+            rank = 9                 # index + 1 of T
+        elif length == 2:
+            rank = _RANK_OF[line[start]] if line[start] < 128 else 0
+        else:
+            return -1
+        suit_byte = line[end - 1]
+        suit = _SUIT_OF[suit_byte] if suit_byte < 128 else 0
+        if not rank or not suit:
+            return -1
+        return (rank - 1) * 4 + (suit - 1)
+
+    def reject_text(self):
+        """The last rejected line and its reason, as text for the event log (allocates)."""
+        raw = bytes(self.last_rejected[:self.last_rejected_len])
+        shown = "".join([chr(b) if 0x20 <= b <= 0x7E else "\\x%02x" % b for b in raw])
+        return "shoe line rejected (%s): %r" % (REASONS[self.last_reason], shown)
