@@ -1,0 +1,338 @@
+"""Program verification: every program file's SHA-256 against the manifest the build wrote.
+
+The manifest (``manifest.json`` beside ``main.py``) is JSON::
+
+    {"format": 1, "board": "pico_w", "build_id": "...",
+     "files": {"firmware/app.mpy": "<sha256 hex>", ...},
+     "digest": "<sha256 hex of the canonical body>",
+     "hmac": "<HMAC-SHA256 hex of the canonical body>"}      (only when built with a key)
+
+The canonical body is the text, UTF-8 encoded, that the digest and the HMAC cover::
+
+    table-controller manifest 1
+    board <board>
+    build <build_id>
+    <sha256 hex> <path>          one line per file, paths in sorted order
+
+The digest names the program: the audit menu shows it and a test lab compares it with the
+approved build.  With a key provisioned on the board, the manifest must carry a valid HMAC,
+so a file and its manifest line cannot both be changed by someone without the key.
+
+`verify` is pure: file contents come through the `read_file` function it is given.
+MicroPython has no `hmac` module, so HMAC-SHA256 (RFC 2104) is built here on hashlib.sha256.
+"""
+
+import binascii
+import hashlib
+import json
+
+FORMAT = 1
+MANIFEST_NAME = "manifest.json"
+KEY_NAME = "manifest.key"                 # provisioned on the board, never part of a build
+PROGRAM_SUFFIXES = (".py", ".mpy")        # files the VM can import or run
+UNVERIFIED_PREFIXES = ("lib/",)           # packages `mip` installs on the board at deploy time
+MIN_KEY_BYTES = 16
+BLOCK_SIZE = 64                           # SHA-256 block size, for HMAC
+HEX_DIGITS = "0123456789abcdef"
+DIGEST_HEX_LENGTH = 64
+IS_DIR = 0x4000                           # S_IFDIR in os.stat()[0] on both runtimes
+
+OK = "ok"
+BAD_MANIFEST = "bad-manifest"
+WRONG_BOARD = "wrong-board"
+NO_HMAC = "no-hmac"
+BAD_HMAC = "bad-hmac"
+MISSING_FILE = "missing-file"
+CHANGED_FILE = "changed-file"
+EXTRA_FILE = "extra-file"
+
+_IPAD = bytes(0x36 for _ in range(BLOCK_SIZE))
+_OPAD = bytes(0x5C for _ in range(BLOCK_SIZE))
+
+
+class Result:
+    """Outcome of a verification.
+
+    ok: True when every check passed.  reason: one of the reason constants.  path: the first
+    file that failed (None for manifest-level failures).  detail: a sentence for the log.
+    digest: the program digest (None when the manifest could not be read).  authenticated:
+    True when an HMAC was checked with a key.  unverified: program files found under
+    UNVERIFIED_PREFIXES, which the manifest does not cover.
+    """
+
+    def __init__(self, reason, detail, path=None, digest=None, authenticated=False, board=None,
+                 build_id=None, unverified=()):
+        self.ok = reason == OK
+        self.reason = reason
+        self.detail = detail
+        self.path = path
+        self.digest = digest
+        self.authenticated = authenticated
+        self.board = board
+        self.build_id = build_id
+        self.unverified = tuple(unverified)
+
+    def message(self):
+        """One line for the dealer display and the event log."""
+        if self.ok:
+            return "program %s %s" % (self.digest[:16], "authenticated" if self.authenticated
+                                      else "verified (no key)")
+        return "program check failed: %s: %s" % (self.reason, self.detail)
+
+
+def hexlify(data):
+    """Lower-case hex text of bytes `data`."""
+    return binascii.hexlify(data).decode()
+
+
+def sha256_hex(data):
+    """SHA-256 of bytes `data` as lower-case hex."""
+    return hexlify(hashlib.sha256(data).digest())
+
+
+def hmac_sha256(key, message):
+    """HMAC-SHA256 of bytes `message` under bytes `key` (RFC 2104), as 32 bytes."""
+    if len(key) > BLOCK_SIZE:
+        key = hashlib.sha256(key).digest()
+    key = key + bytes(BLOCK_SIZE - len(key))
+    inner = hashlib.sha256(bytes(k ^ p for k, p in zip(key, _IPAD)))
+    inner.update(message)
+    outer = hashlib.sha256(bytes(k ^ p for k, p in zip(key, _OPAD)))
+    outer.update(inner.digest())
+    return outer.digest()
+
+
+def check_key(key):
+    """Return key if it is usable bytes, else raise ValueError naming what is wrong."""
+    if not isinstance(key, (bytes, bytearray)):
+        raise ValueError("manifest key must be bytes, got %s" % type(key).__name__)
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError("manifest key is %d bytes; at least %d are needed" % (len(key), MIN_KEY_BYTES))
+    return bytes(key)
+
+
+def same_text(a, b):
+    """Compare two strings in time that does not depend on where they differ."""
+    if len(a) != len(b):
+        return False
+    difference = 0
+    for i in range(len(a)):
+        difference |= ord(a[i]) ^ ord(b[i])
+    return difference == 0
+
+
+def body(board, build_id, files):
+    """Canonical bytes the digest and HMAC cover, for `files` (path -> sha256 hex)."""
+    lines = ["table-controller manifest %d" % FORMAT, "board " + board, "build " + build_id]
+    for path in sorted(files):
+        lines.append(files[path] + " " + path)
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _check_text(name, value):
+    if not isinstance(value, str) or not value or "\n" in value or "\r" in value:
+        raise ValueError("%s must be a one-line non-empty string, got %r" % (name, value))
+    return value
+
+
+def _check_hex(name, value):
+    if (not isinstance(value, str) or len(value) != DIGEST_HEX_LENGTH
+            or any(c not in HEX_DIGITS for c in value)):
+        raise ValueError("%s must be %d lower-case hex digits, got %r" % (name, DIGEST_HEX_LENGTH, value))
+    return value
+
+
+def check_path(path):
+    """Return path if it is a safe relative program path, else raise ValueError naming it."""
+    _check_text("file path", path)
+    if path.startswith("/") or "\\" in path or " " in path:
+        raise ValueError("file path %r must be relative, with / separators and no spaces" % path)
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            raise ValueError("file path %r has an empty, '.' or '..' part" % path)
+    return path
+
+
+def make(board, build_id, files, key=None):
+    """Manifest bytes for `files` (path -> contents bytes), authenticated when key is given."""
+    _check_text("board", board)
+    _check_text("build_id", build_id)
+    if not files:
+        raise ValueError("a manifest needs at least one file")
+    hashes = {}
+    for path in files:
+        hashes[check_path(path)] = sha256_hex(files[path])
+    text = body(board, build_id, hashes)
+    record = {"format": FORMAT, "board": board, "build_id": build_id, "files": hashes,
+              "digest": sha256_hex(text)}
+    if key is not None:
+        record["hmac"] = hexlify(hmac_sha256(check_key(key), text))
+    # Sorted keys and fixed separators: the same inputs always give the same bytes.
+    return _dumps(record).encode()
+
+
+def _dumps(record):
+    """JSON text with sorted keys on both runtimes (MicroPython's json has no sort_keys)."""
+    if isinstance(record, dict):
+        return "{" + ", ".join(json.dumps(k) + ": " + _dumps(record[k]) for k in sorted(record)) + "}"
+    return json.dumps(record)
+
+
+def parse(manifest_bytes):
+    """Decode and validate manifest bytes into (board, build_id, files, digest, hmac or None).
+
+    Raises ValueError naming the first field that is wrong.
+    """
+    if not isinstance(manifest_bytes, (bytes, bytearray)):
+        raise ValueError("manifest must be bytes, got %s" % type(manifest_bytes).__name__)
+    try:
+        record = json.loads(bytes(manifest_bytes).decode())
+    except (ValueError, UnicodeError):
+        raise ValueError("manifest is not valid UTF-8 JSON") from None
+    if not isinstance(record, dict):
+        raise ValueError("manifest must be a JSON object")
+    known = ("format", "board", "build_id", "files", "digest", "hmac")
+    for name in record:
+        if name not in known:
+            raise ValueError("manifest has unknown field %r" % (name,))
+    for name in known[:5]:
+        if name not in record:
+            raise ValueError("manifest lacks field %r" % name)
+    if record["format"] != FORMAT or isinstance(record["format"], bool):
+        raise ValueError("manifest format %r is not %d" % (record["format"], FORMAT))
+    board = _check_text("board", record["board"])
+    build_id = _check_text("build_id", record["build_id"])
+    files = record["files"]
+    if not isinstance(files, dict) or not files:
+        raise ValueError("manifest field 'files' must be a non-empty object")
+    for path in files:
+        check_path(path)
+        _check_hex("hash of %s" % path, files[path])
+    digest = _check_hex("digest", record["digest"])
+    mac = record.get("hmac")
+    if mac is not None:
+        _check_hex("hmac", mac)
+    return board, build_id, files, digest, mac
+
+
+def is_program(path):
+    """True for files the VM could import or run."""
+    for suffix in PROGRAM_SUFFIXES:
+        if path.endswith(suffix):
+            return True
+    return False
+
+
+def _unverified(path):
+    for prefix in UNVERIFIED_PREFIXES:
+        if path.startswith(prefix):
+            return True
+    return False
+
+
+def verify(manifest_bytes, read_file, key=None, present=None, board=None):
+    """Check the program against its manifest; return a Result naming the first failure.
+
+    read_file(path) returns a file's bytes or raises OSError.  key: the provisioned HMAC key
+    (bytes) or None.  present: every file path found on the device, to catch program files
+    the manifest does not list (None skips that check).  board: the running board's name,
+    which must match the manifest's.  Checks run in this order: manifest form, digest,
+    board, HMAC, each listed file in sorted order, then unlisted program files.
+    """
+    if key is not None:
+        key = check_key(key)
+    try:
+        name, build_id, files, digest, mac = parse(manifest_bytes)
+    except ValueError as error:
+        return Result(BAD_MANIFEST, str(error))
+    text = body(name, build_id, files)
+    actual = sha256_hex(text)
+
+    def result(reason, detail, path=None, authenticated=False, unverified=()):
+        return Result(reason, detail, path, actual, authenticated, name, build_id, unverified)
+
+    if not same_text(actual, digest):
+        return result(BAD_MANIFEST, "the digest field does not match the file list (manifest edited)")
+    if board is not None and board != name:
+        return result(WRONG_BOARD, "manifest is for board %s, this board is %s" % (name, board))
+    authenticated = False
+    if key is not None:
+        if mac is None:
+            return result(NO_HMAC, "a key is provisioned but the manifest carries no HMAC")
+        if not same_text(hexlify(hmac_sha256(key, text)), mac):
+            return result(BAD_HMAC, "the manifest's HMAC does not match (manifest edited or wrong key)")
+        authenticated = True
+    for path in sorted(files):
+        try:
+            data = read_file(path)
+        except OSError:
+            return result(MISSING_FILE, "%s is listed but cannot be read" % path, path, authenticated)
+        if not same_text(sha256_hex(data), files[path]):
+            return result(CHANGED_FILE, "%s does not match its SHA-256" % path, path, authenticated)
+    unverified = []
+    if present is not None:
+        for path in sorted(present):
+            if path in files or path == MANIFEST_NAME or not is_program(path):
+                continue
+            if _unverified(path):
+                unverified.append(path)
+                continue
+            return result(EXTRA_FILE, "%s is a program file the manifest does not list" % path,
+                          path, authenticated)
+    return result(OK, "all %d files match" % len(files), None, authenticated, unverified)
+
+
+def walk(listdir, root=""):
+    """Every file path under root, relative to it, sorted; listdir(path) yields (name, is_dir)."""
+    found = []
+    pending = [""]
+    while pending:
+        relative = pending.pop()
+        for name, is_dir in listdir(_join(root, relative)):
+            path = relative + "/" + name if relative else name
+            if is_dir:
+                pending.append(path)
+            else:
+                found.append(path)
+    found.sort()
+    return found
+
+
+def _join(root, path):
+    if not root:
+        return path or "."
+    if not path:
+        return root
+    return root.rstrip("/") + "/" + path
+
+
+def check_device(root="/", board=None):
+    """Verify the program installed under `root` on this filesystem (the boot-time check).
+
+    Reads root/manifest.json and, when present, the key in root/manifest.key.
+    """
+    import os
+
+    def read_file(path):
+        with open(_join(root, path), "rb") as f:
+            return f.read()
+
+    def listdir(path):
+        for name in os.listdir(path):
+            mode = os.stat(path.rstrip("/") + "/" + name)[0]
+            yield name, bool(mode & IS_DIR)
+
+    try:
+        manifest_bytes = read_file(MANIFEST_NAME)
+    except OSError:
+        return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
+    try:
+        key = read_file(KEY_NAME)
+    except OSError:
+        key = None
+    if key is not None:
+        try:
+            check_key(key)
+        except ValueError as error:
+            return Result(BAD_HMAC, "provisioned key unusable: %s" % error)
+    return verify(manifest_bytes, read_file, key, walk(listdir, root), board)

@@ -1,0 +1,256 @@
+"""Program verification (firmware/manifest.py) on CPython: the HMAC against CPython's hmac,
+the digest against the documented format, and every kind of tampering."""
+
+import hashlib
+import hmac
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from firmware import manifest
+
+KEY = b"table-7-provisioned-key!"
+FILES = {
+    "main.py": b"import firmware.app\nfirmware.app.main()\n",
+    "board.mpy": b"M\x06\x00\x1fboard",
+    "firmware/__init__.mpy": b"M\x06\x00\x1finit",
+    "firmware/poker/hands.mpy": b"M\x06\x0a\x1fnative hands",
+}
+
+
+def build(key=None, files=FILES, board="pico_w", build_id="v1.0-3-gabc1234"):
+    return manifest.make(board, build_id, files, key)
+
+
+def reader(files):
+    def read_file(path):
+        if path not in files:
+            raise OSError(2, "ENOENT")
+        return files[path]
+    return read_file
+
+
+def edited(manifest_bytes, change):
+    record = json.loads(manifest_bytes)
+    change(record)
+    return json.dumps(record).encode()
+
+
+# --- HMAC-SHA256 ---------------------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(key=st.binary(min_size=0, max_size=200), message=st.binary(max_size=300))
+def test_hmac_matches_cpython_hmac(key, message):
+    assert manifest.hmac_sha256(key, message) == hmac.new(key, message, hashlib.sha256).digest()
+
+
+def test_hmac_rfc4231_test_case_2():
+    # RFC 4231 section 4.3: key "Jefe", data "what do ya want for nothing?".
+    expected = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    assert manifest.hexlify(manifest.hmac_sha256(b"Jefe", b"what do ya want for nothing?")) == expected
+
+
+def test_hmac_rfc4231_test_case_6_key_longer_than_a_block():
+    # RFC 4231 section 4.7: 131-byte key of 0xaa, hashed before use.
+    expected = "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+    data = b"Test Using Larger Than Block-Size Key - Hash Key First"
+    assert manifest.hexlify(manifest.hmac_sha256(b"\xaa" * 131, data)) == expected
+
+
+# --- the manifest the build writes ---------------------------------------------------------
+
+def test_digest_and_hmac_cover_the_documented_canonical_body():
+    record = json.loads(build(KEY))
+    # Rebuilt here from the format in the module docstring, with hashlib and hmac only.
+    lines = ["table-controller manifest 1", "board pico_w", "build v1.0-3-gabc1234"]
+    for path in sorted(FILES):
+        lines.append(hashlib.sha256(FILES[path]).hexdigest() + " " + path)
+    text = ("\n".join(lines) + "\n").encode()
+    assert record["digest"] == hashlib.sha256(text).hexdigest()
+    assert record["hmac"] == hmac.new(KEY, text, hashlib.sha256).hexdigest()
+    assert record["files"] == {p: hashlib.sha256(d).hexdigest() for p, d in FILES.items()}
+    assert (record["format"], record["board"], record["build_id"]) == (1, "pico_w", "v1.0-3-gabc1234")
+
+
+def test_manifest_bytes_are_reproducible_and_unkeyed_has_no_hmac():
+    assert build() == build()
+    assert "hmac" not in json.loads(build())
+
+
+@pytest.mark.parametrize("path", ["/main.py", "../x.py", "a//b.py", "a/./b.py", "a\\b.py", "a b.py", ""])
+def test_make_refuses_unsafe_paths(path):
+    with pytest.raises(ValueError, match="path"):
+        manifest.make("pico_w", "b", {path: b"x"})
+
+
+def test_make_refuses_empty_and_bad_fields():
+    with pytest.raises(ValueError, match="at least one file"):
+        manifest.make("pico_w", "b", {})
+    with pytest.raises(ValueError, match="board must be a one-line"):
+        manifest.make("pico\nw", "b", FILES)
+    with pytest.raises(ValueError, match="key is 4 bytes; at least 16"):
+        manifest.make("pico_w", "b", FILES, b"abcd")
+    with pytest.raises(ValueError, match="key must be bytes, got str"):
+        manifest.make("pico_w", "b", FILES, "a string key of some length")
+
+
+# --- verification --------------------------------------------------------------------------
+
+def test_intact_program_verifies_with_and_without_key():
+    result = manifest.verify(build(KEY), reader(FILES), KEY, present=list(FILES) + ["manifest.json"])
+    assert (result.ok, result.reason, result.authenticated) == (True, "ok", True)
+    assert result.digest == json.loads(build(KEY))["digest"]
+    assert result.board == "pico_w" and result.build_id == "v1.0-3-gabc1234"
+    assert "authenticated" in result.message()
+    unkeyed = manifest.verify(build(KEY), reader(FILES))
+    assert (unkeyed.ok, unkeyed.authenticated) == (True, False)
+    assert "no key" in unkeyed.message()
+
+
+def test_changed_file_is_named():
+    files = dict(FILES)
+    files["firmware/poker/hands.mpy"] = b"M\x06\x0a\x1fnative hands!"
+    result = manifest.verify(build(KEY), reader(files), KEY)
+    assert (result.ok, result.reason, result.path) == (False, "changed-file", "firmware/poker/hands.mpy")
+    assert "firmware/poker/hands.mpy does not match" in result.message()
+
+
+def test_first_mismatch_in_sorted_order_is_named():
+    files = {p: d + b"!" for p, d in FILES.items()}
+    result = manifest.verify(build(), reader(files))
+    assert result.path == "board.mpy"
+
+
+def test_missing_file_is_named():
+    files = dict(FILES)
+    del files["firmware/__init__.mpy"]
+    result = manifest.verify(build(KEY), reader(files), KEY)
+    assert (result.reason, result.path) == ("missing-file", "firmware/__init__.mpy")
+
+
+def test_extra_program_file_is_named_and_other_files_are_not():
+    present = list(FILES) + ["manifest.json", "manifest.key", "config.json", "store/journal.bin",
+                             "firmware/evil.py"]
+    result = manifest.verify(build(KEY), reader(FILES), KEY, present=present)
+    assert (result.reason, result.path) == ("extra-file", "firmware/evil.py")
+    present.remove("firmware/evil.py")
+    assert manifest.verify(build(KEY), reader(FILES), KEY, present=present).ok
+
+
+def test_lib_packages_are_reported_as_unverified():
+    present = list(FILES) + ["lib/umqtt/simple.mpy"]
+    result = manifest.verify(build(), reader(FILES), present=present)
+    assert result.ok and result.unverified == ("lib/umqtt/simple.mpy",)
+
+
+def test_edited_hash_without_new_digest_is_caught():
+    def change(record):
+        record["files"]["main.py"] = "0" * 64
+    result = manifest.verify(edited(build(), change), reader(FILES))
+    assert (result.reason, result.path) == ("bad-manifest", None)
+    assert "digest field does not match" in result.detail
+
+
+def _forge(manifest_bytes, files):
+    """What someone without the key can do: rewrite hashes and digest consistently."""
+    record = json.loads(manifest_bytes)
+    record["files"] = {p: hashlib.sha256(d).hexdigest() for p, d in files.items()}
+    lines = ["table-controller manifest 1", "board " + record["board"], "build " + record["build_id"]]
+    lines += [record["files"][p] + " " + p for p in sorted(record["files"])]
+    record["digest"] = hashlib.sha256(("\n".join(lines) + "\n").encode()).hexdigest()
+    return json.dumps(record).encode(), record["digest"]
+
+
+def test_consistently_forged_manifest_fails_the_hmac():
+    files = dict(FILES, **{"firmware/poker/hands.mpy": b"patched"})
+    forged, digest = _forge(build(KEY), files)
+    result = manifest.verify(forged, reader(files), KEY)
+    assert (result.reason, result.path) == ("bad-hmac", None)
+    # Without a key only the digest shows it: it is not the approved build's digest.
+    unkeyed = manifest.verify(forged, reader(files))
+    assert unkeyed.ok and unkeyed.digest == digest != json.loads(build(KEY))["digest"]
+
+
+def test_wrong_key_and_missing_hmac():
+    assert manifest.verify(build(KEY), reader(FILES), b"another-key-of-16+bytes").reason == "bad-hmac"
+    result = manifest.verify(build(), reader(FILES), KEY)
+    assert (result.reason, result.authenticated) == ("no-hmac", False)
+
+
+def test_wrong_board():
+    result = manifest.verify(build(board="esp32_s3"), reader(FILES), board="pico_w")
+    assert result.reason == "wrong-board"
+    assert "for board esp32_s3, this board is pico_w" in result.detail
+
+
+@pytest.mark.parametrize("change,words", [
+    (lambda r: r.pop("digest"), "lacks field 'digest'"),
+    (lambda r: r.update(extra=1), "unknown field 'extra'"),
+    (lambda r: r.update(format=2), "format 2 is not 1"),
+    (lambda r: r.update(format=True), "format True is not 1"),
+    (lambda r: r.update(board=7), "board must be a one-line"),
+    (lambda r: r.update(files=[]), "'files' must be a non-empty object"),
+    (lambda r: r.update(files={"../main.py": "0" * 64}), "'..' part"),
+    (lambda r: r["files"].update({"main.py": "ABC"}), "hash of main.py must be 64 lower-case hex"),
+    (lambda r: r.update(hmac="zz"), "hmac must be 64"),
+])
+def test_malformed_manifests_are_named(change, words):
+    result = manifest.verify(edited(build(KEY), change), reader(FILES), KEY)
+    assert (result.ok, result.reason, result.digest) == (False, "bad-manifest", None)
+    assert words in result.detail
+
+
+@pytest.mark.parametrize("data,words", [
+    (b"\xff\xfe", "not valid UTF-8 JSON"), (b"{", "not valid UTF-8 JSON"),
+    (b"[1, 2]", "must be a JSON object"), ("text", "must be bytes, got str"),
+])
+def test_unreadable_manifests(data, words):
+    result = manifest.verify(data, reader(FILES))
+    assert result.reason == "bad-manifest" and words in result.detail
+
+
+def test_verify_refuses_a_bad_key_argument():
+    with pytest.raises(ValueError, match="at least 16"):
+        manifest.verify(build(), reader(FILES), b"short")
+
+
+# --- on a filesystem -----------------------------------------------------------------------
+
+def _install(root, files, manifest_bytes, key=None):
+    for path, data in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    (root / "manifest.json").write_bytes(manifest_bytes)
+    if key is not None:
+        (root / "manifest.key").write_bytes(key)
+
+
+def test_check_device_walks_the_filesystem(tmp_path):
+    _install(tmp_path, FILES, build(KEY), KEY)
+    (tmp_path / "config.json").write_text("{}")
+    result = manifest.check_device(str(tmp_path), board="pico_w")
+    assert result.ok and result.authenticated
+    (tmp_path / "firmware" / "poker" / "extra.py").write_text("print(1)\n")
+    result = manifest.check_device(str(tmp_path))
+    assert (result.reason, result.path) == ("extra-file", "firmware/poker/extra.py")
+
+
+def test_check_device_with_a_key_rejects_an_unkeyed_build(tmp_path):
+    _install(tmp_path, FILES, build(), KEY)
+    assert manifest.check_device(str(tmp_path)).reason == "no-hmac"
+    (tmp_path / "manifest.key").write_bytes(b"short")
+    assert manifest.check_device(str(tmp_path)).reason == "bad-hmac"
+
+
+def test_check_device_without_a_manifest(tmp_path):
+    result = manifest.check_device(str(tmp_path))
+    assert (result.reason, result.detail) == ("bad-manifest", "manifest.json is missing")
+
+
+def test_walk_lists_files_relative_and_sorted():
+    tree = {".": [("b", True), ("a.py", False)], "b": [("c", True), ("z.mpy", False)],
+            "b/c": [("d.py", False)]}
+    assert manifest.walk(lambda path: tree[path]) == ["a.py", "b/c/d.py", "b/z.mpy"]
