@@ -1,0 +1,285 @@
+"""Link messages: a compact JSON body signed with HMAC-SHA256 under the table's key.
+
+Wire form of every message (MQTT payload)::
+
+    <64 hex digits: HMAC-SHA256(key, body)><body>
+
+The body is one JSON object whose fields are written in a fixed order (``encode``) and read
+back with strict checks (``decode``): only the fields of its kind, integers only (no bool,
+no float), each in its range.  Every body carries the protocol version ``v``, the kind
+``k``, the table number ``tb``, the sender's message sequence number ``sq`` and the sender's
+clock ``ts`` in seconds.  docs/link.md describes every kind.
+
+A bad message raises ``LinkError`` whose ``reason`` is one of REJECT_REASONS and whose
+text names what was wrong; nothing is applied from it.
+"""
+
+import json
+
+from firmware.compat import const
+from firmware.link import hmac256
+
+VERSION = const(1)
+MAX_PAYLOAD = const(1024)
+MAC_HEX = const(64)
+MAX_TABLE = const(9999)
+MAX_U32 = 0xFFFFFFFF
+MAX_MONEY = const(0x3FFFFFFF)
+MAX_TOTAL = 1 << 48  # lifetime ledger totals in cents
+REPLAY_WINDOW = const(32)
+MAX_HITS = const(7)
+MAX_WAIT = const(8)
+MAX_SLOTS = const(2)
+TOTALS = const(5)
+
+# Kinds, table to controller ("up") and controller to table ("down").
+HELLO = "hello"
+ENTRY = "entry"
+PING = "ping"
+STATUS = "status"
+PAID = "paid"
+UP_KINDS = (HELLO, ENTRY, PING)
+DOWN_KINDS = (STATUS, PAID)
+
+# Ledger entry types carried by an ENTRY message.
+CONTRIBUTION = const(1)
+REVERSAL = const(2)
+HIT = const(3)
+
+# Indexes of the ledger totals list ``tot``: wagers in cents, wager count, reversed cents,
+# paid cents, paid hit count.
+T_WAGERS = const(0)
+T_COUNT = const(1)
+T_REVERSED = const(2)
+T_PAID = const(3)
+T_HITS = const(4)
+
+HAND_TYPES = const(5)  # firmware.jackpot.paytable: flush .. royal flush = 0..4
+MAX_SEAT = const(7)
+
+MALFORMED = "malformed"
+FORGED = "forged"
+REPLAYED = "replayed"
+STALE = "stale"
+UNKNOWN_TABLE = "unknown table"
+REJECT_REASONS = (MALFORMED, FORGED, REPLAYED, STALE, UNKNOWN_TABLE)
+
+_COMMON = ("v", "k", "tb", "sq", "ts")
+# Field order of each kind after the common fields.
+FIELDS = {
+    HELLO: ("n", "tot", "hw"),
+    ENTRY: ("n", "e", "r", "lt", "a", "c", "h"),
+    PING: ("n", "hw"),
+    STATUS: ("n", "tot", "pool"),
+    PAID: ("n", "pay", "pb", "pa"),
+}
+
+
+class LinkError(ValueError):
+    """A message that must not be applied; ``reason`` says which rejection class it is."""
+
+    def __init__(self, reason, text):
+        super().__init__("%s: %s" % (reason, text))
+        self.reason = reason
+        self.text = text
+
+
+class Message:
+    """A decoded, authenticated message: ``kind``, ``table``, ``seq``, ``ts`` and ``fields``."""
+
+    def __init__(self, kind, table, seq, ts, fields):
+        self.kind = kind
+        self.table = table
+        self.seq = seq
+        self.ts = ts
+        self.fields = fields
+
+    def get(self, name):
+        return self.fields[name]
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def to_json(value):
+    """Compact JSON text of an int, a short ASCII string or a (nested) list of those."""
+    if _is_int(value):
+        return "%d" % value
+    if isinstance(value, str):
+        return '"' + value + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join([to_json(v) for v in value]) + "]"
+    raise ValueError("link field value %r is not an int, text or list" % (value,))
+
+
+def encode(key, kind, table, seq, ts, values):
+    """Return the signed payload bytes of a message; values are the kind's fields in order."""
+    if kind not in FIELDS:
+        raise ValueError("unknown link message kind %r" % (kind,))
+    names = FIELDS[kind]
+    if len(values) != len(names):
+        raise ValueError("link %s needs %d fields %r, got %d" % (kind, len(names), names, len(values)))
+    parts = ['"v":%d' % VERSION, '"k":"%s"' % kind, '"tb":%d' % table, '"sq":%d' % seq, '"ts":%d' % ts]
+    for i in range(len(names)):
+        parts.append('"%s":%s' % (names[i], to_json(values[i])))
+    body = ("{" + ",".join(parts) + "}").encode()
+    # check what we send with the same rules the receiver applies
+    _check(kind, json.loads(body))
+    payload = hmac256.hexdigest(key, body) + body
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError("link %s message of %d bytes exceeds %d" % (kind, len(payload), MAX_PAYLOAD))
+    return payload
+
+
+def _bad(text):
+    raise LinkError(MALFORMED, text)
+
+
+def _int_in(obj, name, low, high):
+    value = obj[name]
+    if not _is_int(value) or value < low or value > high:
+        _bad("field %s=%r is not an integer in %d..%d" % (name, value, low, high))
+    return value
+
+
+def _int_list(obj, name, length_low, length_high, low, high):
+    value = obj[name]
+    if not isinstance(value, list) or len(value) < length_low or len(value) > length_high:
+        _bad("field %s=%r is not a list of %d..%d integers" % (name, value, length_low, length_high))
+    for item in value:
+        if not _is_int(item) or item < low or item > high:
+            _bad("field %s item %r is not an integer in %d..%d" % (name, item, low, high))
+    return value
+
+
+def _rows(obj, name, width, limits, high_count):
+    value = obj[name]
+    if not isinstance(value, list) or len(value) > high_count:
+        _bad("field %s=%r is not a list of at most %d rows" % (name, value, high_count))
+    for row in value:
+        if not isinstance(row, list) or len(row) != width:
+            _bad("field %s row %r is not a list of %d integers" % (name, row, width))
+        for i in range(width):
+            low, high = limits[i]
+            if not _is_int(row[i]) or row[i] < low or row[i] > high:
+                _bad("field %s row %r item %d is not an integer in %d..%d" % (name, row, i, low, high))
+    return value
+
+
+def _check(kind, obj):
+    """Validate a parsed body of a known kind; LinkError(MALFORMED) names the first problem."""
+    names = FIELDS[kind]
+    if len(obj) != len(_COMMON) + len(names):
+        extra = [n for n in obj if n not in _COMMON and n not in names]
+        missing = [n for n in names if n not in obj]
+        _bad("%s fields wrong: missing %r, unknown %r" % (kind, missing, extra))
+    for name in names:
+        if name not in obj:
+            _bad("%s has no field %s" % (kind, name))
+    _int_in(obj, "v", VERSION, VERSION)
+    _int_in(obj, "tb", 1, MAX_TABLE)
+    _int_in(obj, "sq", 1, MAX_U32)
+    _int_in(obj, "ts", 0, MAX_U32)
+    if kind == HELLO or kind == STATUS:
+        _int_in(obj, "n", 0, MAX_U32)
+        _int_list(obj, "tot", TOTALS, TOTALS, 0, MAX_TOTAL)
+        if kind == STATUS:
+            _int_list(obj, "pool", 1, MAX_SLOTS, 0, MAX_MONEY)
+    if kind == PING or kind == HELLO:
+        _int_in(obj, "n", 0, MAX_U32)
+        _int_list(obj, "hw", 0, MAX_WAIT, 1, MAX_U32)
+    if kind == ENTRY:
+        _int_in(obj, "n", 1, MAX_U32)
+        e = _int_in(obj, "e", CONTRIBUTION, HIT)
+        _int_in(obj, "r", 0, MAX_U32)
+        _int_in(obj, "lt", 0, MAX_U32)
+        _int_in(obj, "a", 0, MAX_MONEY)
+        _int_in(obj, "c", 0, MAX_SEAT)
+        hits = _rows(obj, "h", 3, ((1, MAX_SEAT), (0, HAND_TYPES - 1), (1, MAX_MONEY)), MAX_HITS)
+        if e == HIT and not hits:
+            _bad("hit entry %d has no hits" % obj["n"])
+        if e != HIT and hits:
+            _bad("entry %d of type %d carries hits" % (obj["n"], e))
+    elif kind == PAID:
+        _int_in(obj, "n", 1, MAX_U32)
+        _rows(obj, "pay", 4, ((1, MAX_SEAT), (0, HAND_TYPES - 1), (0, MAX_MONEY), (0, MAX_MONEY)),
+              MAX_HITS)
+        _int_list(obj, "pb", 1, MAX_SLOTS, 0, MAX_MONEY)
+        _int_list(obj, "pa", 1, MAX_SLOTS, 0, MAX_MONEY)
+
+
+def peek_table(payload):
+    """Table number claimed by an unverified payload (to choose the key); LinkError if unreadable."""
+    body = _split(payload)[1]
+    obj = _parse(body)
+    table = obj.get("tb")
+    if not _is_int(table) or table < 1 or table > MAX_TABLE:
+        _bad("field tb=%r is not an integer in 1..%d" % (table, MAX_TABLE))
+    return table
+
+
+def _split(payload):
+    if not isinstance(payload, (bytes, bytearray)):
+        _bad("payload is %s, not bytes" % type(payload).__name__)
+    if len(payload) > MAX_PAYLOAD:
+        _bad("payload of %d bytes exceeds %d" % (len(payload), MAX_PAYLOAD))
+    if len(payload) < MAC_HEX + 2:
+        _bad("payload of %d bytes is too short" % len(payload))
+    return bytes(payload[:MAC_HEX]), bytes(payload[MAC_HEX:])
+
+
+def _parse(body):
+    try:
+        obj = json.loads(body)
+    except (ValueError, UnicodeError):
+        obj = None
+    if not isinstance(obj, dict):
+        _bad("body is not a JSON object")
+    return obj
+
+
+def decode(key, payload, kinds):
+    """Authenticate and parse payload with key; return a Message of one of ``kinds``.
+
+    Raises LinkError: FORGED if the MAC does not match, MALFORMED for anything unreadable,
+    a kind not in ``kinds``, or a field of the wrong type or range.
+    """
+    mac, body = _split(payload)
+    for ch in mac:
+        if not (48 <= ch <= 57 or 97 <= ch <= 102):
+            _bad("MAC is not 64 lowercase hex digits")
+    if not hmac256.equal(mac, hmac256.hexdigest(key, body)):
+        raise LinkError(FORGED, "MAC does not match the body under this table's key")
+    obj = _parse(body)
+    kind = obj.get("k")
+    if kind not in kinds:
+        _bad("kind %r is not one of %r" % (kind, kinds))
+    _check(kind, obj)
+    values = {}
+    for name in FIELDS[kind]:
+        values[name] = obj[name]
+    return Message(kind, obj["tb"], obj["sq"], obj["ts"], values)
+
+
+def replay_check(seq, top, window):
+    """Sliding-window replay check: (accepted, new top, new window bitmask).
+
+    ``top`` is the highest sequence number accepted so far; bit i of ``window`` says that
+    top-1-i was accepted too.  A number at most REPLAY_WINDOW below top that was not seen is
+    accepted (messages may be reordered); one seen before or older than that is a replay.
+    """
+    if seq > top:
+        shift = seq - top
+        if shift > REPLAY_WINDOW:
+            window = 0
+        else:
+            window = ((window << shift) | (1 << (shift - 1))) & 0xFFFFFFFF
+        return True, seq, window
+    back = top - seq
+    if back == 0 or back > REPLAY_WINDOW:
+        return False, top, window
+    bit = 1 << (back - 1)
+    if window & bit:
+        return False, top, window
+    return True, top, window | bit

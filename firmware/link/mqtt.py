@@ -1,0 +1,323 @@
+"""A minimal MQTT 3.1.1 client (QoS 0) that never blocks, for CPython and MicroPython alike.
+
+It runs over any socket-like object from ``opener(now)`` (a connected socket, switched to
+non-blocking here): CONNECT/CONNACK, SUBSCRIBE, PUBLISH in both directions, PINGREQ and
+DISCONNECT.  ``service(now)`` is called from the main loop with a millisecond tick count: it
+reads what has arrived, hands each PUBLISH to ``on_message(topic, payload)``, sends keep-alive
+pings, notices a dead broker (socket closed or no answer within the keep-alive time) and
+reconnects with a growing back-off.  Delivery is at most once: the link protocol above
+(sequence numbers, acknowledgements, resends) makes it reliable end to end.
+"""
+
+from firmware.compat import const
+
+CONNECT = const(0x10)
+CONNACK = const(0x20)
+PUBLISH = const(0x30)
+PUBACK = const(0x40)
+SUBSCRIBE = const(0x82)
+SUBACK = const(0x90)
+PINGREQ = const(0xC0)
+PINGRESP = const(0xD0)
+DISCONNECT = const(0xE0)
+
+PROTOCOL_LEVEL = const(4)  # MQTT 3.1.1
+FLAG_CLEAN = const(0x02)
+FLAG_WILL = const(0x04)
+FLAG_WILL_RETAIN = const(0x20)
+FLAG_PASSWORD = const(0x40)
+FLAG_USERNAME = const(0x80)
+
+BUFFER_SIZE = const(4096)
+MAX_READS = const(16)  # socket reads per service() call: bounded work per tick
+MAX_WRITE_TRIES = const(200)
+CONNACK_TIMEOUT = const(3000)
+BACKOFF_FIRST = const(500)
+BACKOFF_MAX = const(8000)
+_EAGAIN = (11, 35, 115, 119)  # EAGAIN/EWOULDBLOCK, EINPROGRESS, (lwIP) on the ports we run on
+_TICKS_MASK = const(0x3FFFFFFF)
+_TICKS_HALF = const(0x20000000)
+
+CLOSED = const(0)
+WAITING = const(1)  # CONNECT sent, no CONNACK yet
+CONNECTED = const(2)
+
+
+def ticks_diff(later, earlier):
+    """Signed milliseconds from earlier to later on a 2**30 wrapping tick counter."""
+    return ((later - earlier + _TICKS_HALF) & _TICKS_MASK) - _TICKS_HALF
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _text(value):
+    if isinstance(value, str):
+        value = value.encode()
+    return bytes((len(value) >> 8, len(value) & 0xFF)) + value
+
+
+def packet(kind, body):
+    """One MQTT control packet: fixed header byte, remaining length, body."""
+    return bytes((kind,)) + _varint(len(body)) + body
+
+
+def _errno(error):
+    return error.args[0] if error.args else 0
+
+
+class Client:
+    """Non-blocking MQTT 3.1.1 client; see the module docstring."""
+
+    def __init__(self, client_id, opener, on_message, keepalive=10, username=None, password=None,
+                 will=None, log=None):
+        if keepalive < 1 or keepalive > 600:
+            raise ValueError("MQTT keepalive %r is not 1..600 seconds" % (keepalive,))
+        self.client_id = client_id
+        self.opener = opener
+        self.on_message = on_message
+        self.keepalive_ms = keepalive * 1000
+        self.keepalive = keepalive
+        self.username = username
+        self.password = password
+        self.will = will  # (topic, payload, retain) or None
+        self.log = log
+        self.topics = []
+        self.state = CLOSED
+        self.sock = None
+        self.buf = bytearray(BUFFER_SIZE)
+        self.view = memoryview(self.buf)
+        self.fill = 0
+        self.next_try = 0
+        self.backoff = 0
+        self.last_sent = 0
+        self.last_heard = 0
+        self.since = 0
+        self.connects = 0
+        self.error = ""
+
+    # -- public -----------------------------------------------------------------------------
+
+    def subscribe(self, topic):
+        """Subscribe now if connected, and again after every reconnect."""
+        if topic not in self.topics:
+            self.topics.append(topic)
+        if self.state == CONNECTED:
+            self._subscribe(topic)
+
+    def publish(self, topic, payload, retain=False):
+        """Send a QoS 0 message; returns False (and drops the connection) if it cannot be sent."""
+        if self.state != CONNECTED:
+            return False
+        head = PUBLISH | (1 if retain else 0)
+        return self._send(packet(head, _text(topic) + bytes(payload)))
+
+    def connected(self):
+        return self.state == CONNECTED
+
+    def service(self, now):
+        """Read, dispatch, keep alive, reconnect; bounded work per call.  Returns connected()."""
+        if self.state == CLOSED:
+            if self.backoff == 0 or ticks_diff(now, self.next_try) >= 0:
+                self._open(now)
+            return False
+        self._read(now)
+        if self.state == WAITING and ticks_diff(now, self.since) > CONNACK_TIMEOUT:
+            self._drop(now, "no CONNACK within %d ms" % CONNACK_TIMEOUT)
+        elif self.state == CONNECTED:
+            if ticks_diff(now, self.last_heard) > self.keepalive_ms + self.keepalive_ms // 2:
+                self._drop(now, "broker silent for %d ms" % ticks_diff(now, self.last_heard))
+            elif ticks_diff(now, self.last_sent) >= self.keepalive_ms // 2:
+                self._send(packet(PINGREQ, b""), now)
+        return self.state == CONNECTED
+
+    def close(self):
+        """Say goodbye to the broker (if connected) and close the socket."""
+        if self.state == CONNECTED:
+            self._send(packet(DISCONNECT, b""))
+        self._close_socket()
+        self.state = CLOSED
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _note(self, text):
+        self.error = text
+        if self.log:
+            self.log(text)
+
+    def _close_socket(self):
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+        self.sock = None
+        self.fill = 0
+
+    def _drop(self, now, why):
+        self._note("mqtt down: " + why)
+        self._close_socket()
+        self.state = CLOSED
+        self.backoff = BACKOFF_FIRST if self.backoff == 0 else min(self.backoff * 2, BACKOFF_MAX)
+        self.next_try = (now + self.backoff) & _TICKS_MASK
+
+    def _open(self, now):
+        try:
+            self.sock = self.opener(now)
+            self.sock.setblocking(False)
+        except OSError as error:
+            self.sock = None
+            self._drop(now, "connect failed (%s)" % (error,))
+            return
+        flags = FLAG_CLEAN
+        body = _text("MQTT") + bytes((PROTOCOL_LEVEL,))
+        tail = _text(self.client_id)
+        if self.will:
+            flags |= FLAG_WILL | (FLAG_WILL_RETAIN if self.will[2] else 0)
+            tail += _text(self.will[0]) + _text(self.will[1])
+        if self.username is not None:
+            flags |= FLAG_USERNAME
+            tail += _text(self.username)
+            if self.password is not None:
+                flags |= FLAG_PASSWORD
+                tail += _text(self.password)
+        body += bytes((flags, self.keepalive >> 8, self.keepalive & 0xFF)) + tail
+        self.state = WAITING
+        self.since = now
+        self.last_heard = now
+        self._send(packet(CONNECT, body), now)
+
+    def _subscribe(self, topic):
+        # packet id 1 is enough: we never wait for a SUBACK to match anything
+        self._send(packet(SUBSCRIBE, b"\x00\x01" + _text(topic) + b"\x00"))
+
+    def _send(self, data, now=None):
+        view = memoryview(data)
+        sent = 0
+        tries = 0
+        while sent < len(data):
+            tries += 1
+            if tries > MAX_WRITE_TRIES or self.sock is None:
+                self._drop(self.last_sent if now is None else now, "send stalled")
+                return False
+            try:
+                n = self.sock.send(view[sent:])
+            except OSError as error:
+                if _errno(error) in _EAGAIN:
+                    continue
+                self._drop(self.last_sent if now is None else now, "send failed (%s)" % (error,))
+                return False
+            if n:
+                sent += n
+        if now is not None:
+            self.last_sent = now
+        return True
+
+    def _read(self, now):
+        for _ in range(MAX_READS):
+            if self.sock is None:
+                return
+            room = BUFFER_SIZE - self.fill
+            if room == 0:
+                self._drop(now, "packet larger than %d bytes" % BUFFER_SIZE)
+                return
+            try:
+                if hasattr(self.sock, "recv_into"):
+                    n = self.sock.recv_into(self.view[self.fill:])
+                else:
+                    n = self.sock.readinto(self.view[self.fill:])
+            except OSError as error:
+                if _errno(error) in _EAGAIN:
+                    return
+                self._drop(now, "receive failed (%s)" % (error,))
+                return
+            if n is None:
+                return
+            if n == 0:
+                self._drop(now, "broker closed the connection")
+                return
+            self.fill += n
+            self.last_heard = now
+            self._packets(now)
+
+    def _packets(self, now):
+        while self.fill >= 2 and self.sock is not None:
+            length = 0
+            shift = 0
+            pos = 1
+            while True:
+                if pos >= self.fill:
+                    return  # length not complete yet
+                byte = self.buf[pos]
+                length |= (byte & 0x7F) << shift
+                pos += 1
+                if not byte & 0x80:
+                    break
+                shift += 7
+                if shift > 21:
+                    self._drop(now, "bad remaining length")
+                    return
+            end = pos + length
+            if end > BUFFER_SIZE:
+                self._drop(now, "packet of %d bytes exceeds %d" % (end, BUFFER_SIZE))
+                return
+            if end > self.fill:
+                return
+            self._handle(self.buf[0], pos, end, now)
+            rest = self.fill - end
+            if rest:
+                self.buf[0:rest] = self.buf[end:self.fill]
+            self.fill = rest
+
+    def _handle(self, head, start, end, now):
+        kind = head & 0xF0
+        if kind == CONNACK:
+            if end - start != 2 or self.buf[start + 1] != 0:
+                self._drop(now, "connection refused (code %d)" % self.buf[start + 1])
+                return
+            self.state = CONNECTED
+            self.backoff = 0
+            self.connects += 1
+            self._note("mqtt up")
+            for topic in self.topics:
+                self._subscribe(topic)
+        elif kind == PUBLISH:
+            qos = (head >> 1) & 3
+            tlen = (self.buf[start] << 8) | self.buf[start + 1]
+            at = start + 2 + tlen
+            topic = bytes(self.buf[start + 2:at]).decode()
+            if qos:
+                packet_id = bytes(self.buf[at:at + 2])
+                at += 2
+                self._send(packet(PUBACK, packet_id), now)
+            payload = bytes(self.buf[at:end])
+            if self.on_message is not None:
+                self.on_message(topic, payload)
+        # SUBACK, PINGRESP, PUBACK: nothing to do beyond noting the broker is alive
+
+
+def tcp_opener(host, port):
+    """An opener for Client: a new TCP socket connected to host:port (blocking connect)."""
+    import socket
+
+    address = socket.getaddrinfo(host, port)[0][-1]
+
+    def open_socket(now):
+        sock = socket.socket()
+        try:
+            sock.connect(address)
+        except OSError:
+            sock.close()
+            raise
+        return sock
+
+    return open_socket

@@ -1,0 +1,39 @@
+"""A linked table's network end: the MQTT client and the TableLink wired together.
+
+``Station(table, key, opener)`` subscribes to the table's down topic and feeds every
+message to its TableLink; ``service(now_ms, now_s)`` is the one call the main loop makes.
+The opener is ``mqtt.tcp_opener(host, port)`` on the board and on the host alike.
+"""
+
+from firmware.link import mqtt
+from firmware.link.tablelink import TableLink
+
+KEEPALIVE = 5  # s; with the link's own timeouts a dead broker is noticed within seconds
+
+
+class Station:
+    """MQTT client + TableLink for one table (``link`` is the TableLink)."""
+
+    def __init__(self, table, key, opener, log=None, section=None, keepalive=KEEPALIVE):
+        if section is None:
+            self.link = TableLink(table, key, self._send, log)
+        else:
+            self.link = TableLink.restore(table, key, self._send, section, log)
+        self.now = 0
+        self.client = mqtt.Client("table-%d" % table, opener, self._receive, keepalive=keepalive)
+        self.client.subscribe(self.link.topic_down)
+
+    def _send(self, topic, payload):
+        return self.client.publish(topic, payload)
+
+    def _receive(self, topic, payload):
+        self.link.on_message(topic, payload, self.now)
+
+    def service(self, now, now_s=None):
+        """Run the MQTT client and the link state machine once; returns the link state."""
+        self.now = now
+        up = self.client.service(now)
+        return self.link.service(now, now_s, up)
+
+    def close(self):
+        self.client.close()

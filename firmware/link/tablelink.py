@@ -1,0 +1,400 @@
+"""A linked table's side of the progressive link: a state machine, time passed in.
+
+The table keeps a ledger of numbered entries (contributions taken at "No more bets",
+reversals of void rounds, jackpot hits) and sends each to the link controller until the
+controller acknowledges it; entries, totals and payouts live in the table's critical memory
+(``section()`` / ``TableLink.restore``), so a power cut loses nothing and the controller's
+sequence check makes every resend harmless.
+
+Link states::
+
+    DOWN      no valid controller message within LINK_TIMEOUT, or no broker: jackpot wagering
+              closed for the next round, the sign alternates the last amount with LINK DOWN
+    SYNCING   the controller answers; unacknowledged entries are resent and both sides'
+              ledger totals are compared (reconciliation); wagering still closed
+    UP        reconciled: wagering open, the sign shows the controller's pool
+    MISMATCH  the totals disagree in a way a resend cannot fix: closed until a supervisor acts
+
+Driving it: ``service(now_ms, now_s)`` from the main loop (ms ticks and wall-clock seconds);
+``on_message(topic, payload)`` is given to the MQTT client (or any transport) and
+``send(topic, payload)`` publishes.  After any call, if ``dirty`` is set the caller commits
+``section()`` to critical memory and calls ``saved()``.  ``contribute`` must be committed in
+the same atomic commit as the round's LOCK record, ``hit`` with the round's settlement.
+"""
+
+import json
+
+from firmware.compat import const
+from firmware.link import codec
+
+DOWN = const(0)
+SYNCING = const(1)
+UP = const(2)
+MISMATCH = const(3)
+STATE_NAMES = ("DOWN", "SYNCING", "UP", "MISMATCH")
+
+LINK_TIMEOUT = const(4000)  # ms without a valid controller message -> DOWN
+PING_EVERY = const(1000)  # ms between pings (hello while not UP)
+RESEND_EVERY = const(1000)  # ms between resends of unacknowledged entries
+RESEND_BATCH = const(8)
+SIGN_PHASE = const(1000)  # ms each of amount / LINK DOWN on the sign
+MAX_PENDING = const(32)  # unacknowledged entries kept; the table closes wagering when full
+MAX_RESULTS = const(16)
+MAX_SKEW = const(300)  # s between a message's clock and ours before it is stale
+SEQ_LEASE = const(1024)
+SECTION_VERSION = const(1)
+
+SIGN_LINK_DOWN = "LINK DOWN"
+SIGN_LINK_ERROR = "LINK ERR"
+
+# Event-log codes handed to log(code, text).
+EV_DOWN = "link down"
+EV_UP = "link up"
+EV_SYNC = "link reconciling"
+EV_MISMATCH = "link mismatch"
+EV_REJECT = "link reject"
+EV_PAID = "link hit paid"
+
+TOPIC_UP = "jackpot/link/%d/up"
+TOPIC_DOWN = "jackpot/link/%d/down"
+
+
+def _ticks_diff(later, earlier):
+    return ((later - earlier + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
+class Result:
+    """A confirmed jackpot payout for one hit entry: rows are [seat, hand, amount, funded]."""
+
+    def __init__(self, entry, round_no, rows, before, after):
+        self.entry = entry
+        self.round = round_no
+        self.rows = rows
+        self.before = before
+        self.after = after
+
+    def total(self):
+        t = 0
+        for row in self.rows:
+            t += row[2]
+        return t
+
+
+class TableLink:
+    """The table's link state machine (see the module docstring)."""
+
+    def __init__(self, table, key, send, log=None):
+        if not isinstance(table, int) or isinstance(table, bool) or table < 1 or table > codec.MAX_TABLE:
+            raise ValueError("link table number %r is not 1..%d" % (table, codec.MAX_TABLE))
+        self.table = table
+        self.key = codec.hmac256.check_key(key)
+        self.send = send
+        self.log = log
+        self.topic_up = TOPIC_UP % table
+        self.topic_down = TOPIC_DOWN % table
+        self.state = DOWN
+        self.transport_up = False
+        self.sq = 1
+        self.sq_floor = SEQ_LEASE
+        self.down_sq = 0
+        self.down_window = 0
+        self.last_n = 0  # number of the last entry created
+        self.acked = 0  # highest entry the controller has applied
+        self.entries = []  # unacknowledged entries: [n, e, round, lock_time, amount, count, hits]
+        self.totals = [0, 0, 0, 0, 0]
+        self.awaiting = []  # [n, round] of hits not yet paid by the controller
+        self.results = []  # Result objects not yet taken by the round controller
+        self.pool = [0]
+        self.pool_known = False
+        self.remote = None  # controller's last totals
+        self.heard = 0
+        self.last_ping = 0
+        self.last_resend = 0
+        self.started = False
+        self.dirty = False
+        self.rejects = {}
+        self.now_s = None
+        self.mismatch_text = ""
+
+    # -- what the round controller asks ------------------------------------------------------
+
+    def wagers_open(self):
+        """True when the next round may accept jackpot wagers (link UP and room for entries)."""
+        return self.state == UP and self.pool_known and len(self.entries) < MAX_PENDING - 1
+
+    def sign_text(self, now):
+        """None when the meter sign shows the amount now, else the fault text for this phase."""
+        if self.state == UP:
+            return None
+        if (now // SIGN_PHASE) & 1 == 0:
+            return None
+        return SIGN_LINK_ERROR if self.state == MISMATCH else SIGN_LINK_DOWN
+
+    def amounts(self):
+        """Last pool amounts (cents) received from the controller, one per pool."""
+        return self.pool
+
+    def state_name(self):
+        return STATE_NAMES[self.state]
+
+    def take_results(self):
+        """Return and forget confirmed payouts (the caller commits section() afterwards)."""
+        out = self.results
+        if out:
+            self.results = []
+            self.dirty = True
+        return out
+
+    # -- ledger entries ----------------------------------------------------------------------
+
+    def _entry(self, e, round_no, lock_time, amount, count, hits):
+        if len(self.entries) >= MAX_PENDING:
+            raise ValueError("link queue full: %d entries not acknowledged by the controller"
+                             % len(self.entries))
+        row = [self.last_n + 1, e, round_no, lock_time, amount, count, hits]
+        # validate by encoding once; ValueError names the bad field and changes nothing
+        codec.encode(self.key, codec.ENTRY, self.table, 1, 0, row)
+        self.last_n += 1
+        self.entries.append(row)
+        self.dirty = True
+        return row
+
+    def contribute(self, round_no, lock_time, count, amount):
+        """Record jackpot wagers accepted at LOCK (count wagers, amount cents); returns entry n."""
+        if count < 1 or amount < 1:
+            raise ValueError("contribution needs at least one wager, got count %r amount %r"
+                             % (count, amount))
+        row = self._entry(codec.CONTRIBUTION, round_no, lock_time, amount, count, [])
+        self.totals[codec.T_WAGERS] += amount
+        self.totals[codec.T_COUNT] += count
+        self._send_entry(row)
+        return row[0]
+
+    def reverse(self, round_no, lock_time, amount):
+        """Reverse a void round's contribution (amount cents of wagers); returns entry n."""
+        if amount < 1:
+            raise ValueError("reversal amount %r must be positive" % (amount,))
+        row = self._entry(codec.REVERSAL, round_no, lock_time, amount, 0, [])
+        self.totals[codec.T_REVERSED] += amount
+        self._send_entry(row)
+        return row[0]
+
+    def hit(self, round_no, lock_time, hits):
+        """Claim confirmed jackpot hits of one round: hits = [[seat, hand type, wager], ...].
+
+        The payout arrives later as a Result (take_results); until then the hit stays queued
+        in critical memory, across link outages and power cuts.
+        """
+        rows = []
+        for h in hits:
+            rows.append([h[0], h[1], h[2]])
+        row = self._entry(codec.HIT, round_no, lock_time, 0, 0, rows)
+        self.awaiting.append([row[0], round_no])
+        self._send_entry(row)
+        return row[0]
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def _next_seq(self):
+        seq = self.sq
+        self.sq += 1
+        if self.sq_floor - self.sq < SEQ_LEASE // 2:
+            self.sq_floor += SEQ_LEASE
+            self.dirty = True
+        return seq
+
+    def _publish(self, kind, values):
+        if not self.transport_up:
+            return False
+        payload = codec.encode(self.key, kind, self.table, self._next_seq(), self.now_s or 0, values)
+        return self.send(self.topic_up, payload)
+
+    def _send_entry(self, row):
+        self._publish(codec.ENTRY, row)
+
+    def _ping(self, now):
+        self.last_ping = now
+        wait = [a[0] for a in self.awaiting[:codec.MAX_WAIT]]
+        if self.state == UP:
+            self._publish(codec.PING, [self.last_n, wait])
+        else:
+            self._publish(codec.HELLO, [self.last_n, list(self.totals), wait])
+
+    # -- time ---------------------------------------------------------------------------------
+
+    def service(self, now, now_s=None, transport_up=True):
+        """Advance timers: link timeout, pings, resends.  now: ms ticks; now_s: wall seconds."""
+        self.now_s = now_s
+        was = self.transport_up
+        self.transport_up = transport_up
+        if not self.started:
+            self.started = True
+            self.heard = now
+            self.last_ping = now - PING_EVERY
+            self.last_resend = now
+        if not transport_up:
+            if was or self.state != DOWN:
+                self._down("no broker connection")
+            return self.state
+        if self.state != DOWN and _ticks_diff(now, self.heard) > LINK_TIMEOUT:
+            self._down("controller silent for %d ms" % _ticks_diff(now, self.heard))
+        if _ticks_diff(now, self.last_ping) >= PING_EVERY:
+            self._ping(now)
+        if self.entries and self.state != DOWN and _ticks_diff(now, self.last_resend) >= RESEND_EVERY:
+            self.last_resend = now
+            for row in self.entries[:RESEND_BATCH]:
+                self._send_entry(row)
+        return self.state
+
+    def _down(self, why):
+        if self.state != DOWN:
+            self._log(EV_DOWN, why)
+        self.state = DOWN
+
+    def _log(self, code, text):
+        if self.log is not None:
+            self.log(code, text)
+
+    # -- receiving ----------------------------------------------------------------------------
+
+    def on_message(self, topic, payload, now):
+        """Authenticate and apply one controller message; rejects are logged and counted."""
+        if topic != self.topic_down:
+            return False
+        try:
+            msg = codec.decode(self.key, payload, codec.DOWN_KINDS)
+            if msg.table != self.table:
+                raise codec.LinkError(codec.MALFORMED, "message for table %d on table %d's topic"
+                                      % (msg.table, self.table))
+            if self.now_s is not None and abs(msg.ts - self.now_s) > MAX_SKEW:
+                raise codec.LinkError(codec.STALE, "sent at %d, now %d" % (msg.ts, self.now_s))
+            ok, top, window = codec.replay_check(msg.seq, self.down_sq, self.down_window)
+            if not ok:
+                raise codec.LinkError(codec.REPLAYED, "sequence %d already seen or too old (latest %d)"
+                                      % (msg.seq, self.down_sq))
+        except codec.LinkError as error:
+            self.rejects[error.reason] = self.rejects.get(error.reason, 0) + 1
+            self._log(EV_REJECT, str(error))
+            return False
+        self.down_sq = top
+        self.down_window = window
+        self.heard = now
+        if msg.kind == codec.STATUS:
+            self._status(msg, now)
+        else:
+            self._paid(msg)
+        return True
+
+    def _status(self, msg, now):
+        n = msg.get("n")
+        tot = msg.get("tot")
+        self.pool = list(msg.get("pool"))
+        self.pool_known = True
+        self.remote = tot
+        if n > self.last_n:
+            self._mismatch("controller applied entry %d, table made only %d" % (n, self.last_n))
+            return
+        if n > self.acked:
+            self.acked = n
+            keep = []
+            for row in self.entries:
+                if row[0] > n:
+                    keep.append(row)
+            self.entries = keep
+            self.dirty = True
+        if self.state == DOWN:
+            self.state = SYNCING
+            self._log(EV_SYNC, "controller heard; %d entries to confirm" % len(self.entries))
+            self.last_resend = now - RESEND_EVERY  # resend at once
+        if n < self.last_n:
+            return  # still resending; compare when every entry is applied
+        t = self.totals
+        for i in (codec.T_WAGERS, codec.T_COUNT, codec.T_REVERSED):
+            if tot[i] != t[i]:
+                self._mismatch("totals differ: table %r, controller %r" % (t, tot))
+                return
+        if tot[codec.T_HITS] < t[codec.T_HITS] or (tot[codec.T_HITS] == t[codec.T_HITS]
+                                                   and tot[codec.T_PAID] != t[codec.T_PAID]):
+            self._mismatch("payouts differ: table %r, controller %r" % (t, tot))
+            return
+        if tot[codec.T_HITS] > t[codec.T_HITS]:
+            return  # a payout is on its way; pings name the hits still awaited
+        if self.state == SYNCING:
+            self.state = UP
+            self._log(EV_UP, "reconciled: %d entries, wagers %d, paid %d"
+                      % (self.last_n, t[codec.T_WAGERS], t[codec.T_PAID]))
+
+    def clear_mismatch(self):
+        """Supervisor action after a mismatch was investigated: reconcile again from DOWN."""
+        if self.state == MISMATCH:
+            self.state = DOWN
+            self.mismatch_text = ""
+
+    def _mismatch(self, text):
+        if self.state != MISMATCH:
+            self.mismatch_text = text
+            self._log(EV_MISMATCH, text)
+        self.state = MISMATCH
+
+    def _paid(self, msg):
+        n = msg.get("n")
+        at = -1
+        for i in range(len(self.awaiting)):
+            if self.awaiting[i][0] == n:
+                at = i
+        if at < 0:
+            return  # already recorded (a repeated answer to a ping)
+        if len(self.results) >= MAX_RESULTS:
+            return  # the round controller has not taken earlier ones yet; asked again later
+        round_no = self.awaiting[at][1]
+        self.awaiting.pop(at)
+        result = Result(n, round_no, msg.get("pay"), msg.get("pb"), msg.get("pa"))
+        self.results.append(result)
+        self.totals[codec.T_PAID] += result.total()
+        self.totals[codec.T_HITS] += len(result.rows)
+        self.pool = list(msg.get("pa"))
+        self.dirty = True
+        self._log(EV_PAID, "entry %d round %d paid %d" % (n, round_no, result.total()))
+
+    # -- critical memory ----------------------------------------------------------------------
+
+    def section(self):
+        """The link's critical-memory section (bytes): everything that must survive a power cut."""
+        results = []
+        for r in self.results:
+            results.append([r.entry, r.round, r.rows, r.before, r.after])
+        state = [SECTION_VERSION, self.sq_floor, self.down_sq, self.last_n, self.acked,
+                 self.totals, self.entries, self.awaiting, results, self.pool,
+                 1 if self.pool_known else 0]
+        return codec.to_json(state).encode()
+
+    def saved(self):
+        """The caller has committed section(): clear the dirty flag."""
+        self.dirty = False
+
+    @classmethod
+    def restore(cls, table, key, send, data, log=None):
+        """A TableLink rebuilt from section() bytes; ValueError if they are not a valid section."""
+        link = cls(table, key, send, log)
+        try:
+            s = json.loads(data)
+            ok = isinstance(s, list) and len(s) == 11 and s[0] == SECTION_VERSION
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            raise ValueError("link section is not a version %d link state" % SECTION_VERSION)
+        link.sq_floor = s[1]
+        link.sq = s[1]  # messages sent before the cut used numbers below the saved lease
+        link.sq_floor = s[1] + SEQ_LEASE
+        link.down_sq = s[2]
+        link.last_n = s[3]
+        link.acked = s[4]
+        link.totals = s[5]
+        link.entries = s[6]
+        link.awaiting = s[7]
+        for r in s[8]:
+            link.results.append(Result(r[0], r[1], r[2], r[3], r[4]))
+        link.pool = s[9]
+        link.pool_known = s[10] == 1
+        link.dirty = True  # the new lease must be committed before much is sent
+        return link
