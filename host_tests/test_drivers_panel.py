@@ -1,0 +1,274 @@
+"""Dealer panel buttons, key switch, door switch, buzzer and watchdog, driven through fake
+pins, a fake PWM and a fake WDT."""
+
+import pytest
+
+from firmware.drivers import buttons, buzzer, watchdog
+from firmware.drivers.buttons import (
+    BACK,
+    DOOR_CLOSED,
+    DOOR_OPEN,
+    KEY_OFF,
+    KEY_ON,
+    LOCK,
+    LONG,
+    OK,
+    PRESS,
+    RELEASE,
+    SETTLE,
+    Panel,
+)
+from firmware.drivers.events import EMPTY, EventRing, event_detail, event_kind, make_event
+from firmware.drivers.ticks import ticks_add, ticks_diff
+from host_tests.fakes.pins import FakePin, FakePWM, FakeWDT
+
+
+def make_panel(**kwargs):
+    pins = [FakePin(1) for _ in range(6)]
+    key = FakePin(1)
+    door = FakePin(1)
+    panel = Panel(pins, key, door, **kwargs)
+    return panel, pins, key, door
+
+
+def drain(ring):
+    out = []
+    while True:
+        event = ring.pop()
+        if event == EMPTY:
+            return out
+        out.append((event_kind(event), event_detail(event)))
+
+
+def play(panel, levels, pin, start=0, step=5):
+    """Set pin to each level in turn, polling every step ms; return (events, next time)."""
+    now = start
+    for level in levels:
+        pin.level = level
+        panel.poll(now)
+        now += step
+    return drain(panel.events), now
+
+
+# --- buttons ----------------------------------------------------------------------------------
+
+def test_a_clean_press_and_release():
+    panel, pins, key, door = make_panel(debounce_ms=30)
+    events, now = play(panel, [0] * 10 + [1] * 10, pins[LOCK])
+    assert events == [(PRESS, LOCK), (RELEASE, LOCK)]
+
+
+def test_contact_bounce_gives_one_press():
+    panel, pins, key, door = make_panel(debounce_ms=30)
+    bouncy = [0, 1, 0, 0, 1, 0] + [0] * 20 + [1, 0, 1, 1, 0, 1] + [1] * 20
+    events, _ = play(panel, bouncy, pins[OK], step=2)
+    assert events == [(PRESS, OK), (RELEASE, OK)]
+
+
+def test_a_mashed_button_gives_one_press_per_real_press():
+    # Five real presses at about 6 per second, each with bounce on both edges.
+    panel, pins, key, door = make_panel(debounce_ms=30)
+    one_press = [0, 1, 0, 1, 0] + [0] * 30 + [1, 0, 1, 0, 1] + [1] * 40
+    events, _ = play(panel, one_press * 5, pins[SETTLE], step=2)
+    assert [e for e in events if e[0] == PRESS] == [(PRESS, SETTLE)] * 5
+    assert [e for e in events if e[0] == RELEASE] == [(RELEASE, SETTLE)] * 5
+    assert [e for e in events if e[0] == LONG] == []
+
+
+def test_noise_spikes_shorter_than_debounce_are_not_presses():
+    panel, pins, key, door = make_panel(debounce_ms=30)
+    events, _ = play(panel, [1, 0, 1, 1, 1, 0, 1, 1] * 10, pins[BACK], step=5)
+    assert events == []
+
+
+def test_long_press_is_reported_once_while_held():
+    panel, pins, key, door = make_panel(debounce_ms=30, long_ms=1000)
+    events, now = play(panel, [0] * 100, pins[BACK], step=20)      # held 2 s
+    assert events == [(PRESS, BACK), (LONG, BACK)]
+    events, now = play(panel, [1] * 5, pins[BACK], start=now, step=20)
+    assert events == [(RELEASE, BACK)]
+    assert not panel.is_down(BACK)
+
+
+def test_long_press_is_timed_from_the_press_not_from_the_debounce():
+    panel, pins, key, door = make_panel(debounce_ms=30, long_ms=1000)
+    pins[OK].level = 0
+    for now in range(0, 990, 10):
+        panel.poll(now)
+    assert drain(panel.events) == [(PRESS, OK)]
+    panel.poll(1000)
+    assert drain(panel.events) == [(LONG, OK)]
+
+
+def test_two_buttons_at_once_are_both_reported():
+    panel, pins, key, door = make_panel(debounce_ms=30)
+    pins[LOCK].level = 0
+    pins[OK].level = 0
+    for now in range(0, 100, 10):
+        panel.poll(now)
+    assert sorted(drain(panel.events)) == [(PRESS, LOCK), (PRESS, OK)]
+    assert panel.is_down(LOCK) and panel.is_down(OK)
+
+
+def test_key_switch_and_door_edges():
+    panel, pins, key, door = make_panel(switch_ms=100)
+    events, now = play(panel, [0] * 30, key, step=10)
+    assert events == [(KEY_ON, 0)]
+    assert panel.key_on()
+    events, now = play(panel, [0] * 30, door, start=now, step=10)
+    assert events == [(DOOR_OPEN, 0)]
+    assert panel.door_open()
+    door.level = 1
+    key.level = 1
+    for t in range(now, now + 300, 10):
+        panel.poll(t)
+    assert sorted(drain(panel.events)) == sorted([(KEY_OFF, 0), (DOOR_CLOSED, 0)])
+
+
+def test_a_key_already_on_at_boot_is_a_state_not_an_event():
+    key = FakePin(0)
+    panel = Panel([FakePin(1) for _ in range(6)], key, FakePin(1))
+    for now in range(0, 500, 10):
+        panel.poll(now)
+    assert drain(panel.events) == []
+    assert panel.key_on()
+
+
+def test_a_button_held_at_boot_gives_no_long_press():
+    pins = [FakePin(1) for _ in range(6)]
+    pins[LOCK].level = 0
+    panel = Panel(pins, FakePin(1), FakePin(1))
+    for now in range(0, 3000, 20):
+        panel.poll(now)
+    assert drain(panel.events) == []
+
+
+def test_the_tick_counter_wrapping_does_not_break_debounce():
+    panel, pins, key, door = make_panel(debounce_ms=30, now=0x3FFFFFF0)
+    start = 0x3FFFFFF0
+    pins[OK].level = 0
+    now = start
+    for _ in range(10):
+        panel.poll(now)
+        now = ticks_add(now, 10)
+    assert drain(panel.events) == [(PRESS, OK)]
+
+
+def test_panel_configuration_errors():
+    with pytest.raises(ValueError, match="6 button pins"):
+        Panel([FakePin()] * 5, FakePin(), FakePin())
+    with pytest.raises(ValueError, match="long_ms"):
+        Panel([FakePin()] * 6, FakePin(), FakePin(), debounce_ms=50, long_ms=40)
+    assert buttons.BUTTON_NAMES[SETTLE] == "SETTLE"
+
+
+# --- events and ticks -------------------------------------------------------------------------
+
+def test_event_ring_order_wrap_and_overflow():
+    ring = EventRing(3)
+    for n in range(3):
+        assert ring.push(1, n)
+    assert not ring.push(1, 9)
+    assert ring.dropped == 1
+    assert event_detail(ring.pop()) == 0
+    assert ring.push(2, 7)
+    assert [ring.pop() for _ in range(4)] == [make_event(1, 1), make_event(1, 2), make_event(2, 7), EMPTY]
+    with pytest.raises(ValueError, match="size"):
+        EventRing(0)
+
+
+def test_ticks_diff_across_the_wrap():
+    assert ticks_diff(5, 0x3FFFFFFB) == 10
+    assert ticks_diff(0x3FFFFFFB, 5) == -10
+    assert ticks_add(0x3FFFFFFF, 1) == 0
+
+
+# --- buzzer -----------------------------------------------------------------------------------
+
+def run_buzzer(bz, pwm, start, end, step=10):
+    for now in range(start, end, step):
+        pwm.now = now
+        bz.tick(now)
+
+
+def test_a_pattern_sounds_as_written():
+    pwm = FakePWM()
+    bz = buzzer.Buzzer(pwm)
+    bz.play(buzzer.LOCKED, 0)           # 2000 Hz 80 ms, gap 60 ms, 2000 Hz 80 ms
+    run_buzzer(bz, pwm, 10, 400)
+    assert pwm.tones() == [(0, 80, 2000), (140, 220, 2000)]
+    assert not bz.busy()
+    assert not pwm.sounding()
+
+
+def test_a_rising_pattern_changes_pitch_without_gaps():
+    pwm = FakePWM()
+    bz = buzzer.Buzzer(pwm)
+    bz.play((1000, 50, 2000, 50), 0)
+    run_buzzer(bz, pwm, 10, 200)
+    assert pwm.tones() == [(0, 50, 1000), (50, 100, 2000)]
+
+
+def test_a_repeating_alarm_keeps_going_until_stopped():
+    pwm = FakePWM()
+    bz = buzzer.Buzzer(pwm)
+    bz.play(buzzer.TAMPER, 0, repeat=True)      # 200 ms on, 200 ms off
+    run_buzzer(bz, pwm, 10, 1000)
+    assert bz.busy()
+    bz.stop()
+    starts = [t[0] for t in pwm.tones()]
+    assert starts == [0, 400, 800]
+
+
+def test_a_late_tick_catches_up_without_hanging():
+    pwm = FakePWM()
+    bz = buzzer.Buzzer(pwm)
+    bz.play(buzzer.WINNER, 0)
+    pwm.now = 5000
+    bz.tick(5000)                # far past the end of the pattern
+    assert not bz.busy()
+    assert not pwm.sounding()
+
+
+@pytest.mark.parametrize("pattern", [(), (2000,), (5, 100), (2000, 0), [2000, 100], (2000, "x")])
+def test_bad_patterns_are_rejected_and_change_nothing(pattern):
+    pwm = FakePWM()
+    bz = buzzer.Buzzer(pwm)
+    bz.play(buzzer.ACCEPT, 0)
+    with pytest.raises(ValueError, match="beep"):
+        bz.play(pattern, 10)
+    assert bz.busy() and pwm.sounding() and pwm.freq() == 2500
+
+
+# --- watchdog ---------------------------------------------------------------------------------
+
+def test_watchdog_feeds_only_when_every_part_checked_in():
+    wdt = FakeWDT()
+    dog = watchdog.Watchdog(wdt, required=watchdog.SENSORS | watchdog.STORE)
+    dog.check_in(watchdog.SENSORS)
+    dog.check_in(watchdog.STORE)
+    assert dog.tick() is True
+    assert wdt.feeds == 1
+    dog.check_in(watchdog.SENSORS)            # the store failed this pass
+    assert dog.tick() is False
+    assert dog.last_missing == watchdog.STORE
+    assert wdt.feeds == 1
+    assert dog.tick() is False                # check-ins do not carry over
+    assert dog.misses == 2
+
+
+def test_watchdog_stop_feeding_is_final():
+    wdt = FakeWDT()
+    dog = watchdog.Watchdog(wdt, required=watchdog.CONTROLLER)
+    dog.stop_feeding()
+    dog.check_in(watchdog.CONTROLLER)
+    assert dog.tick() is False
+    assert wdt.feeds == 0
+
+
+def test_watchdog_without_hardware_counts_and_bad_mask_is_rejected():
+    dog = watchdog.Watchdog(None, required=1)
+    dog.check_in(1)
+    assert dog.tick() and dog.feeds == 1
+    with pytest.raises(ValueError, match="mask"):
+        watchdog.Watchdog(None, required=0)
