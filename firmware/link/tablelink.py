@@ -115,6 +115,10 @@ class TableLink:
         self.rejects = {}
         self.now_s = None
         self.mismatch_text = ""
+        # timing (ms); the defaults are the module constants, tests may shorten them
+        self.link_timeout = LINK_TIMEOUT
+        self.ping_every = PING_EVERY
+        self.resend_every = RESEND_EVERY
 
     # -- what the round controller asks ------------------------------------------------------
 
@@ -230,17 +234,17 @@ class TableLink:
         if not self.started:
             self.started = True
             self.heard = now
-            self.last_ping = now - PING_EVERY
+            self.last_ping = now - self.ping_every
             self.last_resend = now
         if not transport_up:
             if was or self.state != DOWN:
                 self._down("no broker connection")
             return self.state
-        if self.state != DOWN and _ticks_diff(now, self.heard) > LINK_TIMEOUT:
+        if self.state != DOWN and _ticks_diff(now, self.heard) > self.link_timeout:
             self._down("controller silent for %d ms" % _ticks_diff(now, self.heard))
-        if _ticks_diff(now, self.last_ping) >= PING_EVERY:
+        if _ticks_diff(now, self.last_ping) >= self.ping_every:
             self._ping(now)
-        if self.entries and self.state != DOWN and _ticks_diff(now, self.last_resend) >= RESEND_EVERY:
+        if self.entries and self.state != DOWN and _ticks_diff(now, self.last_resend) >= self.resend_every:
             self.last_resend = now
             for row in self.entries[:RESEND_BATCH]:
                 self._send_entry(row)
@@ -305,7 +309,7 @@ class TableLink:
         if self.state == DOWN:
             self.state = SYNCING
             self._log(EV_SYNC, "controller heard; %d entries to confirm" % len(self.entries))
-            self.last_resend = now - RESEND_EVERY  # resend at once
+            self.last_resend = now - self.resend_every  # resend at once
         if n < self.last_n:
             return  # still resending; compare when every entry is applied
         t = self.totals

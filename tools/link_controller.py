@@ -1,0 +1,474 @@
+"""The link controller: the authoritative linked pool for many tables, over MQTT, in SQLite.
+
+Run it::
+
+    python -m tools.link_controller --db link.db --keys keys.json --port 1883
+
+``keys.json`` maps table numbers to their hex keys (``{"1": "00ff..", ...}``; at least 16
+bytes each).  Every table entry (contribution, reversal, hit) is applied exactly once, in the
+table's numbering, in one SQLite transaction with the pool, so a crash at any instant
+(SIGKILL included) leaves the entry applied or not, and the table's resend finishes the job.
+Jackpot hits wait ``--order-window`` ms, then every waiting hit is paid in the order the
+rounds were locked, then by arrival (rules.md 11.11), each round by 11.10.  The pool goes to
+every table after each change (at most every ``--broadcast`` ms) and in reply to its pings.
+docs/link.md documents topics, payloads and failure behaviour.
+"""
+
+import argparse
+import json
+import os
+import select
+import signal
+import sqlite3
+import sys
+import time
+
+from firmware.jackpot import config as cfg
+from firmware.link import codec, hmac256, mqtt
+from firmware.link.tablelink import MAX_SKEW, TOPIC_DOWN, TOPIC_UP
+from tools.link_pool import LinkedPool
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+    tb INTEGER PRIMARY KEY, last_n INTEGER NOT NULL, wagers INTEGER NOT NULL,
+    count INTEGER NOT NULL, reversed INTEGER NOT NULL, paid INTEGER NOT NULL,
+    hits INTEGER NOT NULL, up_top INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (
+    tb INTEGER NOT NULL, n INTEGER NOT NULL, kind INTEGER NOT NULL, round INTEGER NOT NULL,
+    lock_time INTEGER NOT NULL, amount INTEGER NOT NULL, count INTEGER NOT NULL,
+    body TEXT NOT NULL, applied_at REAL NOT NULL, PRIMARY KEY (tb, n));
+CREATE TABLE IF NOT EXISTS hits (
+    tb INTEGER NOT NULL, n INTEGER NOT NULL, round INTEGER NOT NULL,
+    lock_time INTEGER NOT NULL, arrival INTEGER NOT NULL, rows TEXT NOT NULL,
+    status TEXT NOT NULL, paid_order INTEGER, result TEXT, paid_at REAL,
+    PRIMARY KEY (tb, n));
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, tb INTEGER, kind TEXT NOT NULL,
+    text TEXT NOT NULL);
+"""
+
+DOWN_LEASE = 4096  # down-link sequence numbers reserved per write of the floor
+ORDER_WINDOW = 1000  # ms a hit waits for earlier-locked hits from other tables
+BROADCAST_EVERY = 200  # ms between pool broadcasts while the pool changes
+MAX_EVENTS_KEPT = 100000
+
+
+def now_ms():
+    return int(time.monotonic() * 1000) & 0x3FFFFFFF
+
+
+def load_keys(path):
+    """{table: key bytes} from a JSON file of {"table": "hex key"}; ValueError names a bad line."""
+    with open(path) as f:
+        raw = json.load(f)
+    if not isinstance(raw, dict) or not raw:
+        raise ValueError("%s: expected a JSON object of table number -> hex key" % path)
+    keys = {}
+    for name, text in raw.items():
+        try:
+            table = int(name)
+            key = bytes.fromhex(text)
+        except (TypeError, ValueError) as error:
+            raise ValueError("%s: table %r: %s" % (path, name, error)) from error
+        if table < 1 or table > codec.MAX_TABLE:
+            raise ValueError("%s: table %r is not 1..%d" % (path, name, codec.MAX_TABLE))
+        keys[table] = hmac256.check_key(key)
+    return keys
+
+
+class Controller:
+    """Message handling and the SQLite ledger; transport and clocks are passed in.
+
+    publish(topic, payload) sends; clock_s() gives wall seconds; service(now) and
+    on_message(topic, payload, now) take ms ticks.
+    """
+
+    def __init__(self, db_path, keys, publish, clock_s=time.time, config=None,
+                 order_window=ORDER_WINDOW, broadcast_every=BROADCAST_EVERY, commit_delay=0.0,
+                 log=None):
+        self.keys = dict(keys)
+        self.publish = publish
+        self.clock_s = clock_s
+        self.order_window = order_window
+        self.broadcast_every = broadcast_every
+        self.commit_delay = commit_delay
+        self.log_line = log
+        self.db = sqlite3.connect(db_path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(SCHEMA)
+        self.rejects = {}
+        self.windows = {}  # table -> (top, bitmask) of accepted up-link sequence numbers
+        self.down_seq = {}
+        self.due = {}  # (tb, n) -> ms tick when the hit may be paid
+        self.pool_dirty = True
+        self.last_broadcast = None
+        self.applied = 0
+        self._load(config)
+
+    # ------------------------------------------------------------------ state
+
+    def _meta(self, name, default=None):
+        row = self.db.execute("SELECT value FROM meta WHERE name=?", (name,)).fetchone()
+        return default if row is None else row[0]
+
+    def _load(self, config):
+        stored = self._meta("config")
+        if stored is None:
+            self.config = cfg.build(config or {})
+            pool = LinkedPool(self.config)
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("INSERT INTO meta VALUES ('config', ?)", (json.dumps(self.config.as_dict()),))
+            self.db.execute("INSERT INTO meta VALUES ('pool', ?)", (json.dumps(pool.to_dict()),))
+            self.db.execute("INSERT INTO meta VALUES ('down_floor', '0')")
+            self.db.execute("INSERT INTO meta VALUES ('arrival', '0')")
+            self._event(None, "start", "new ledger, pool %r" % pool.amounts())
+            self.db.execute("COMMIT")
+        else:
+            self.config = cfg.build(json.loads(stored))
+            if config is not None and cfg.diff(self.config, cfg.build(config)):
+                raise ValueError("the ledger's configuration differs from the one given")
+        self.pool = LinkedPool.from_dict(self.config, json.loads(self._meta("pool")))
+        base = int(self._meta("down_floor")) + 1
+        self.db.execute("UPDATE meta SET value=? WHERE name='down_floor'", (str(base + DOWN_LEASE),))
+        self.down_floor = base + DOWN_LEASE
+        for table in self.keys:
+            self.down_seq[table] = base
+            if self._row(table) is None:
+                self.db.execute("INSERT INTO tables VALUES (?,0,0,0,0,0,0,0)", (table,))
+            self.windows[table] = (self._row(table)["up_top"], 0)
+        self.arrival = int(self._meta("arrival"))
+        start = now_ms()
+        for tb, n in self.db.execute("SELECT tb, n FROM hits WHERE status='pending'"):
+            self.due[(tb, n)] = start + self.order_window
+        self._say("controller up: %d tables, pool %r, %d hits waiting"
+                  % (len(self.keys), self.pool.amounts(), len(self.due)))
+
+    def _row(self, table):
+        cur = self.db.execute("SELECT tb,last_n,wagers,count,reversed,paid,hits,up_top FROM tables "
+                              "WHERE tb=?", (table,))
+        r = cur.fetchone()
+        if r is None:
+            return None
+        return dict(zip(("tb", "last_n", "wagers", "count", "reversed", "paid", "hits", "up_top"), r))
+
+    def totals(self, table):
+        """The controller's ledger totals for a table, in the order of codec.T_*."""
+        r = self._row(table)
+        return [r["wagers"], r["count"], r["reversed"], r["paid"], r["hits"]]
+
+    def _event(self, table, kind, text):
+        self.db.execute("INSERT INTO events (at, tb, kind, text) VALUES (?,?,?,?)",
+                        (time.time(), table, kind, text))
+
+    def _say(self, text):
+        if self.log_line:
+            self.log_line(text)
+
+    # ------------------------------------------------------------------ sending
+
+    def _send(self, table, kind, values):
+        seq = self.down_seq[table]
+        self.down_seq[table] = seq + 1
+        if seq + 1 >= self.down_floor:
+            self.down_floor += DOWN_LEASE
+            self.db.execute("UPDATE meta SET value=? WHERE name='down_floor'", (str(self.down_floor),))
+        payload = codec.encode(self.keys[table], kind, table, seq, int(self.clock_s()), values)
+        self.publish(TOPIC_DOWN % table, payload)
+
+    def send_status(self, table):
+        r = self._row(table)
+        self._send(table, codec.STATUS, [r["last_n"], self.totals(table), self.pool.amounts()])
+
+    def broadcast(self, now):
+        for table in sorted(self.keys):
+            self.send_status(table)
+        self.last_broadcast = now
+        self.pool_dirty = False
+
+    def _send_paid(self, table, n):
+        row = self.db.execute("SELECT status, result FROM hits WHERE tb=? AND n=?", (table, n)).fetchone()
+        if row is None or row[0] != "paid":
+            return False
+        result = json.loads(row[1])
+        self._send(table, codec.PAID, [n, result["rows"], result["before"], result["after"]])
+        return True
+
+    # ------------------------------------------------------------------ receiving
+
+    def reject(self, table, reason, text):
+        self.rejects[reason] = self.rejects.get(reason, 0) + 1
+        self._event(table, "reject " + reason, text)
+        self._say("reject from table %s: %s: %s" % (table, reason, text))
+
+    def on_message(self, topic, payload, now):
+        """Authenticate and apply one table message; rejects are logged in the events table."""
+        parts = topic.split("/")
+        try:
+            if len(parts) != 4 or TOPIC_UP % int(parts[2]) != topic:
+                raise codec.LinkError(codec.MALFORMED, "topic %r is not a table's up topic" % topic)
+            table = int(parts[2])
+            claimed = codec.peek_table(payload)
+            if claimed != table:
+                raise codec.LinkError(codec.MALFORMED, "table %d's message on table %d's topic"
+                                      % (claimed, table))
+            if table not in self.keys:
+                raise codec.LinkError(codec.UNKNOWN_TABLE, "table %d has no key here" % table)
+            msg = codec.decode(self.keys[table], payload, codec.UP_KINDS)
+            if abs(msg.ts - self.clock_s()) > MAX_SKEW:
+                raise codec.LinkError(codec.STALE, "sent at %d, now %d" % (msg.ts, self.clock_s()))
+            top, window = self.windows[table]
+            ok, top, window = codec.replay_check(msg.seq, top, window)
+            if not ok:
+                raise codec.LinkError(codec.REPLAYED, "sequence %d already seen or too old (latest %d)"
+                                      % (msg.seq, top))
+        except codec.LinkError as error:
+            table = parts[2] if len(parts) == 4 and parts[2].isdigit() else None
+            self.reject(int(table) if table else None, error.reason, error.text)
+            return False
+        except (ValueError, UnicodeError) as error:
+            self.reject(None, codec.MALFORMED, "topic or payload unreadable: %s" % error)
+            return False
+        self.windows[table] = (top, window)
+        if msg.kind == codec.ENTRY:
+            self._entry(table, msg, now)
+        elif msg.kind == codec.HELLO:
+            mine = self.totals(table)
+            if msg.get("n") == self._row(table)["last_n"] and msg.get("tot")[:3] != mine[:3]:
+                self._event(table, "mismatch", "table totals %r, ledger %r" % (msg.get("tot"), mine))
+        if msg.kind != codec.ENTRY:
+            self.send_status(table)
+        for n in msg.get("hw") if msg.kind != codec.ENTRY else ():
+            self._send_paid(table, n)
+        return True
+
+    def _entry(self, table, msg, now):
+        f = msg.fields
+        n = f["n"]
+        row = self._row(table)
+        if n <= row["last_n"]:
+            stored = self.db.execute("SELECT body FROM entries WHERE tb=? AND n=?", (table, n)).fetchone()
+            body = self._body(f)
+            if stored is not None and stored[0] != body:
+                self._event(table, "conflict", "entry %d resent with different contents" % n)
+            self.send_status(table)  # the ack was lost: say it again
+            return
+        if n > row["last_n"] + 1:
+            self.send_status(table)  # a gap: the table resends from last_n + 1
+            return
+        self._apply(table, row, f, now)
+        self.send_status(table)
+        self.pool_dirty = True
+
+    @staticmethod
+    def _body(f):
+        return json.dumps([f["e"], f["r"], f["lt"], f["a"], f["c"], f["h"]])
+
+    def _apply(self, table, row, f, now):
+        """Apply entry last_n + 1 of a table: ledger, pool and entry row in one transaction."""
+        pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
+        e = f["e"]
+        row = dict(row)
+        if e == codec.CONTRIBUTION:
+            pool.contribute(f["a"], f["c"])
+            row["wagers"] += f["a"]
+            row["count"] += f["c"]
+        elif e == codec.REVERSAL:
+            pool.reverse(f["a"])
+            row["reversed"] += f["a"]
+        row["last_n"] = f["n"]
+        row["up_top"] = self.windows[table][0]
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?)",
+                            (table, f["n"], e, f["r"], f["lt"], f["a"], f["c"], self._body(f), time.time()))
+            self.db.execute("UPDATE tables SET last_n=?, wagers=?, count=?, reversed=?, up_top=? WHERE tb=?",
+                            (row["last_n"], row["wagers"], row["count"], row["reversed"], row["up_top"],
+                             table))
+            self.db.execute("UPDATE meta SET value=? WHERE name='pool'", (json.dumps(pool.to_dict()),))
+            if e == codec.HIT:
+                self.arrival += 1
+                self.db.execute("INSERT INTO hits (tb, n, round, lock_time, arrival, rows, status) "
+                                "VALUES (?,?,?,?,?,?,'pending')",
+                                (table, f["n"], f["r"], f["lt"], self.arrival, json.dumps(f["h"])))
+                self.db.execute("UPDATE meta SET value=? WHERE name='arrival'", (str(self.arrival),))
+                self._event(table, "hit claimed", "entry %d round %d locked %d: %r"
+                            % (f["n"], f["r"], f["lt"], f["h"]))
+            self._pause("entry %d %d" % (table, f["n"]))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.pool = pool
+        self.applied += 1
+        if e == codec.HIT:
+            self.due[(table, f["n"])] = (now + self.order_window) & 0x3FFFFFFF
+
+    def _pause(self, what):
+        """Test hook: hold the open transaction so a test can kill the process mid-commit."""
+        if self.commit_delay:
+            print("IN-COMMIT %s" % what, flush=True)
+            time.sleep(self.commit_delay)
+
+    # ------------------------------------------------------------------ time
+
+    def service(self, now):
+        """Pay the hits whose ordering window has passed; broadcast the pool when it changed."""
+        if self.due:
+            first = min(self.due.values(), key=lambda t: mqtt.ticks_diff(t, now))
+            if mqtt.ticks_diff(now, first) >= 0:
+                self._pay_waiting()
+        if self.pool_dirty and (self.last_broadcast is None
+                                or mqtt.ticks_diff(now, self.last_broadcast) >= self.broadcast_every):
+            self.broadcast(now)
+
+    def _pay_waiting(self):
+        """Pay every waiting hit: by lock time, then arrival [11.11]; each round by 11.10."""
+        waiting = self.db.execute("SELECT tb, n, round, lock_time, arrival, rows FROM hits "
+                                  "WHERE status='pending' ORDER BY lock_time, arrival").fetchall()
+        order = int(self._meta("paid_order", "0"))
+        for tb, n, round_no, lock_time, arrival, rows in waiting:
+            pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
+            try:
+                paid_rows, before, after = pool.pay(json.loads(rows), self.config.wager)
+            except ValueError as error:
+                # a claim the pay table cannot pay: answered with no payout, for the supervisor
+                self._event(tb, "hit refused", "entry %d: %s" % (n, error))
+                paid_rows, before, after = [], pool.amounts(), pool.amounts()
+            total = sum(r[2] for r in paid_rows)
+            order += 1
+            result = {"rows": paid_rows, "before": before, "after": after}
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("UPDATE hits SET status='paid', paid_order=?, result=?, paid_at=? "
+                                "WHERE tb=? AND n=?", (order, json.dumps(result), time.time(), tb, n))
+                self.db.execute("UPDATE tables SET paid=paid+?, hits=hits+? WHERE tb=?",
+                                (total, len(paid_rows), tb))
+                self.db.execute("UPDATE meta SET value=? WHERE name='pool'", (json.dumps(pool.to_dict()),))
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('paid_order', ?)", (str(order),))
+                self._event(tb, "hit paid", "order %d entry %d round %d locked %d arrival %d: %r "
+                            "pool %r -> %r"
+                            % (order, n, round_no, lock_time, arrival, paid_rows, before, after))
+                self._pause("pay %d %d" % (tb, n))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.pool = pool
+            self.due.pop((tb, n), None)
+            self._say("paid table %d round %d (locked %d): %r, pool %r -> %r"
+                      % (tb, round_no, lock_time, paid_rows, before, after))
+            self._send_paid(tb, n)
+        self.pool_dirty = True
+        self.last_broadcast = None  # the new amount goes to every sign now
+
+    # ------------------------------------------------------------------ reading
+
+    def ledger(self):
+        """Everything a reconciliation needs: pool, per-table totals, payment order."""
+        tables = {}
+        for table in sorted(self.keys):
+            r = self._row(table)
+            tables[table] = {"last_n": r["last_n"], "totals": self.totals(table)}
+        paid = self.db.execute("SELECT tb, n, round, lock_time, arrival, paid_order, result FROM hits "
+                               "WHERE status='paid' ORDER BY paid_order").fetchall()
+        return {"pool": self.pool.amounts(), "meters": self.pool.meters, "tables": tables,
+                "paid": [list(p[:6]) + [json.loads(p[6])] for p in paid],
+                "pending": self.db.execute("SELECT COUNT(*) FROM hits WHERE status='pending'").fetchone()[0],
+                "audit": self.pool.audit()}
+
+    def close(self):
+        self.db.close()
+
+
+def read_ledger(db_path):
+    """The ledger of a controller's SQLite file, read without changing it (for audits/tests)."""
+    db = sqlite3.connect("file:%s?mode=ro" % db_path, uri=True)
+    try:
+        config = cfg.build(json.loads(db.execute("SELECT value FROM meta WHERE name='config'").fetchone()[0]))
+        pool = LinkedPool.from_dict(config, json.loads(
+            db.execute("SELECT value FROM meta WHERE name='pool'").fetchone()[0]))
+        tables = {}
+        for r in db.execute("SELECT tb,last_n,wagers,count,reversed,paid,hits FROM tables ORDER BY tb"):
+            tables[r[0]] = {"last_n": r[1], "totals": list(r[2:7])}
+        paid = db.execute("SELECT tb, n, round, lock_time, arrival, paid_order, result FROM hits "
+                          "WHERE status='paid' ORDER BY paid_order").fetchall()
+        pending = db.execute("SELECT COUNT(*) FROM hits WHERE status='pending'").fetchone()[0]
+        events = db.execute("SELECT tb, kind, text FROM events ORDER BY id").fetchall()
+    finally:
+        db.close()
+    return {"pool": pool.amounts(), "meters": pool.meters, "tables": tables,
+            "paid": [list(p[:6]) + [json.loads(p[6])] for p in paid], "pending": pending,
+            "events": [list(e) for e in events], "pool_object": pool}
+
+
+def run(args):
+    """Connect to the broker and serve until SIGTERM/SIGINT or --duration seconds."""
+    keys = load_keys(args.keys)
+    stop = [False]
+
+    def on_signal(signum, frame):
+        stop[0] = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    inbox = []
+    client = mqtt.Client("link-controller", mqtt.tcp_opener(args.host, args.port),
+                         lambda topic, payload: inbox.append((topic, payload)), keepalive=5,
+                         log=lambda text: print(text, flush=True))
+
+    def say(text):
+        if not args.quiet:
+            print(text, flush=True)
+
+    controller = Controller(args.db, keys, client.publish, config=None,
+                            order_window=args.order_window, broadcast_every=args.broadcast,
+                            commit_delay=args.commit_delay / 1000.0, log=say)
+    client.subscribe("jackpot/link/+/up")
+    deadline = time.monotonic() + args.duration if args.duration else None
+    print("READY", flush=True)
+    while not stop[0]:
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        if client.sock is not None:
+            select.select([client.sock], [], [], 0.002)
+        else:
+            time.sleep(0.01)
+        now = now_ms()
+        client.service(now)
+        for topic, payload in inbox:
+            controller.on_message(topic, payload, now)
+        inbox.clear()
+        if client.connected():
+            controller.service(now)
+    if args.ledger_out:
+        with open(args.ledger_out + ".tmp", "w") as f:
+            json.dump(controller.ledger(), f)
+        os.replace(args.ledger_out + ".tmp", args.ledger_out)
+    client.close()
+    controller.close()
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", required=True, help="SQLite ledger file (created if missing)")
+    parser.add_argument("--keys", required=True, help="JSON file: table number -> hex key")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=1883)
+    parser.add_argument("--order-window", type=int, default=ORDER_WINDOW,
+                        help="ms a hit waits for earlier-locked hits (default %(default)s)")
+    parser.add_argument("--broadcast", type=int, default=BROADCAST_EVERY,
+                        help="ms between pool broadcasts (default %(default)s)")
+    parser.add_argument("--duration", type=float, default=0, help="stop after this many seconds")
+    parser.add_argument("--commit-delay", type=float, default=0,
+                        help="test hook: ms to hold each transaction open before COMMIT")
+    parser.add_argument("--ledger-out", help="write the ledger as JSON here on a clean stop")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
