@@ -6,7 +6,7 @@ optional ``*HH`` checksum, ended by LF (a CR before it is ignored):
     S3 As        seat 3 (S1..S7) gets the ace of spades
     D Kd         the dealer gets the king of diamonds
     B 10h        a board (community) card, the ten of hearts
-    B Th*1C      the same card with its checksum (XOR of the bytes before '*', two hex digits)
+    B Th*5E      the same card with its checksum (XOR of the bytes before '*', two hex digits)
     H            heartbeat: the shoe is alive (no card)
 
     shoe = Shoe(uart)                 # machine.UART (timeout=0) or a fake: any(), readinto(buf, n)
@@ -31,7 +31,7 @@ from firmware.drivers.ticks import ticks_diff
 
 MAX_LINE = const(16)          # bytes before the LF (a checksummed "S7 10h*HH" is 9)
 READ_CHUNK = const(64)        # bytes taken from the UART per poll at most
-PARTIAL_MS = const(500)       # a line not finished within this time is dropped
+PARTIAL_MS = const(500)       # a line left unfinished this long after its last byte is dropped
 
 # Destinations.
 DEALER = const(0)
@@ -100,7 +100,7 @@ class Shoe:
         self._in_line = False      # a byte other than LF arrived since the last LF
         self._garbage = False
         self._overflow = False
-        self._line_start = 0
+        self._last_byte = 0
         self.last_rejected = bytearray(MAX_LINE)
         self.last_rejected_len = 0
         self.last_reason = 0
@@ -120,7 +120,7 @@ class Shoe:
                 rx = self._rx
                 for i in range(got):
                     self._byte(rx[i], now)
-        if self._in_line and ticks_diff(now, self._line_start) >= self.partial_ms:
+        if self._in_line and ticks_diff(now, self._last_byte) >= self.partial_ms:
             self._reject(PARTIAL)
             self._reset()
 
@@ -128,9 +128,8 @@ class Shoe:
         if byte == _LF:
             self._finish(now)
             return
-        if not self._in_line:
-            self._in_line = True
-            self._line_start = now
+        self._in_line = True
+        self._last_byte = now
         if byte == _CR:
             return
         if byte < _SPACE or byte > _PRINTABLE_LAST:

@@ -1,0 +1,177 @@
+"""The card-reading shoe: lines from a fake UART parsed into cards for seats, dealer and board;
+every kind of bad input rejected with its reason, and the loop never interrupted."""
+
+import pytest
+
+from firmware.drivers import shoe
+from firmware.drivers.events import EMPTY, event_detail, event_kind
+from firmware.drivers.shoe import (
+    BAD_CARD,
+    BAD_CHECKSUM,
+    BAD_DEST,
+    BAD_FORMAT,
+    BOARD,
+    CARD,
+    DEALER,
+    GARBAGE,
+    HEARTBEAT,
+    PARTIAL,
+    REJECT,
+    TOO_LONG,
+    Shoe,
+    card_dest,
+    card_of,
+)
+from firmware.poker import cards
+from host_tests.fakes.pins import FakeUART
+
+
+def feed(data, polls=3, start=0, step=20, reader=None):
+    uart = FakeUART(fifo=8192) if reader is None else reader._uart
+    reader = reader or Shoe(uart)
+    uart.inject(data)
+    now = start
+    for _ in range(polls):
+        reader.poll(now)
+        now += step
+    return reader, read_events(reader)
+
+
+def read_events(reader):
+    out = []
+    while True:
+        event = reader.events.pop()
+        if event == EMPTY:
+            return out
+        kind = event_kind(event)
+        if kind == CARD:
+            out.append(("card", card_dest(event), cards.name(card_of(event))))
+        elif kind == REJECT:
+            out.append(("reject", event_detail(event)))
+        else:
+            out.append(("heartbeat",))
+
+
+def test_a_hand_dealt_to_seats_dealer_and_board():
+    # Card ints checked against firmware.poker.cards.parse_card, the project's card reading.
+    reader, events = feed(b"S1 As\nS3 Kd\nD 10h\nB 2c\nS7 Tc\n")
+    assert events == [("card", 1, "As"), ("card", 3, "Kd"), ("card", DEALER, "Th"),
+                      ("card", BOARD, "2c"), ("card", 7, "Tc")]
+    assert reader.cards == 5
+
+
+def test_case_crlf_and_extra_spaces_are_accepted():
+    reader, events = feed(b"s2 qH\r\n  d   jS  \r\nb 10D\r\n")
+    assert events == [("card", 2, "Qh"), ("card", DEALER, "Js"), ("card", BOARD, "Td")]
+
+
+def test_checksummed_lines():
+    # XOR of the bytes of "S3 As" is 0x72, of "D Kd" 0x4B (worked by hand in docs/shoe-protocol.md).
+    reader, events = feed(b"S3 As*72\nD Kd*4b\nS3 As*73\nS3 As*7\nS3 As*ZZ\n")
+    assert events == [("card", 3, "As"), ("card", DEALER, "Kd"), ("reject", BAD_CHECKSUM),
+                      ("reject", BAD_FORMAT), ("reject", BAD_CHECKSUM)]
+
+
+def test_heartbeat_and_blank_lines():
+    reader, events = feed(b"H\n\n\r\nh\n", start=100)
+    assert events == [("heartbeat",), ("heartbeat",)]
+    assert reader.last_heard == 100
+
+
+@pytest.mark.parametrize("line, reason", [
+    (b"S8 As", BAD_DEST),
+    (b"S0 As", BAD_DEST),
+    (b"X As", BAD_DEST),
+    (b"SS As", BAD_DEST),
+    (b"S10 As", BAD_DEST),
+    (b"S3 Ax", BAD_CARD),
+    (b"S3 1s", BAD_CARD),
+    (b"S3 11h", BAD_CARD),
+    (b"S3 A", BAD_CARD),
+    (b"S3 Asd", BAD_CARD),
+    (b"S3", BAD_FORMAT),
+    (b"S3 As Kd", BAD_FORMAT),
+    (b"H As", BAD_FORMAT),
+    (b"S3 A*s", BAD_FORMAT),
+    (b"S3 \x00s", GARBAGE),
+    (b"\xff\xfe\xfd", GARBAGE),
+    (b"S3 As\x1b", GARBAGE),
+    (b"S3 As" + b" " * 20, TOO_LONG),
+    (b"Z" * 5000, TOO_LONG),
+])
+def test_bad_lines_are_rejected_with_their_reason(line, reason):
+    reader, events = feed(line + b"\nS5 9d\n", polls=100)
+    assert events == [("reject", reason), ("card", 5, "9d")]
+    assert reader.rejects[reason] == 1
+    assert reader.last_reason == reason
+    assert shoe.REASONS[reason] in reader.reject_text()
+
+
+def test_reject_text_shows_the_line_safely():
+    reader, events = feed(b"S9 \x01s\n")
+    assert reader.reject_text() == "shoe line rejected (garbage bytes): 'S9 \\\\x01s'"
+
+
+def test_a_line_cut_short_is_dropped_after_the_partial_timeout():
+    uart = FakeUART()
+    reader = Shoe(uart, partial_ms=500)
+    uart.inject(b"S4 K")                 # the cable is pulled mid-line
+    for now in range(0, 480, 20):
+        reader.poll(now)
+    assert read_events(reader) == []
+    reader.poll(520)
+    assert read_events(reader) == [("reject", PARTIAL)]
+    uart.inject(b"d\nS4 Kd\n")            # the rest arrives much later: "d" alone, then a good line
+    reader.poll(600)
+    assert read_events(reader) == [("reject", BAD_FORMAT), ("card", 4, "Kd")]
+
+
+def test_a_line_split_across_polls_is_joined():
+    uart = FakeUART()
+    reader = Shoe(uart)
+    for now, piece in enumerate([b"S", b"6 ", b"Q", b"c\r", b"\n"]):
+        uart.inject(piece)
+        reader.poll(now * 10)
+    assert read_events(reader) == [("card", 6, "Qc")]
+
+
+def test_a_burst_is_read_a_chunk_per_poll_without_losing_lines():
+    uart = FakeUART(fifo=4096)
+    reader = Shoe(uart)
+    burst = b"".join([b"S%d %s\n" % (1 + n % 7, name.encode()) for n, name in
+                      enumerate(["As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "6s", "5d"] * 10)])
+    uart.inject(burst)
+    reader.poll(0)
+    assert uart.any() == len(burst) - shoe.READ_CHUNK      # one chunk per poll: the tick stays short
+    events = read_events(reader)
+    for now in range(1, 40):
+        reader.poll(now)
+        events += read_events(reader)
+    assert len(events) == 100 and all(e[0] == "card" for e in events)
+
+
+def test_a_flood_of_garbage_never_crashes_and_the_next_good_line_works():
+    uart = FakeUART(fifo=8192)
+    reader = Shoe(uart)
+    noise = bytes([(n * 73 + 11) % 256 for n in range(6000)])
+    uart.inject(noise)
+    for now in range(0, 3000, 20):
+        reader.poll(now)
+    read_events(reader)
+    uart.inject(b"\nB Ah\n")
+    reader.poll(3100)
+    assert read_events(reader)[-1] == ("card", BOARD, "Ah")
+
+
+def test_queue_overflow_drops_newest_and_counts():
+    uart = FakeUART(fifo=4096)
+    reader = Shoe(uart, queue=4)
+    uart.inject(b"S1 2c\n" * 10)
+    reader.poll(0)
+    assert len(reader.events) == 4
+    assert reader.events.dropped == 6
+
+
+def test_bad_constructor_arguments():
+    with pytest.raises(ValueError, match="partial_ms"):
+        Shoe(FakeUART(), partial_ms=0)
