@@ -113,13 +113,15 @@ class Settlement:
 
 class ConfigChange:
     """Result of set_config: changes [(key, old, new)] that took effect now, pending
-    [(key, old, new)] waiting for their pool's next hit, and moves [slot from, slot to,
-    value, reserve] made by a merge or split."""
+    [(key, old, new)] waiting for their pool's next hit, moves [slot from, slot to, value,
+    reserve] made by a merge or split, and starts [slot, from reserve, operator addition]
+    of a pool that a split brought into use at its reset amount."""
 
     def __init__(self):
         self.changes = []
         self.pending = []
         self.moves = []
+        self.starts = []
 
 
 class Jackpot:
@@ -608,6 +610,7 @@ class Jackpot:
                 self.reserve[cfg.MINOR] -= from_reserve
                 self.meters[cfg.MINOR][m.RESERVE_FUNDED] += from_reserve
                 self._addition(cfg.MINOR, need - from_reserve)
+                result.starts.append([cfg.MINOR, from_reserve, need - from_reserve])
         else:
             self._move(cfg.MINOR, cfg.MAIN, result)
             self._move(cfg.MAJOR, cfg.MAIN, result)

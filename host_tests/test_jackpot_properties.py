@@ -1,0 +1,227 @@
+"""Property tests: long random sequences of rounds, voids, hits, operator additions and
+configuration changes keep the books exact to the cent.
+
+The oracle is an independent model kept by this test with exact fractions
+(``fractions.Fraction``): every wager times the share rates in force when it was taken,
+every operator addition and every payout the table reported.  After every step:
+
+- money:  sum of pools and reserves == additions + whole cents of the exact shares
+          - what the pools paid (payouts less shortfall)                        [11.6, Decision]
+- carry:  wagers == pool and reserve increments + retention + carried cents, and the
+          retention is exactly floor(wagers - exact shares): no fraction is lost
+- meters: every pool and table meter equation (Jackpot.audit)
+- bytes:  decode(encode(state)) encodes to the same bytes
+- a whole-round void restores pools, reserves and carries exactly              [rules.md 5]
+"""
+
+import random
+from fractions import Fraction
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from firmware.jackpot import config as cfg
+from firmware.jackpot import meters as m
+from firmware.jackpot import record
+from firmware.jackpot.pools import Jackpot
+from firmware.poker import cards
+
+UNIT = 1_000_000
+
+# Deals with many jackpot hands: (flop, hole cards of seats 1..7).
+PRESET_DEALS = [
+    ("Qh Jh Th", ["Ah Kh", "9h 8h", "2h 3h", "Kd 9c", "4h 5h", "2c 2d", "Ac Ad"]),
+    ("9h 9s 2d", ["9c 9d", "2c 2s", "Ah Ad", "Kh Kd", "2h Qs", "3c 4c", "5d 6d"]),
+    ("5s 4s 3s", ["As 2s", "7s 6s", "Ks Qs", "5c 5d", "Jd Td", "8s 9h", "2c 6h"]),
+    ("Kc Kd Ks", ["Kh 2c", "Ac Ad", "3c 3d", "Qc Jc", "4h 5h", "6h 7h", "8h 9h"]),
+]
+
+
+def deal(index):
+    """Flop and seven hole-card pairs: a preset with hits, or a shuffled deck."""
+    if index % 3 == 0:
+        flop, holes = PRESET_DEALS[(index // 3) % len(PRESET_DEALS)]
+        return cards.parse(flop), [cards.parse(h) for h in holes]
+    deck = list(range(52))
+    random.Random(index).shuffle(deck)
+    return deck[:3], [deck[3 + 2 * i:5 + 2 * i] for i in range(7)]
+
+
+def seats_of(mask):
+    return [s for s in range(1, 8) if mask & (1 << (s - 1))]
+
+
+class Model:
+    """What the books must say, kept with exact fractions outside the code under test."""
+
+    def __init__(self, jp):
+        self.wagers = 0
+        self.exact = Fraction(0)
+        self.additions = sum(jp.value)   # the RAM clear seeds
+        self.paid_from_pools = 0
+        self.steps = 0
+
+    def share_rate(self, jp):
+        total = Fraction(0)
+        for slot in jp.active_slots():
+            p = jp.config.pools[slot]
+            total += Fraction(p.rate[0], p.rate[1]) + Fraction(p.reserve_rate[0], p.reserve_rate[1])
+        return total
+
+    def check(self, jp):
+        self.steps += 1
+        carries = sum(jp.carry) + sum(jp.reserve_carry)
+        for c in jp.carry + jp.reserve_carry:
+            assert 0 <= c < UNIT
+        credited = self.exact - Fraction(carries, UNIT)
+        assert credited.denominator == 1, "whole cents credited must be an integer"
+        credited = int(credited)
+        money = sum(jp.value) + sum(jp.reserve)
+        assert money == self.additions + credited - self.paid_from_pools
+        t = jp.table_meters()
+        retention = t["retention"] - t["retention_reversed"]
+        carried = -(-carries // UNIT)
+        assert self.wagers == credited + retention + carried
+        assert retention == (self.wagers - self.exact).__floor__()
+        assert t["wagered"] - t["voided"] == self.wagers
+        for slot in range(3):
+            assert jp.value[slot] >= 0 and jp.reserve[slot] >= 0
+            ceiling = jp.config.pools[slot].ceiling
+            if ceiling and slot in jp.active_slots():
+                assert jp.value[slot] <= ceiling
+        assert jp.audit() == []
+        data = record.encode(jp)
+        assert record.encode(record.decode(data)) == data
+
+
+def state_of(jp):
+    return (list(jp.value), list(jp.reserve), list(jp.carry), list(jp.reserve_carry))
+
+
+def play_round(jp, model, round_no, mask, deal_index, played_bits, void_kind, time):
+    model.wagers += len(seats_of(mask)) * jp.config.wager
+    model.exact += len(seats_of(mask)) * jp.config.wager * model.share_rate(jp)
+    before = state_of(jp)
+    jp.contribute(round_no, seats_of(mask))
+    model.check(jp)
+    wager = jp.open_wager
+    rate = model.share_rate(jp)
+    if void_kind == 1:
+        jp.void_round(round_no)
+        model.wagers -= len(seats_of(mask)) * wager
+        model.exact -= len(seats_of(mask)) * wager * rate
+        assert state_of(jp) == before
+        model.check(jp)
+        return
+    if void_kind == 2 and mask:
+        seat = seats_of(mask)[0]
+        jp.void_seat(round_no, seat)
+        model.wagers -= wager
+        model.exact -= wager * rate
+        mask &= ~(1 << (seat - 1))
+        model.check(jp)
+    flop, holes = deal(deal_index)
+    hands = [(s, holes[s - 1], bool(played_bits & (1 << s))) for s in seats_of(mask)]
+    s = jp.settle(round_no, time, flop, hands)
+    for h in s.hits:
+        model.paid_from_pools += h[m.H_AMOUNT] - h[m.H_SHORTFALL]
+    for reset in s.resets:
+        model.additions += reset[2]
+    assert s.collected == len(seats_of(mask)) * wager
+    model.check(jp)
+
+
+rates = st.tuples(st.sampled_from([1, 2, 10, 100, 1000, 8, 1_000_000]), st.integers(0, 1_000_000)).map(
+    lambda t: (t[1] % (t[0] + 1), t[0]))
+pool_changes = st.fixed_dictionaries({}, optional={
+    "rate": rates, "reserve_rate": rates,
+    "reset": st.sampled_from([0, 1, 999, 5_000, 100_000, 1_000_000]),
+    "ceiling": st.sampled_from([0, 1000, 50_000, 1_000_010, 3_000_000]),
+})
+config_changes = st.fixed_dictionaries({}, optional={
+    "wager": st.sampled_from([1, 3, 5, 100, 500, 1000]),
+    "split": st.booleans(),
+    "main": pool_changes, "minor": pool_changes, "major": pool_changes,
+})
+steps = st.lists(st.one_of(
+    st.tuples(st.just("round"), st.integers(0, 127), st.integers(0, 200), st.integers(0, 255),
+              st.sampled_from([0, 0, 0, 1, 2])),
+    st.tuples(st.just("add"), st.integers(0, 2), st.integers(1, 300_000)),
+    st.tuples(st.just("config"), config_changes),
+), min_size=1, max_size=80)
+
+
+def run_steps(jp, ops):
+    model = Model(jp)
+    model.check(jp)
+    round_no = 0
+    time = 1_000
+    for op in ops:
+        time += 37
+        if op[0] == "round":
+            round_no += 1
+            play_round(jp, model, round_no, op[1], op[2], op[3], op[4], time)
+        elif op[0] == "add":
+            before = record.encode(jp)
+            try:
+                jp.add(op[1], op[2])
+                model.additions += op[2]
+            except ValueError:
+                assert record.encode(jp) == before
+            model.check(jp)
+        else:
+            before = record.encode(jp)
+            try:
+                change = jp.set_config(op[1])
+                for start in change.starts:
+                    model.additions += start[2]
+            except ValueError:
+                assert record.encode(jp) == before
+            model.check(jp)
+    return model
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=config_changes, ops=steps)
+def test_books_balance_over_random_sequences(start, ops):
+    try:
+        jp = Jackpot(start)
+    except ValueError:
+        jp = Jackpot()
+    run_steps(jp, ops)
+
+
+def test_long_seeded_run_balances_to_the_cent():
+    # 2,000 rounds with awkward rates (ppm-level fractions), a ceiling, a reserve, and the
+    # pools split and merged every 250 rounds.
+    rng = random.Random(20261130)
+    jp = Jackpot({"wager": 7, "main": {"rate": (333_333, 1_000_000), "reserve_rate": (3, 1000),
+                                       "reset": 50_000, "ceiling": 2_000_000},
+                  "minor": {"rate": (123_457, 1_000_000), "reset": 10_000},
+                  "major": {"rate": (1, 8), "reserve_rate": (7, 125), "reset": 60_000,
+                            "ceiling": 900_000}})
+    model = Model(jp)
+    split = False
+    for round_no in range(1, 2001):
+        if round_no % 250 == 0:
+            split = not split
+            change = jp.set_config({"split": split})
+            for start in change.starts:
+                model.additions += start[2]
+        if round_no % 97 == 0:
+            jp.add(jp.active_slots()[0], 1234)
+            model.additions += 1234
+        play_round(jp, model, round_no, rng.randrange(128), rng.randrange(600), rng.randrange(256),
+                   rng.choice([0, 0, 0, 0, 1, 2]), 5_000 + round_no)
+    t = jp.table_meters()
+    assert t["hits"] > 100 and t["voids"] > 100 and t["resets"] > 0
+    assert model.steps > 4000
+
+
+def test_split_while_reserve_and_carries_are_held():
+    jp = Jackpot({"wager": 3, "main": {"rate": (142_857, 1_000_000), "reserve_rate": (1, 1000),
+                                       "reset": 100}})
+    ops = [("round", 127, 1, 0, 0), ("config", {"split": True}), ("round", 5, 2, 0, 2),
+           ("config", {"split": False}), ("round", 3, 3, 255, 0)]
+    run_steps(jp, ops)
+    assert jp.pool_meters(cfg.MAJOR)["moved_in"] > 0
