@@ -97,6 +97,7 @@ def test_fcp_ante_bonus_pays_regardless_of_the_dealer():
         "ante": ("lose", 0, 0), "play": ("lose", 0, 0), "ante_bonus": ("win", 0, 25000),
         "aces_up": ("win", 500, 25000)}
     assert seat.paid == 50500 and seat.wagered == 2500
+    assert seat.wager("ante_bonus").base == 1000 and seat.wager("ante_bonus").odds == (25, 1)
 
 
 @pytest.mark.parametrize("hand, bonus", [

@@ -177,7 +177,7 @@ def _settle_seat(config, s, player_cards, dealer_hand):
             if line is not None:
                 seat.add(WagerResult(n, "ante_bonus", 0, WIN,
                                      common.winnings(s.ante, line[3], line[4]), hand, line[0],
-                                     (line[3], line[4])))
+                                     (line[3], line[4]), s.ante))
     if s.aces_up:
         seat.add(common.pay_by_table(n, "aces_up", s.aces_up, config.aces_up, hand))
     return seat.finish(config.max_payout, config.cap_scope)

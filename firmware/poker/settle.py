@@ -7,7 +7,8 @@ so rounding can never create money; the dropped fraction is below one cent per w
 Result records (plain classes, MicroPython friendly):
 
     WagerResult  seat, wager, amount, outcome (WIN/LOSE/PUSH/VOID), returned, won, paid,
-                 hand, hand_name, line, odds, cap_cut
+                 hand, hand_name, line, odds, base (what the odds were applied to: the
+                 amount, or the Ante for the FCP Ante Bonus, whose own amount is 0), cap_cut
     SeatResult   seat, status (PLAYED/FOLDED/VOID/EMPTY), decision, hand, hand_name, cards,
                  wagers (list of WagerResult), wagered, returned, won, paid, cap_cut; wager(name)
     JackpotClaim seat, hand, hand_name, cards (the hole cards and the flop)
@@ -63,7 +64,8 @@ def hand_name(value):
 class WagerResult:
     """How one wager settled."""
 
-    def __init__(self, seat, wager, amount, outcome, won=0, hand=None, line=None, odds=None):
+    def __init__(self, seat, wager, amount, outcome, won=0, hand=None, line=None, odds=None,
+                 base=None):
         self.seat = seat
         self.wager = wager
         self.amount = amount
@@ -74,6 +76,7 @@ class WagerResult:
         self.hand_name = hand_name(hand)
         self.line = line
         self.odds = odds
+        self.base = amount if base is None else base
         self.cap_cut = 0
 
     @property
@@ -83,7 +86,7 @@ class WagerResult:
     def key(self):
         """Everything but the seat number, as a tuple (for comparing two results)."""
         return (self.wager, self.amount, self.outcome, self.returned, self.won, self.hand,
-                self.line, self.odds, self.cap_cut)
+                self.line, self.odds, self.base, self.cap_cut)
 
     def __eq__(self, other):
         return (isinstance(other, WagerResult) and self.seat == other.seat
