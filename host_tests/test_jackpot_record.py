@@ -1,0 +1,151 @@
+"""The jackpot state round-trips exactly through bytes, and corrupt bytes are rejected."""
+
+import pytest
+
+from firmware.jackpot import codec, record
+from firmware.jackpot import config as cfg
+from firmware.jackpot import meters as m
+from firmware.jackpot.pools import Jackpot
+from firmware.poker import cards
+
+C = cards.parse
+
+
+def busy_table():
+    """A split table with a pending change, hits on record and a round open."""
+    jp = Jackpot({"wager": 100, "split": True,
+                  "minor": {"rate": (20, 100), "reserve_rate": (1, 1000), "reset": 100_000,
+                            "ceiling": 150_000},
+                  "major": {"rate": (333_333, 1_000_000), "reserve_rate": (3, 200), "reset": 1_000_000}})
+    jp.contribute(1, [1, 2, 3])
+    jp.settle(1, 1_700_000_000, C("Qh Jh Th"), [(1, C("Ah Kh"), True), (2, C("9h 8h"), True),
+                                                (3, C("2h 3h"), True)])
+    jp.set_config({"major": {"rate": (30, 100)}, "pay": {"flush": (90, 0)}})
+    jp.contribute(2, [4, 5])
+    jp.void_seat(2, 5)
+    return jp
+
+
+def observable(jp):
+    return (jp.config.items(), [p.ints() if p else None for p in jp.pending], jp.value, jp.reserve,
+            jp.carry, jp.reserve_carry, jp.meters, jp.table, jp.last_round, jp.open_round,
+            jp.open_wager, jp.open_seats, jp.open_overflow, jp.hits)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: Jackpot(),
+    lambda: Jackpot({"split": True}),
+    busy_table,
+], ids=["fresh", "fresh-split", "busy"])
+def test_round_trip_is_exact(make):
+    jp = make()
+    data = record.encode(jp)
+    back = record.decode(data)
+    assert observable(back) == observable(jp)
+    assert record.encode(back) == data
+
+
+def test_decoded_state_goes_on_exactly_like_the_original():
+    a = busy_table()
+    b = record.decode(record.encode(a))
+    for jp in (a, b):
+        jp.settle(2, 1_700_000_100, C("5s 4s 3s"), [(4, C("As 2s"), True)])
+        jp.contribute(3, [1, 7])
+        jp.void_round(3)
+        jp.set_config({"split": False})
+    assert record.encode(a) == record.encode(b)
+
+
+def test_state_is_compact():
+    # The busy state (config, pending change, three pools with 30 meters each, table meters,
+    # three hit records, an open round) fits in well under 512 bytes.
+    assert len(record.encode(busy_table())) < 512
+    assert len(record.encode(Jackpot())) < 256
+
+
+def test_lifetime_meters_beyond_64_bits_round_trip():
+    jp = Jackpot({"main": {"reset": 0}})
+    big = 3 ** 50   # > 2**79
+    jp.meters[cfg.MAIN][m.VOIDS] = big
+    jp.table[m.T_VOIDS] = big
+    assert record.decode(record.encode(jp)).meters[cfg.MAIN][m.VOIDS] == big
+
+
+def test_every_truncation_is_rejected():
+    data = record.encode(busy_table())
+    for n in range(len(data)):
+        with pytest.raises(ValueError):
+            record.decode(data[:n])
+
+
+def test_trailing_bytes_rejected():
+    with pytest.raises(ValueError, match="1 unexpected bytes"):
+        record.decode(record.encode(Jackpot()) + b"\x00")
+
+
+def test_bad_magic_and_version_rejected():
+    data = bytearray(record.encode(Jackpot()))
+    with pytest.raises(ValueError, match="bad magic"):
+        record.decode(b"JQ" + bytes(data[2:]))
+    data[2] = 4   # zigzag 2: version 2
+    with pytest.raises(ValueError, match="unknown version 2"):
+        record.decode(bytes(data))
+    with pytest.raises(ValueError, match="must be bytes"):
+        record.decode("JP")
+
+
+def test_padded_and_over_long_numbers_rejected():
+    with pytest.raises(ValueError, match="padded"):
+        codec.Reader(b"\x80\x00").int()
+    with pytest.raises(ValueError, match="over-long"):
+        codec.Reader(b"\xff" * 30).int()
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda jp: jp.value.__setitem__(cfg.MAJOR, jp.value[cfg.MAJOR] + 1), ["major value"]),
+    (lambda jp: jp.reserve.__setitem__(cfg.MINOR, jp.reserve[cfg.MINOR] + 1), ["minor reserve"]),
+    (lambda jp: jp.meters[cfg.MINOR].__setitem__(m.PAID, jp.meters[cfg.MINOR][m.PAID] + 1),
+     ["minor value"]),
+    (lambda jp: jp.table.__setitem__(m.T_RETENTION, jp.table[m.T_RETENTION] + 1), ["wagers"]),
+    (lambda jp: jp.carry.__setitem__(cfg.MAJOR, jp.carry[cfg.MAJOR] + 1_000_000), ["carry"]),
+    (lambda jp: jp.value.__setitem__(cfg.MAIN, 5), ["unused pool main"]),
+    (lambda jp: jp.table.__setitem__(m.T_HITS, 99), ["table hits"]),
+    (lambda jp: jp.hits[0].__setitem__(m.H_AFTER, 1), ["pool after"]),
+    (lambda jp: jp.hits[0].__setitem__(m.H_CARDS, jp.hits[0][m.H_CARDS + 1]), ["duplicate card"]),
+    (lambda jp: jp.hits[0].__setitem__(m.H_SEAT, 8), ["hit seat 8"]),
+    (lambda jp: setattr(jp, "open_round", 1), ["open round 1"]),
+    (lambda jp: setattr(jp, "open_seats", 300), ["open seats 300"]),
+])
+def test_inconsistent_state_rejected_with_reason(edit, words):
+    jp = busy_table()
+    edit(jp)
+    with pytest.raises(ValueError) as err:
+        record.decode(record.encode(jp))
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_bad_config_in_the_record_rejected():
+    jp = Jackpot()
+    jp.config.pools[cfg.MAIN].rate = (1, 3)
+    with pytest.raises(ValueError, match="main.rate"):
+        record.decode(record.encode(jp))
+
+
+def test_every_single_bit_flip_is_rejected_or_decodes_canonically():
+    # A flip either gives a ValueError or a state that encodes back to the flipped bytes
+    # (e.g. a different hit time): never another exception, never a silent re-interpretation.
+    data = record.encode(busy_table())
+    rejected = 0
+    for i in range(len(data)):
+        for bit in range(8):
+            bad = bytearray(data)
+            bad[i] ^= 1 << bit
+            try:
+                back = record.decode(bytes(bad))
+            except ValueError:
+                rejected += 1
+                continue
+            assert record.encode(back) == bytes(bad)
+    # Most flips break a range or a meter equation; the CRC of the store catches the rest.
+    assert rejected > len(data) * 8 // 2
