@@ -1,0 +1,202 @@
+"""The thin shell: wires the round controller to the board's drivers and runs the loop.
+
+    app = App(board, fs)           # board: boards.<name>.make() (or the simulated board)
+    app.boot(now_ms, wall)         # reads critical memory, shows what it found
+    app.step(now_ms, wall)         # one loop pass; allocates nothing in steady state
+    main()                         # on the board (main.py): boot, then step every TICK_MS
+
+Everything that talks to hardware is a driver given the board's buses; everything that
+decides is the controller.  ``step`` polls the inputs into controller events, renders the
+controller's view when it changed, lets each output driver do its per-tick work, and feeds
+the watchdog only when every part of the pass checked in.
+"""
+
+from firmware.compat import const
+from firmware.drivers import buttons as btn
+from firmware.drivers import buzzer as buz
+from firmware.drivers import shoe as shoemod
+from firmware.drivers import spot_lights as lights
+from firmware.drivers import spot_sensors as sensors
+from firmware.drivers import watchdog as wd
+from firmware.drivers.events import EMPTY, event_detail, event_kind
+from firmware.drivers.fram import FRAM
+from firmware.drivers.mcp23017 import MCP23017
+from firmware.drivers.meter_sign import MeterSign
+from firmware.drivers.oled import SSD1306
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot, FramSlot
+from firmware.table import controller as tc
+
+TICK_MS = const(20)
+WATCHDOG_MS = const(2000)
+FRAM_COPY_BYTES = const(16384)
+SPOTS = const(14)
+MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
+OLED_LINES = const(8)
+
+# Beep pattern of each controller beep (index = tc.BEEP_*).
+BEEPS = (None, buz.ACCEPT, buz.ERROR, buz.TAMPER, buz.JACKPOT)
+REPEATING = (False, False, False, False, False)
+
+
+class _Inverted:
+    """A pin read upside down (a switch that closes in the state the driver calls idle)."""
+
+    def __init__(self, pin):
+        self.pin = pin
+
+    def value(self):
+        return 0 if self.pin.value() else 1
+
+
+def make_memory(board, fs):
+    """Critical memory on the board: FRAM + flash file when there is FRAM, else two files."""
+    if board.has_fram:
+        fram = FRAM(board.i2c, board.fram_addr)
+        copies = [FramSlot(fram, 0, FRAM_COPY_BYTES, "fram"), FileSlot(fs, "cm_a.bin")]
+    else:
+        copies = [FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")]
+    return CriticalMemory(copies, fs)
+
+
+class App:
+    """The table: drivers around a RoundController."""
+
+    def __init__(self, board, fs, memory=None, jackpot_config=None, hand_rule=tc.HOLE2_BOARD3,
+                 ante_sensors=True, now=0):
+        self.board = board
+        self.memory = memory or make_memory(board, fs)
+        self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
+                                             board.seats)
+        self.mcp = MCP23017(board.i2c, board.mcp23017_addr)
+        self.spots = sensors.SpotSensors(SPOTS)
+        buttons = [board.buttons[name] for name in btn.BUTTON_NAMES]
+        door = board.door if board.door_open_level == 0 else _Inverted(board.door)
+        self.panel = btn.Panel(buttons, board.key, door, now)
+        self.shoe = shoemod.Shoe(board.shoe_uart)
+        self.lights = lights.SpotLights(_Strip(board.write_pixels), board.seats, TICK_MS)
+        self.sign = MeterSign(board.spi, board.cs, board.meter_modules)
+        self.oled = SSD1306(board.i2c, board.oled_addr)
+        self.buzzer = buz.Buzzer(board.buzzer)
+        wdt = board.make_wdt(WATCHDOG_MS) if board.make_wdt else None
+        self.watchdog = wd.Watchdog(wdt, wd.SENSORS | wd.PANEL | wd.DISPLAY | wd.CONTROLLER)
+        self.ticks = 0
+        self.rendered = -1
+        self.win_serial = 0
+        self.beep_serial = 0
+        self.meter_shown = [-1, -1, -1]
+        self.fault_shown = None
+
+    def boot(self, now, wall):
+        """Start every part, read critical memory and show the table's state."""
+        self.mcp.configure()
+        self.sign.begin(now)
+        self.oled.begin()
+        cause = getattr(self.board, "reset_cause", 0) or 0
+        self.controller.boot(now, wall, cause)
+        self._render(now, True)
+        return self.controller.phase
+
+    def step(self, now, wall):
+        """One loop pass at tick ``now`` (ms) and wall-clock ``wall`` (s)."""
+        c = self.controller
+        self.ticks += 1
+        dog = self.watchdog
+        if self.ticks % MCP_CHECK_TICKS == 0:
+            self.mcp.check()
+        self.spots.scan(self.mcp.read(), now)
+        dog.check_in(wd.SENSORS)
+        event = self.spots.events.pop()
+        while event != EMPTY:
+            c.spot(event_kind(event), event_detail(event), now)
+            event = self.spots.events.pop()
+        self.panel.poll(now)
+        dog.check_in(wd.PANEL)
+        event = self.panel.events.pop()
+        while event != EMPTY:
+            c.panel(event_kind(event), event_detail(event), now)
+            event = self.panel.events.pop()
+        self.shoe.poll(now)
+        event = self.shoe.events.pop()
+        while event != EMPTY:
+            kind = event_kind(event)
+            if kind == shoemod.CARD:
+                c.card(shoemod.card_dest(event), shoemod.card_of(event), now)
+            elif kind == shoemod.REJECT:
+                c.shoe_reject(self.shoe.reject_text(), now)
+            event = self.shoe.events.pop()
+        c.tick(now, wall)
+        dog.check_in(wd.CONTROLLER)
+        self._render(now, False)
+        self.lights.render(self.ticks)
+        self.sign.tick(now)
+        self.oled.update()
+        self.buzzer.tick(now)
+        dog.check_in(wd.DISPLAY)
+        dog.tick()
+
+    def _render(self, now, force):
+        view = self.controller.view
+        if view.version == self.rendered and not force:
+            return
+        self.rendered = view.version
+        for seat in range(len(view.seat_light)):
+            self.lights.set(seat, view.seat_light[seat])
+        for row in range(OLED_LINES):
+            self.oled.write_line(row, view.lines[row])
+        slots = view.meter_slots
+        for line in range(len(slots)):
+            cents = view.meter[slots[line]]
+            if cents != self.meter_shown[line]:
+                self.meter_shown[line] = cents
+                self.sign.set_amount(line, cents, now)
+        if view.meter_fault != self.fault_shown:
+            self.fault_shown = view.meter_fault
+            for line in range(self.board.meter_modules):
+                if view.meter_fault:
+                    self.sign.set_fault(line, view.meter_fault)
+                else:
+                    self.sign.clear_fault(line)
+        if view.win_serial != self.win_serial:
+            self.win_serial = view.win_serial
+            line, seat, amount, new = view.win
+            self.sign.show_win(line, seat, amount, new, now)
+        if view.beep_serial != self.beep_serial:
+            self.beep_serial = view.beep_serial
+            if BEEPS[view.beep]:
+                self.buzzer.play(BEEPS[view.beep], now, REPEATING[view.beep])
+
+
+class _Strip:
+    """The pixel chain as SpotLights wants it: an object with write(buf)."""
+
+    def __init__(self, write):
+        self.write = write
+
+
+def main():
+    """Board entry point (main.py): build the board, boot, run the loop for ever."""
+    import time
+
+    import board  # the build tool installs the board module under this name
+
+    from firmware.store.slots import PathFS
+
+    hw = board.make()
+    app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms())
+    app.boot(time.ticks_ms(), time.time())
+    while True:
+        start = time.ticks_ms()
+        app.step(start, time.time())
+        spent = time.ticks_diff(time.ticks_ms(), start)
+        if spent < TICK_MS:
+            time.sleep_ms(TICK_MS - spent)
+
+
+def _has_dir(path):
+    import os
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,1007 @@
+"""The round controller: the dealer's round as a state machine, events in, a view out.
+
+Pure: no ``machine``, no clock, no files.  Time comes in with every event (``now_ms`` ticks
+for the user interface) and with ``tick`` (``wall`` seconds for the logs).  The jackpot
+(``firmware.jackpot.pools.Jackpot``) and the critical memory (``firmware.store.critical.
+CriticalMemory``) are objects it is given; every change of money is committed to critical
+memory before it is shown, and a failed commit puts the jackpot back as it was committed.
+
+Inputs, from the app's drivers::
+
+    spot(kind, spot, now_ms)       spot_sensors event: spot 0..6 jackpot spots of seats 1..7,
+                                   7..13 their Ante spots
+    panel(kind, button, now_ms)    buttons event: PRESS/LONG/RELEASE of LOCK..BACK, KEY_ON/OFF,
+                                   DOOR_OPEN/CLOSED
+    card(dest, card, now_ms)       a card from the shoe or the panel: dest 0 dealer, 1..7 seat, 8 board
+    shoe_reject(reason, now_ms)    a shoe line the driver rejected
+    link(up, now_ms)               the linked-progressive link went down or came back
+    tick(now_ms, wall)             every loop tick: timers; allocates nothing
+
+Output: ``view`` (seat light patterns, dealer display lines, meter amounts and faults, one-shot
+win and beep requests with serial numbers) which the app renders when ``view.version``
+changes.
+
+The dealer's round [rules.md 2, 5]:
+
+    OPEN      bets open; chips on jackpot spots light PLACED.  UP/DOWN pick a seat, OK marks
+              its Ante (tables without Ante sensors).
+    LOCK      "No more bets": a placed jackpot chip is accepted if its seat has an Ante; the
+              accepted wagers are contributed and committed (STEP_LOCK).  A chip placed later
+              flashes LATE; one removed from an accepted spot raises TAMPER.
+    LOCKED    cards arrive from the shoe (or the panel: long OK).  UP/DOWN pick a seat, OK
+              marks it folded.  Key + BACK voids the selected seat; key + long BACK voids the
+              round (misdeal).
+    SETTLE    every seat's hand is shown; jackpot hands (hole cards + flop) are lit.  With a
+              jackpot hit the round waits in CONFIRM for the supervisor (key + OK) [11.13],
+              then the jackpot is paid and committed (STEP_CONFIRM, STEP_SETTLE).
+    RESULTS   SETTLE or OK clears the table for the next round.
+
+Supervisor (key on) from OPEN: long OK audit menu, long SETTLE configuration, long LOCK test
+mode.  With no good copy of critical memory the controller sits in RAM ERROR until a RAM clear
+(key + long OK, then OK to accept the reset values).
+"""
+
+from firmware.compat import const
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
+from firmware.drivers import spot_sensors as sensors
+from firmware.jackpot import config as jcfg
+from firmware.jackpot import meters as jm
+from firmware.jackpot import paytable as jpay
+from firmware.jackpot import pools
+from firmware.jackpot import record as jprecord
+from firmware.poker import cards as cardlib
+from firmware.poker import hands
+from firmware.store import critical
+from firmware.store import eventlog as ev
+from firmware.table import roundrecord
+from firmware.table.roundrecord import NO_CARD
+
+SEATS = pools.MAX_SEATS
+LINES = const(8)
+WIDTH = const(16)
+DEALER = const(0)
+BOARD = const(8)
+FLOP = const(3)
+MESSAGE_MS = const(4000)
+SUPERVISOR_ID = const(1)
+AUDIT_EVENTS = const(40)     # newest events listed in the audit menu
+
+# Phases.
+OPEN = const(0)
+LOCKED = const(1)
+CONFIRM = const(2)
+RESULTS = const(3)
+RAM_ERROR = const(4)
+RAM_CLEAR = const(5)
+AUDIT = const(6)
+CONFIG = const(7)
+TEST = const(8)
+CARD_ENTRY = const(9)
+PHASE_NAMES = ("OPEN", "LOCKED", "CONFIRM", "RESULTS", "RAM ERROR", "RAM CLEAR", "AUDIT",
+               "CONFIG", "TEST", "CARD ENTRY")
+
+# Beep patterns the app's buzzer plays.
+BEEP_OK = const(1)
+BEEP_ERROR = const(2)
+BEEP_ALARM = const(3)
+BEEP_JACKPOT = const(4)
+
+# Hand rules, as in firmware.poker.uth.
+HOLE2_BOARD3 = "hole2_board3"
+BEST5OF7 = "best5of7"
+
+# Configuration menu: (label, jackpot config key, choices in cents).
+CONFIG_ITEMS = (
+    ("JP wager", "wager", (100, 200, 500)),
+    ("Reset", "reset", (100000, 500000, 1000000)),
+)
+
+SECTION_JACKPOT = "jackpot"
+SECTION_ROUND = "round"
+
+_SUITS = "cdhs"
+
+
+def money(cents):
+    """Cents as dollars text: ``$1234.56``."""
+    sign = "-" if cents < 0 else ""
+    cents = -cents if cents < 0 else cents
+    return "%s$%d.%02d" % (sign, cents // 100, cents % 100)
+
+
+class View:
+    """What the table shows; the app renders it when ``version`` changes."""
+
+    def __init__(self, seats):
+        self.version = 0
+        self.seat_light = bytearray([lights.IDLE] * seats)
+        self.lines = [""] * LINES
+        self.meter = [0, 0, 0]          # per pool slot, cents
+        self.meter_slots = (0,)         # the slots shown, one sign line each
+        self.meter_fault = ""           # alternated with the amount when not empty
+        self.win = (0, 0, 0, 0)         # (sign line, seat, amount, new amount)
+        self.win_serial = 0
+        self.beep = 0
+        self.beep_serial = 0
+
+
+class RoundController:
+    """The round state machine of one table (see the module docstring)."""
+
+    def __init__(self, memory, jackpot_config=None, hand_rule=HOLE2_BOARD3, ante_sensors=True,
+                 seats=SEATS):
+        if hand_rule not in (HOLE2_BOARD3, BEST5OF7):
+            raise ValueError("hand_rule must be %r or %r, got %r" % (HOLE2_BOARD3, BEST5OF7, hand_rule))
+        if not isinstance(seats, int) or seats < 1 or seats > SEATS:
+            raise ValueError("seats must be 1..%d, got %r" % (SEATS, seats))
+        self.memory = memory
+        self.jackpot_config = jackpot_config
+        self.hand_rule = hand_rule
+        self.ante_sensors = ante_sensors
+        self.seats = seats
+        self.view = View(seats)
+        self.rec = roundrecord.RoundRecord()
+        self.jackpot = None
+        self.phase = OPEN
+        self.now_ms = 0
+        self.wall = 0
+        self.placed = 0          # jackpot spots covered (debounced, not faulted)
+        self.ante = 0            # Ante spots covered
+        self.ante_marked = 0     # Ante confirmed on the panel
+        self.faults = 0          # jackpot spots in fault
+        self.late = 0            # chips placed after LOCK
+        self.tamper = 0          # accepted chips removed after LOCK
+        self.cursor = 0
+        self.key_on = False
+        self.door_open = False
+        self.link_up = True
+        self.link_required = False
+        self.program_ok = True
+        self.message = ""
+        self.message_until = 0
+        self.results = []
+        self.hits = []
+        self.menu = []
+        self.menu_top = 0
+        self.entry = [0, cardlib.ACE, 3]  # card entry: destination, rank, suit
+        self.previous_phase = OPEN
+        self.test_step = 0
+        self.config_index = 0
+
+    # ------------------------------------------------------------------ boot
+
+    def boot(self, now_ms, wall, reset_cause=0):
+        """Read critical memory and resume: the open round in its committed state, or RAM ERROR."""
+        self.now_ms = now_ms
+        self.wall = wall
+        status = self.memory.boot(wall, reset_cause)
+        if status == critical.STATUS_RAM_ERROR:
+            self._enter_ram_error()
+            return self.phase
+        try:
+            self.jackpot = self._load_jackpot()
+            data = self.memory.section(SECTION_ROUND)
+            self.rec = roundrecord.decode(data) if data is not None else roundrecord.RoundRecord()
+        except ValueError as error:
+            self._enter_ram_error("bad record: %s" % error)
+            return self.phase
+        step = self.memory.step
+        if step == critical.STEP_LOCK:
+            self.rec.round_no = self.memory.round_no
+            self._set_phase(LOCKED)
+            self._say("Round %d resumed" % self.rec.round_no, "cards again")
+        elif step == critical.STEP_CONFIRM:
+            self.rec.round_no = self.memory.round_no
+            self._pay_confirmed()
+        else:
+            self._new_round()
+        self._refresh_meter()
+        return self.phase
+
+    def _load_jackpot(self):
+        data = self.memory.section(SECTION_JACKPOT)
+        if data is None:
+            raise ValueError("no jackpot section")
+        return jprecord.decode(data)
+
+    def _new_round(self):
+        self.rec.round_no = self.memory.round_no + 1
+        self.rec.accepted = 0
+        self.rec.folded = 0
+        self.rec.voided = 0
+        self.rec.clear_cards()
+        self.late = 0
+        self.tamper = 0
+        self.ante_marked = 0
+        self.hits = []
+        self.results = []
+        self.message = ""
+        self._set_phase(OPEN)
+
+    # ------------------------------------------------------------------ inputs
+
+    def tick(self, now_ms, wall):
+        """Advance time; clears an expired message.  Allocates nothing when nothing happens."""
+        self.now_ms = now_ms
+        self.wall = wall
+        if self.message and now_ms - self.message_until >= 0:
+            self.message = ""
+            self._render()
+
+    def spot(self, kind, spot, now_ms):
+        """A bet-spot sensor event (firmware.drivers.spot_sensors kinds)."""
+        self.now_ms = now_ms
+        if spot < 0 or spot >= 2 * SEATS:
+            return
+        seat = spot % SEATS
+        if seat >= self.seats:
+            return
+        bit = 1 << seat
+        if spot >= SEATS:
+            if kind == sensors.PLACED:
+                self.ante |= bit
+            elif kind == sensors.REMOVED or kind == sensors.FAULT:
+                self.ante &= ~bit
+            self._render()
+            return
+        if kind == sensors.FAULT:
+            self.faults |= bit
+            self.placed &= ~bit
+            self._beep(BEEP_ERROR)
+            self._say("Seat %d sensor" % (seat + 1), "FAULT: not counted")
+        elif kind == sensors.CLEARED:
+            self.faults &= ~bit
+        elif kind == sensors.PLACED:
+            self.placed |= bit
+            if self._after_lock():
+                if not self.rec.accepted & bit:
+                    self.late |= bit
+                    self._beep(BEEP_ERROR)
+                    self._say("Seat %d late bet" % (seat + 1), "NOT accepted")
+        elif kind == sensors.REMOVED:
+            self.placed &= ~bit
+            if self._after_lock():
+                self.late &= ~bit
+                if self.rec.accepted & bit and not self.tamper & bit:
+                    self.tamper |= bit
+                    self._beep(BEEP_ALARM)
+                    self._say("TAMPER seat %d" % (seat + 1), "chip removed")
+                    self._log_admin(ev.TAMPER, seat + 1)
+        self._render()
+
+    def panel(self, kind, button, now_ms):
+        """A dealer panel event (firmware.drivers.buttons kinds)."""
+        self.now_ms = now_ms
+        if kind == btn.KEY_ON or kind == btn.KEY_OFF:
+            self.key_on = kind == btn.KEY_ON
+            self._render()
+            return
+        if kind == btn.DOOR_OPEN or kind == btn.DOOR_CLOSED:
+            self.door_open = kind == btn.DOOR_OPEN
+            self._log_admin(ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE, 1)
+            self._render()
+            return
+        if kind != btn.PRESS and kind != btn.LONG:
+            return
+        long = kind == btn.LONG
+        handler = _HANDLERS[self.phase]
+        handler(self, button, long)
+        self._render()
+
+    def card(self, dest, card, now_ms):
+        """A card for the dealer (0), seat 1..7 or the board (8); wrong cards are refused."""
+        self.now_ms = now_ms
+        problem = self._add_card(dest, card)
+        if problem:
+            self._beep(BEEP_ERROR)
+            self._say("Card refused", problem)
+        self._render()
+
+    def shoe_reject(self, reason_text, now_ms):
+        """The shoe driver rejected a line: tell the dealer (the driver keeps the count)."""
+        self.now_ms = now_ms
+        self._beep(BEEP_ERROR)
+        self._say("Shoe line bad", reason_text)
+        self._render()
+
+    def link(self, up, now_ms):
+        """The link to the link controller went down or came back (linked tables only)."""
+        self.now_ms = now_ms
+        if up == self.link_up:
+            return
+        self.link_up = up
+        self._log_admin(ev.LINK_UP if up else ev.LINK_DOWN, 0)
+        self._refresh_meter()
+        self._render()
+
+    # ------------------------------------------------------------------ state
+
+    def jackpot_open(self):
+        """True when jackpot wagers may be accepted: memory good, link up, program verified."""
+        return (self.jackpot is not None and self.memory.wagering_allowed and self.program_ok
+                and (self.link_up or not self.link_required))
+
+    def _after_lock(self):
+        return self.phase in (LOCKED, CONFIRM, RESULTS, CARD_ENTRY)
+
+    def _set_phase(self, phase):
+        self.phase = phase
+        self.rec.phase = phase
+
+    def _say(self, first, second=""):
+        self.message = first + "\n" + second
+        self.message_until = self.now_ms + MESSAGE_MS
+
+    def _beep(self, pattern):
+        self.view.beep = pattern
+        self.view.beep_serial += 1
+
+    def _sections(self):
+        return {SECTION_JACKPOT: jprecord.encode(self.jackpot),
+                SECTION_ROUND: roundrecord.encode(self.rec)}
+
+    def _commit(self, step, events):
+        """Commit this round's step; on failure reload the committed jackpot and say so."""
+        try:
+            self.memory.commit(self.rec.round_no, step, self._sections(), events, self.wall)
+            return True
+        except Exception as error:  # noqa: BLE001 - any store failure must leave money as committed
+            self._store_failed(error)
+            return False
+
+    def _log_admin(self, kind, a=0, b=0, c=0, sections=None):
+        if self.jackpot is None or self.memory.ram_error:
+            return True
+        try:
+            self.memory.commit_admin(sections, [(kind, a, b, c)], self.wall)
+            return True
+        except Exception as error:  # noqa: BLE001
+            self._store_failed(error)
+            return False
+
+    def _store_failed(self, error):
+        self._beep(BEEP_ALARM)
+        if self.memory.ram_error:
+            self._enter_ram_error(str(error))
+            return
+        try:
+            self.jackpot = self._load_jackpot()
+        except ValueError:
+            self._enter_ram_error("jackpot record unreadable")
+            return
+        self._say("MEMORY FAULT", str(error)[:WIDTH])
+
+    def _enter_ram_error(self, reason=""):
+        self.jackpot = None
+        self._set_phase(RAM_ERROR)
+        self.message = ""
+        if reason:
+            self.menu = [reason[i:i + WIDTH] for i in range(0, min(len(reason), 2 * WIDTH), WIDTH)]
+        else:
+            self.menu = [self.memory.ram_error_reason[:WIDTH]]
+        self._beep(BEEP_ALARM)
+        self._refresh_meter()
+
+    # ------------------------------------------------------------------ cards
+
+    def _dest_buffer(self, dest):
+        if dest == DEALER:
+            return self.rec.dealer, "dealer"
+        if dest == BOARD:
+            return self.rec.board, "board"
+        if 1 <= dest <= self.seats:
+            start = (dest - 1) * roundrecord.HOLE
+            return memoryview(self.rec.hole)[start:start + roundrecord.HOLE], "seat %d" % dest
+        return None, "bad dest %d" % dest
+
+    def _has_card(self, card):
+        for buf in (self.rec.hole, self.rec.dealer, self.rec.board):
+            for seen in buf:
+                if seen == card:
+                    return True
+        return False
+
+    def _add_card(self, dest, card):
+        """Store a card; return '' or the reason it was refused."""
+        if self.phase != LOCKED and self.phase != CARD_ENTRY:
+            return "not dealing now"
+        if not isinstance(card, int) or card < 0 or card >= cardlib.DECK_SIZE:
+            return "bad card %r" % (card,)
+        buf, label = self._dest_buffer(dest)
+        if buf is None:
+            return label
+        if self._has_card(card):
+            return "%s twice" % cardlib.name(card)
+        for i in range(len(buf)):
+            if buf[i] == NO_CARD:
+                buf[i] = card
+                return ""
+        return "%s full" % label
+
+    def _cards_of(self, buf):
+        out = []
+        for card in buf:
+            if card != NO_CARD:
+                out.append(card)
+        return out
+
+    def _hole(self, seat):
+        start = seat * roundrecord.HOLE
+        return self._cards_of(self.rec.hole[start:start + roundrecord.HOLE])
+
+    def _player_value(self, hole, board):
+        if self.hand_rule == BEST5OF7:
+            return hands.best5(hole + board)
+        return hands.hole2_board3(hole, board)
+
+    # ------------------------------------------------------------------ round steps
+
+    def _lock(self):
+        seats_ok = self.ante | self.ante_marked if self.ante_sensors else self.ante_marked
+        accepted = 0
+        if self.jackpot_open():
+            accepted = self.placed & seats_ok & ~self.faults
+        seats = [s + 1 for s in range(self.seats) if accepted & (1 << s)]
+        try:
+            self.jackpot.contribute(self.rec.round_no, seats)
+        except ValueError as error:
+            self._beep(BEEP_ERROR)
+            self._say("LOCK refused", str(error)[:WIDTH])
+            return
+        self.rec.accepted = accepted
+        self._set_phase(LOCKED)
+        amount = len(seats) * self.jackpot.config.wager
+        if not self._commit(critical.STEP_LOCK, [(ev.LOCK, 0, accepted, amount)]):
+            self._set_phase(OPEN)
+            self.rec.accepted = 0
+            return
+        self._beep(BEEP_OK)
+        refused = self.placed & ~accepted
+        if refused and not self.jackpot_open():
+            self._say("JACKPOT CLOSED", "no wagers taken")
+        elif refused:
+            self._say("No Ante: seat", self._seat_list(refused) + " not taken")
+        else:
+            self._say("No more bets", "%d jackpot wager%s" % (len(seats), "" if len(seats) == 1 else "s"))
+        self._refresh_meter()
+
+    def _seat_list(self, mask):
+        return ",".join([str(s + 1) for s in range(self.seats) if mask & (1 << s)])
+
+    def _missing(self):
+        """'' when the cards for the jackpot are in, else what is missing."""
+        board = self._cards_of(self.rec.board)
+        if len(board) < FLOP:
+            return "flop: %d of 3" % len(board)
+        for s in range(self.seats):
+            bit = 1 << s
+            if self.rec.accepted & bit and not (self.rec.folded | self.rec.voided) & bit:
+                if len(self._hole(s)) < roundrecord.HOLE:
+                    return "seat %d cards" % (s + 1)
+        return ""
+
+    def _jackpot_hands(self):
+        out = []
+        for s in range(self.seats):
+            bit = 1 << s
+            if self.rec.accepted & bit and not self.rec.voided & bit:
+                played = not self.rec.folded & bit
+                out.append((s + 1, self._hole(s) if played else None, played))
+        return out
+
+    def _settle(self):
+        missing = self._missing()
+        if missing:
+            self._beep(BEEP_ERROR)
+            self._say("Cannot settle", missing)
+            return
+        flop = self._cards_of(self.rec.board)[:FLOP]
+        try:
+            plan = self.jackpot.preview(self.rec.round_no, self.wall, flop, self._jackpot_hands())
+        except ValueError as error:
+            self._beep(BEEP_ERROR)
+            self._say("Cannot settle", str(error)[:WIDTH])
+            return
+        self.hits = plan.hits
+        self._make_results()
+        if plan.hits:
+            self._set_phase(CONFIRM)
+            self.message = ""
+            self._beep(BEEP_JACKPOT)
+            return
+        self._pay(None)
+
+    def _confirm(self):
+        if not self.key_on:
+            self._beep(BEEP_ERROR)
+            self._say("Supervisor key", "needed to pay")
+            return
+        confirm = (ev.SUPERVISOR_CONFIRM, SUPERVISOR_ID, len(self.hits), 0)
+        if not self._commit(critical.STEP_CONFIRM, [confirm]):
+            return
+        self._pay_confirmed()
+
+    def _pay_confirmed(self):
+        """Pay after the supervisor's confirmation (also when resuming after a power cut)."""
+        self._make_results()
+        self._pay(True)
+
+    def _pay(self, confirmed):
+        flop = self._cards_of(self.rec.board)[:FLOP]
+        before = list(self.jackpot.value)
+        try:
+            plan = self.jackpot.settle(self.rec.round_no, self.wall, flop, self._jackpot_hands())
+        except ValueError as error:
+            self._beep(BEEP_ERROR)
+            self._say("Cannot settle", str(error)[:WIDTH])
+            return
+        events = []
+        for hit in plan.hits:
+            events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
+        events.append((ev.SETTLE, 0, plan.total_paid(), sum(self.jackpot.value)))
+        self._set_phase(RESULTS)
+        if not self._commit(critical.STEP_SETTLE, events):
+            self._set_phase(CONFIRM if confirmed is None and plan.hits else LOCKED)
+            return
+        self.hits = plan.hits
+        self.message = ""
+        self._make_results()
+        for hit in plan.hits:
+            slot = hit[jm.H_POOL]
+            line = self._sign_line(slot)
+            self.view.win = (line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
+            self.view.win_serial += 1
+        if plan.hits:
+            self._beep(BEEP_JACKPOT)
+        elif before != self.jackpot.value:
+            self._beep(BEEP_OK)
+        self._refresh_meter()
+
+    def _make_results(self):
+        """One display line per seat with cards: hand name and the verdict against the dealer."""
+        board = self._cards_of(self.rec.board)
+        dealer = self._cards_of(self.rec.dealer)
+        dealer_value = 0
+        full = len(board) == roundrecord.BOARD_CARDS and len(dealer) == roundrecord.DEALER_CARDS
+        if full:
+            dealer_value = self._player_value(dealer, board)
+        lines = []
+        for s in range(self.seats):
+            bit = 1 << s
+            hole = self._hole(s)
+            if len(hole) < roundrecord.HOLE:
+                continue
+            if self.rec.voided & bit:
+                lines.append("S%d void" % (s + 1))
+                continue
+            if self.rec.folded & bit:
+                lines.append("S%d fold" % (s + 1))
+                continue
+            if len(board) < FLOP:
+                continue
+            value = self._player_value(hole, board) if full else hands.best5(hole + board[:FLOP])
+            verdict = ""
+            if full:
+                verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
+            lines.append(("S%d %s" % (s + 1, _short(hands.name(value))))[:WIDTH - 2] + verdict)
+        for hit in self.hits:
+            lines.append("JP S%d %s" % (hit[jm.H_SEAT], money(hit[jm.H_AMOUNT])))
+        self.results = lines
+
+    def _void_round(self):
+        try:
+            result = self.jackpot.void_round(self.rec.round_no)
+        except ValueError as error:
+            self._say("Void refused", str(error)[:WIDTH])
+            return
+        self._set_phase(RESULTS)
+        if not self._commit(critical.STEP_VOID, [(ev.VOID, 0, self.rec.accepted, -result.amount)]):
+            self._set_phase(LOCKED)
+            return
+        self._beep(BEEP_OK)
+        self.message = ""
+        self.results = ["ROUND VOID", "wagers returned"]
+        self.hits = []
+        self._refresh_meter()
+
+    def _void_seat(self, seat):
+        bit = 1 << seat
+        if self.rec.voided & bit:
+            self._say("Seat %d" % (seat + 1), "already void")
+            return
+        if self.rec.accepted & bit:
+            try:
+                result = self.jackpot.void_seat(self.rec.round_no, seat + 1)
+            except ValueError as error:
+                self._say("Void refused", str(error)[:WIDTH])
+                return
+            amount = -result.amount
+        else:
+            amount = 0
+        self.rec.voided |= bit
+        if not self._log_admin(ev.VOID, seat + 1, bit, amount, self._sections()):
+            self.rec.voided &= ~bit
+            return
+        self._beep(BEEP_OK)
+        self._say("Seat %d void" % (seat + 1), "wager returned" if amount else "")
+        self._refresh_meter()
+
+    # ------------------------------------------------------------------ supervisor
+
+    def _open_audit(self):
+        jp = self.jackpot
+        lines = ["AUDIT  (BACK)", "round %d" % self.rec.round_no]
+        for slot in jp.active_slots():
+            meters = jp.pool_meters(slot)
+            lines.append("pool %d %s" % (slot, money(meters["value"])))
+            for key in sorted(meters):
+                lines.append(key)
+                lines.append("%16d" % meters[key])
+        lines.append("table meters")
+        table = jp.table_meters()
+        for key in sorted(table):
+            lines.append(key)
+            lines.append("%16d" % table[key])
+        hits = jp.last_hits()
+        lines.append("last hits %d" % len(hits))
+        for hit in hits[::-1]:
+            lines.append("r%d S%d %s" % (hit["round"], hit["seat"], money(hit["amount"])))
+            lines.append(" " + hit["hand"])
+        lines.append("memory " + self.memory.status)
+        log = self.memory.log
+        lines.append("events %d" % log.count)
+        try:
+            events = list(log.events(max(log.first_available(), log.count - AUDIT_EVENTS)))
+        except Exception:  # noqa: BLE001 - the audit shows what it can read
+            events = []
+            lines.append(" log unreadable")
+        for entry in events[::-1]:
+            lines.append("#%d r%d t%d" % (entry[0], entry[2], entry[1]))
+            lines.append(" " + ev.NAMES.get(entry[3], "kind %d" % entry[3]))
+        self.menu = [line[:WIDTH] for line in lines]
+        self.menu_top = 0
+        self._set_phase(AUDIT)
+
+    def _top_slot(self):
+        """The pool whose reset amount the menu sets: the only pool, or the Major pool."""
+        return jcfg.MAJOR if self.jackpot.config.split else jcfg.MAIN
+
+    def _config_value(self, key):
+        config = self.jackpot.requested_config()
+        if key == "wager":
+            return config.wager
+        return config.pools[self._top_slot()].reset
+
+    def _apply_config(self, index):
+        label, key, choices = CONFIG_ITEMS[index]
+        old = self._config_value(key)
+        new = choices[(choices.index(old) + 1) % len(choices)] if old in choices else choices[0]
+        if key == "wager":
+            changes = {"wager": new}
+        else:
+            changes = {jcfg.POOL_KEYS[self._top_slot()]: {"reset": new}}
+        try:
+            self.jackpot.set_config(changes)
+        except ValueError as error:
+            self._beep(BEEP_ERROR)
+            self._say("Config refused", str(error)[:WIDTH])
+            return
+        section = {SECTION_JACKPOT: jprecord.encode(self.jackpot)}
+        if self._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, section):
+            self._beep(BEEP_OK)
+            self._say(label, "%s -> %s" % (money(old), money(new)))
+
+    def _ram_clear(self):
+        jp = pools.Jackpot(self.jackpot_config)
+        rec = roundrecord.RoundRecord()
+        try:
+            sections = {SECTION_JACKPOT: jprecord.encode(jp), SECTION_ROUND: roundrecord.encode(rec)}
+            self.memory.ram_clear(sections, self.wall, SUPERVISOR_ID, True)
+        except Exception as error:  # noqa: BLE001
+            self._say("RAM clear failed", str(error)[:WIDTH])
+            self._set_phase(RAM_ERROR)
+            return
+        self.jackpot = jp
+        self.rec = rec
+        self._new_round()
+        self._beep(BEEP_OK)
+        self._say("RAM cleared", "pool reset")
+        self._refresh_meter()
+
+    # ------------------------------------------------------------------ view
+
+    def _sign_line(self, slot):
+        slots = self.view.meter_slots
+        for i in range(len(slots)):
+            if slots[i] == slot:
+                return i
+        return 0
+
+    def _refresh_meter(self):
+        view = self.view
+        if self.jackpot is None:
+            view.meter_fault = "RAM Err"
+            view.meter_slots = (0,)
+            view.meter[0] = 0
+        else:
+            view.meter_slots = self.jackpot.active_slots()
+            for slot in view.meter_slots:
+                view.meter[slot] = self.jackpot.value[slot]
+            if not self.program_ok:
+                view.meter_fault = "PrOG Err"
+            elif self.link_required and not self.link_up:
+                view.meter_fault = "LINK dn"
+            else:
+                view.meter_fault = ""
+        self._render()
+
+    def _render(self):
+        view = self.view
+        view.version += 1
+        for s in range(self.seats):
+            view.seat_light[s] = self._light(s)
+        self._render_lines()
+
+    def _light(self, s):
+        bit = 1 << s
+        phase = self.phase
+        if phase == TEST:
+            return 1 + (self.test_step + s) % (len(lights.STATE_NAMES) - 1)
+        if phase == RAM_ERROR or phase == RAM_CLEAR:
+            return lights.LOCKED
+        if self.faults & bit:
+            return lights.FAULT
+        if self.tamper & bit:
+            return lights.TAMPER
+        if phase == OPEN or phase == AUDIT or phase == CONFIG:
+            if not self.jackpot_open():
+                return lights.LOCKED
+            return lights.PLACED if self.placed & bit else lights.IDLE
+        if self.late & bit:
+            return lights.LATE
+        for hit in self.hits:
+            if hit[jm.H_SEAT] == s + 1:
+                return lights.WINNER
+        if self.rec.voided & bit:
+            return lights.OFF
+        if self.rec.accepted & bit:
+            return lights.ACCEPTED
+        return lights.LOCKED
+
+    def _bits(self, mask):
+        return "".join(["1" if mask & (1 << s) else "0" for s in range(self.seats)])
+
+    def _render_lines(self):
+        lines = self.view.lines
+        for i in range(LINES):
+            lines[i] = ""
+        phase = self.phase
+        cursor = "S%d" % (self.cursor + 1)
+        if phase == OPEN:
+            lines[0] = "ROUND %d OPEN" % self.rec.round_no
+            lines[1] = "JP " + ("OPEN" if self.jackpot_open() else "CLOSED")
+            lines[2] = "placed " + (self._seat_list(self.placed) or "-")
+            ante = self.ante | self.ante_marked
+            lines[3] = "ante " + (self._seat_list(ante) or "-")
+            lines[4] = "sel %s OK=ante" % cursor
+            lines[5] = "LOCK=no more bet"
+        elif phase == LOCKED:
+            lines[0] = "ROUND %d LOCKED" % self.rec.round_no
+            lines[1] = "JP " + (self._seat_list(self.rec.accepted) or "none")
+            board = self._cards_of(self.rec.board)
+            lines[2] = "B " + (cardlib.names(board) if board else "-")
+            lines[3] = "D " + (cardlib.names(self._cards_of(self.rec.dealer)) or "-")
+            hole = self._hole(self.cursor)
+            state = "fold" if self.rec.folded & (1 << self.cursor) else ""
+            lines[4] = "%s %s %s" % (cursor, cardlib.names(hole) or "-", state)
+            lines[5] = "need " + (self._missing() or "nothing")
+            lines[6] = "OK=fold SETTLE"
+        elif phase == CONFIRM:
+            lines[0] = "JACKPOT! r%d" % self.rec.round_no
+            row = 1
+            for hit in self.hits[:4]:
+                lines[row] = ("S%d %s" % (hit[jm.H_SEAT], _short(_hit_name(hit))))[:WIDTH]
+                lines[row + 1] = " " + money(hit[jm.H_AMOUNT])
+                row += 2
+            lines[7] = "KEY+OK to pay" if not self.key_on else "OK to pay"
+        elif phase == RESULTS:
+            lines[0] = "ROUND %d RESULT" % self.rec.round_no
+            for i, text in enumerate(self.results[:6]):
+                lines[1 + i] = text[:WIDTH]
+            lines[7] = "SETTLE=next"
+        elif phase == RAM_ERROR:
+            lines[0] = "RAM ERROR"
+            lines[1] = "JACKPOT DISABLED"
+            for i, text in enumerate(self.menu[:3]):
+                lines[2 + i] = text
+            lines[6] = "KEY+long OK:"
+            lines[7] = "RAM clear"
+        elif phase == RAM_CLEAR:
+            lines[0] = "RAM CLEAR?"
+            lines[1] = "reset values:"
+            config = jcfg.build(self.jackpot_config) if isinstance(self.jackpot_config, dict) else \
+                (self.jackpot_config or jcfg.default())
+            row = 2
+            for slot in config.active_slots():
+                lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))
+                row += 1
+            lines[6] = "OK=accept"
+            lines[7] = "BACK=cancel"
+        elif phase == AUDIT:
+            for i in range(LINES):
+                if self.menu_top + i < len(self.menu):
+                    lines[i] = self.menu[self.menu_top + i]
+        elif phase == CONFIG:
+            lines[0] = "CONFIG (BACK)"
+            for i, item in enumerate(CONFIG_ITEMS):
+                mark = ">" if i == self.config_index else " "
+                lines[1 + i] = ("%s%s %s" % (mark, item[0], money(self._config_value(item[1]))))[:WIDTH]
+            lines[6] = "UP/DN OK=change"
+        elif phase == TEST:
+            lines[0] = "TEST MODE (BACK)"
+            lines[1] = "jp  " + self._bits(self.placed)
+            lines[2] = "ant " + self._bits(self.ante)
+            lines[3] = "flt " + self._bits(self.faults)
+            lines[4] = "key %s door %s" % ("on" if self.key_on else "off",
+                                          "open" if self.door_open else "shut")
+            lines[5] = "OK=next pattern"
+        elif phase == CARD_ENTRY:
+            dest, rank, suit = self.entry
+            target = "dealer" if dest == DEALER else "board" if dest == BOARD else "seat %d" % dest
+            lines[0] = "ENTER CARD"
+            lines[1] = "to: " + target
+            lines[2] = "card: " + cardlib.RANKS[rank] + _SUITS[suit]
+            lines[4] = "UP/DN change"
+            lines[5] = "OK next, LOCK=add"
+            lines[6] = "BACK=done"
+        if self.message and phase not in (AUDIT, RAM_CLEAR):
+            first, second = self.message.split("\n")
+            lines[6] = first[:WIDTH]
+            lines[7] = second[:WIDTH]
+        if self.door_open:
+            lines[7] = "DOOR OPEN"
+
+
+def _hit_name(hit):
+    return jpay.NAMES[hit[jm.H_HAND]]
+
+
+def _short(name):
+    """Hand names short enough for a display line."""
+    return (name.replace("Three of a Kind", "Trips").replace("Four of a Kind", "Quads")
+            .replace("Straight Flush", "Str Flush").replace("High Card", "High"))
+
+
+# ---------------------------------------------------------------------- button handlers
+
+def _on_open(c, button, long):
+    if c.key_on and long:
+        if button == btn.OK:
+            c._open_audit()
+            return
+        if button == btn.SETTLE:
+            c.config_index = 0
+            c._set_phase(CONFIG)
+            return
+        if button == btn.LOCK:
+            c.test_step = 0
+            c._set_phase(TEST)
+            return
+    if long:
+        return
+    if button == btn.LOCK:
+        c._lock()
+    elif button == btn.UP:
+        c.cursor = (c.cursor + 1) % c.seats
+    elif button == btn.DOWN:
+        c.cursor = (c.cursor - 1) % c.seats
+    elif button == btn.OK:
+        c.ante_marked ^= 1 << c.cursor
+
+
+def _on_locked(c, button, long):
+    if button == btn.BACK and c.key_on:
+        if long:
+            c._void_round()
+        else:
+            c._void_seat(c.cursor)
+        return
+    if long:
+        if button == btn.OK:
+            c.entry[0] = c.cursor + 1
+            c._set_phase(CARD_ENTRY)
+        return
+    if button == btn.SETTLE:
+        c._settle()
+    elif button == btn.UP:
+        c.cursor = (c.cursor + 1) % c.seats
+    elif button == btn.DOWN:
+        c.cursor = (c.cursor - 1) % c.seats
+    elif button == btn.OK:
+        c.rec.folded ^= 1 << c.cursor
+
+
+def _on_confirm(c, button, long):
+    if button == btn.OK:
+        c._confirm()
+    elif button == btn.BACK and c.key_on and long:
+        c._void_round()
+
+
+def _on_results(c, button, long):
+    if button == btn.SETTLE or button == btn.OK:
+        c._new_round()
+
+
+def _on_ram_error(c, button, long):
+    if c.key_on and long and button == btn.OK:
+        c._set_phase(RAM_CLEAR)
+
+
+def _on_ram_clear(c, button, long):
+    if button == btn.BACK:
+        c._set_phase(RAM_ERROR)
+    elif button == btn.OK and not long:
+        if not c.key_on:
+            c._say("Supervisor key", "needed")
+            return
+        c._ram_clear()
+
+
+def _on_audit(c, button, long):
+    if button == btn.BACK:
+        c._set_phase(OPEN)
+    elif button == btn.DOWN:
+        c.menu_top = min(c.menu_top + (LINES if long else 1), max(0, len(c.menu) - LINES))
+    elif button == btn.UP:
+        c.menu_top = max(0, c.menu_top - (LINES if long else 1))
+
+
+def _on_config(c, button, long):
+    if button == btn.BACK:
+        c._set_phase(OPEN)
+    elif not c.key_on:
+        c._say("Supervisor key", "needed")
+    elif button == btn.DOWN:
+        c.config_index = (c.config_index + 1) % len(CONFIG_ITEMS)
+    elif button == btn.UP:
+        c.config_index = (c.config_index - 1) % len(CONFIG_ITEMS)
+    elif button == btn.OK:
+        c._apply_config(c.config_index)
+
+
+def _on_test(c, button, long):
+    if button == btn.BACK:
+        c._set_phase(OPEN)
+    elif button == btn.OK:
+        c.test_step += 1
+
+
+def _on_card_entry(c, button, long):
+    entry = c.entry
+    if button == btn.BACK:
+        c._set_phase(LOCKED)
+    elif button == btn.UP or button == btn.DOWN:
+        step = 1 if button == btn.UP else -1
+        field = c.config_index % 3
+        if field == 0:
+            entry[0] = (entry[0] + step) % (BOARD + 1)
+        elif field == 1:
+            entry[1] = (entry[1] + step) % 13
+        else:
+            entry[2] = (entry[2] + step) % 4
+    elif button == btn.OK:
+        c.config_index = (c.config_index + 1) % 3
+    elif button == btn.LOCK:
+        problem = c._add_card(entry[0], cardlib.make(entry[1], entry[2]))
+        if problem:
+            c._beep(BEEP_ERROR)
+            c._say("Card refused", problem)
+        else:
+            c._beep(BEEP_OK)
+            c._say("Added " + cardlib.name(cardlib.make(entry[1], entry[2])), "")
+
+
+_HANDLERS = (_on_open, _on_locked, _on_confirm, _on_results, _on_ram_error, _on_ram_clear,
+             _on_audit, _on_config, _on_test, _on_card_entry)

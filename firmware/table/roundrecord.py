@@ -1,0 +1,97 @@
+"""The round section of critical memory: which round is open and what it has seen.
+
+Layout (bytes)::
+
+    magic "RD", version, round number (4 bytes, little end first), phase,
+    accepted seat mask, folded seat mask, voided seat mask,
+    14 hole cards (seat 1 first, 2 per seat), 2 dealer cards, 5 board cards (NO_CARD = empty)
+
+decode() raises ValueError naming what is wrong: bad magic, version, length, a card that is
+neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
+"""
+
+from firmware.compat import const
+
+MAGIC = b"RD"
+VERSION = const(1)
+NO_CARD = const(0xFF)
+SEATS = const(7)
+HOLE = const(2)
+DEALER_CARDS = const(2)
+BOARD_CARDS = const(5)
+_HEADER = const(11)
+SIZE = const(11 + 7 * 2 + 2 + 5)
+_SEAT_BITS = const(0x7F)
+
+
+class RoundRecord:
+    """Round number, phase, seat masks and the cards seen, as the controller keeps them."""
+
+    def __init__(self):
+        self.round_no = 0
+        self.phase = 0
+        self.accepted = 0
+        self.folded = 0
+        self.voided = 0
+        self.hole = bytearray([NO_CARD] * (SEATS * HOLE))
+        self.dealer = bytearray([NO_CARD] * DEALER_CARDS)
+        self.board = bytearray([NO_CARD] * BOARD_CARDS)
+
+    def clear_cards(self):
+        """Forget every card (a new round)."""
+        for buf in (self.hole, self.dealer, self.board):
+            for i in range(len(buf)):
+                buf[i] = NO_CARD
+
+
+def encode(rec):
+    """The round record as bytes."""
+    out = bytearray(SIZE)
+    out[0:2] = MAGIC
+    out[2] = VERSION
+    n = rec.round_no
+    for i in range(4):
+        out[3 + i] = (n >> (8 * i)) & 0xFF
+    out[7] = rec.phase
+    out[8] = rec.accepted
+    out[9] = rec.folded
+    out[10] = rec.voided
+    out[_HEADER:_HEADER + 14] = rec.hole
+    out[_HEADER + 14:_HEADER + 16] = rec.dealer
+    out[_HEADER + 16:SIZE] = rec.board
+    return bytes(out)
+
+
+def decode(data):
+    """A RoundRecord from bytes; ValueError names what is wrong."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError("round record must be bytes, got %r" % (data,))
+    if len(data) != SIZE:
+        raise ValueError("round record is %d bytes, expected %d" % (len(data), SIZE))
+    if bytes(data[0:2]) != MAGIC:
+        raise ValueError("round record has bad magic %r" % (bytes(data[0:2]),))
+    if data[2] != VERSION:
+        raise ValueError("round record version %d, expected %d" % (data[2], VERSION))
+    rec = RoundRecord()
+    rec.round_no = data[3] | (data[4] << 8) | (data[5] << 16) | (data[6] << 24)
+    rec.phase = data[7]
+    for name, index in (("accepted", 8), ("folded", 9), ("voided", 10)):
+        if data[index] & ~_SEAT_BITS:
+            raise ValueError("round record %s mask 0x%02x names a seat above 7" % (name, data[index]))
+    rec.accepted = data[8]
+    rec.folded = data[9]
+    rec.voided = data[10]
+    rec.hole[:] = data[_HEADER:_HEADER + 14]
+    rec.dealer[:] = data[_HEADER + 14:_HEADER + 16]
+    rec.board[:] = data[_HEADER + 16:SIZE]
+    seen = []
+    for buf in (rec.hole, rec.dealer, rec.board):
+        for card in buf:
+            if card == NO_CARD:
+                continue
+            if card > 51:
+                raise ValueError("round record holds bad card %d" % card)
+            if card in seen:
+                raise ValueError("round record holds card %d twice" % card)
+            seen.append(card)
+    return rec

@@ -1,0 +1,349 @@
+"""The round controller, driven the way the dealer and the supervisor drive it.
+
+Expected amounts are worked out by hand from the default jackpot configuration
+(firmware/jackpot/config.py: 100-cent wager, 70% to the pool, reset $10,000.00) and the pay
+table of rules.md 11.9 (royal: 10,000 to 1 or 100% of the pool, whichever is greater).
+"""
+
+import pytest
+
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
+from firmware.drivers import spot_sensors as sens
+from firmware.poker import cards
+from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot, PathFS
+from firmware.table import controller as tc
+
+RESET = 1000000
+PER_WAGER = 70
+
+
+class Table:
+    """A controller on critical memory in a temporary directory, with a clock."""
+
+    def __init__(self, directory):
+        self.fs = PathFS(str(directory))
+        self.now = 0
+        self.boot()
+
+    def boot(self):
+        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
+        self.c = tc.RoundController(self.memory)
+        self.c.boot(self.now, 1000 + self.now)
+        return self.c
+
+    def tick(self, ms=20):
+        self.now += ms
+        return self.now
+
+    def press(self, button, long=False):
+        self.c.panel(btn.LONG if long else btn.PRESS, button, self.tick())
+
+    def key(self, on):
+        self.c.panel(btn.KEY_ON if on else btn.KEY_OFF, 0, self.tick())
+
+    def chip(self, seat, placed=True, ante=False):
+        spot = seat - 1 + (7 if ante else 0)
+        self.c.spot(sens.PLACED if placed else sens.REMOVED, spot, self.tick())
+
+    def deal(self, text_by_dest):
+        for dest, text in text_by_dest:
+            for card in cards.parse(text):
+                self.c.card(dest, card, self.tick())
+
+    def ram_clear(self):
+        self.key(True)
+        self.press(btn.OK, long=True)
+        self.press(btn.OK)
+        self.key(False)
+
+    def screen(self):
+        return "\n".join(self.c.view.lines)
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def events_of(memory, kind):
+    return [e for e in memory.log.events() if e[3] == kind]
+
+
+def test_blank_memory_is_ram_error_never_a_fresh_pool(tmp_path):
+    t = Table(tmp_path)
+    assert t.c.phase == tc.RAM_ERROR
+    assert "RAM ERROR" in t.screen() and "JACKPOT DISABLED" in t.screen()
+    assert t.c.view.meter_fault == "RAM Err"
+    assert not t.c.jackpot_open()
+    t.press(btn.OK, long=True)              # no key: nothing happens
+    assert t.c.phase == tc.RAM_ERROR
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_CLEAR and "$10000.00" in t.screen()
+    t.press(btn.BACK)                       # cancel
+    assert t.c.phase == tc.RAM_ERROR
+    t.press(btn.OK, long=True)
+    t.press(btn.OK)
+    assert t.c.phase == tc.OPEN
+    assert t.c.view.meter[0] == RESET
+    assert len(events_of(t.memory, ev.RAM_CLEAR)) == 1
+
+
+def test_lock_accepts_only_seats_with_an_ante(table):
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.chip(3)                           # no Ante: not accepted [UTH 11.1]
+    assert list(table.c.view.seat_light[:3]) == [lights.PLACED, lights.IDLE, lights.PLACED]
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.LOCKED
+    assert table.c.rec.accepted == 0b1
+    assert list(table.c.view.seat_light[:3]) == [lights.ACCEPTED, lights.LOCKED, lights.LOCKED]
+    assert table.c.view.meter[0] == RESET + PER_WAGER
+    assert "3 not taken" in table.screen()
+    lock = events_of(table.memory, ev.LOCK)[-1]
+    assert lock[5] == 0b1 and lock[6] == 100
+
+
+def test_panel_marks_ante_when_table_has_no_ante_sensors(table):
+    table.chip(2)
+    table.press(btn.UP)                     # cursor to seat 2
+    table.press(btn.OK)                     # dealer confirms seat 2's Ante
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0b10
+
+
+def test_button_mashed_locks_once(table):
+    table.chip(1)
+    table.chip(1, ante=True)
+    for _ in range(10):
+        table.press(btn.LOCK)
+    assert table.c.view.meter[0] == RESET + PER_WAGER
+    assert len(events_of(table.memory, ev.LOCK)) == 1
+
+
+def test_late_chip_flashes_and_is_not_accepted(table):
+    table.press(btn.LOCK)
+    table.chip(4)
+    assert table.c.view.seat_light[3] == lights.LATE
+    assert "late bet" in table.screen()
+    assert table.c.view.meter[0] == RESET
+    table.chip(4, placed=False)
+    assert table.c.view.seat_light[3] == lights.LOCKED
+
+
+def test_chip_removed_after_lock_is_tamper_and_logged(table):
+    table.chip(5)
+    table.chip(5, ante=True)
+    table.press(btn.LOCK)
+    table.chip(5, placed=False)
+    assert table.c.view.seat_light[4] == lights.TAMPER
+    assert "TAMPER seat 5" in table.screen()
+    assert [e[4] for e in events_of(table.memory, ev.TAMPER)] == [5]
+
+
+def test_faulty_sensor_is_reported_not_counted(table):
+    table.chip(6)
+    table.chip(6, ante=True)
+    table.c.spot(sens.FAULT, 5, table.tick())
+    assert table.c.view.seat_light[5] == lights.FAULT
+    assert "FAULT" in table.screen()
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0
+
+
+def test_bad_cards_are_refused_with_the_reason(table):
+    table.c.card(1, 0, table.tick())
+    assert "not dealing now" in table.screen()
+    table.press(btn.LOCK)
+    table.deal([(1, "As Ks")])
+    table.c.card(1, cards.parse("Qs")[0], table.tick())
+    assert "seat 1 full" in table.screen()
+    table.c.card(8, cards.parse("As")[0], table.tick())
+    assert "As twice" in table.screen()
+    table.c.card(9, 5, table.tick())
+    assert "bad dest 9" in table.screen()
+    table.c.card(8, 77, table.tick())
+    assert "bad card 77" in table.screen()
+    assert table.c._cards_of(table.c.rec.board) == []
+
+
+def test_settle_needs_the_flop_and_the_jackpot_seats_cards(table):
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(8, "2c 3d")])
+    table.press(btn.SETTLE)
+    assert "flop: 2 of 3" in table.screen() and table.c.phase == tc.LOCKED
+    table.deal([(8, "4h")])
+    table.press(btn.SETTLE)
+    assert "seat 1 cards" in table.screen() and table.c.phase == tc.LOCKED
+
+
+def royal_round(table, seats=(1, 3)):
+    for seat in seats:
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+
+
+def test_royal_waits_for_the_supervisor_then_pays_the_whole_pool(table):
+    royal_round(table)
+    assert table.c.phase == tc.CONFIRM
+    assert table.c.view.seat_light[0] == lights.WINNER
+    assert "$10001.40" in table.screen()
+    table.press(btn.OK)                    # no key
+    assert table.c.phase == tc.CONFIRM and "Supervisor key" in table.screen()
+    table.key(True)
+    table.press(btn.OK)
+    assert table.c.phase == tc.RESULTS
+    # 100% of the pool (1,000,140) beats 10,000 to 1 on 100 cents (1,000,000) [11.9]
+    assert table.c.view.win == (0, 1, RESET + 2 * PER_WAGER, RESET)
+    assert table.c.view.meter[0] == RESET
+    assert [e[4:7] for e in events_of(table.memory, ev.JACKPOT_HIT)] == [
+        (1, 4, RESET + 2 * PER_WAGER)]
+    assert len(events_of(table.memory, ev.SUPERVISOR_CONFIRM)) == 1
+    assert "S1 Royal Flush" in table.screen()
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.OPEN and table.c.rec.round_no == 2
+
+
+def test_folded_seat_cannot_win_the_jackpot(table):
+    for seat in (1, 3):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.press(btn.OK)                    # seat 1 folds [UTH 10.2]
+    table.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.RESULTS
+    assert table.c.view.meter[0] == RESET + 2 * PER_WAGER
+    assert "S1 fold" in table.screen()
+
+
+def test_restart_after_lock_resumes_the_round(table):
+    table.chip(2)
+    table.chip(2, ante=True)
+    table.press(btn.LOCK)
+    c = table.boot()
+    assert c.phase == tc.LOCKED and c.rec.accepted == 0b10 and c.rec.round_no == 1
+    assert c.view.meter[0] == RESET + PER_WAGER
+
+
+def test_power_cut_between_confirm_and_settle_pays_exactly_once(table, monkeypatch):
+    royal_round(table)
+    table.key(True)
+    real_commit = table.memory.commit
+
+    def cut_after_confirm(round_no, step, *args, **kwargs):
+        if step == 3:
+            raise OSError("power cut")
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(table.memory, "commit", cut_after_confirm)
+    table.press(btn.OK)
+    assert "MEMORY FAULT" in table.screen()
+    monkeypatch.undo()
+    c = table.boot()                       # power comes back
+    assert c.phase == tc.RESULTS
+    assert c.view.meter[0] == RESET
+    assert len(events_of(table.memory, ev.JACKPOT_HIT)) == 1
+    assert c.jackpot.table_meters()["paid"] == RESET + 2 * PER_WAGER
+
+
+def test_void_round_reverses_every_contribution(table):
+    for seat in (1, 2, 3):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    assert table.c.view.meter[0] == RESET + 3 * PER_WAGER
+    table.press(btn.BACK, long=True)       # without the key: nothing
+    assert table.c.phase == tc.LOCKED
+    table.key(True)
+    table.press(btn.BACK, long=True)
+    assert table.c.phase == tc.RESULTS and "ROUND VOID" in table.screen()
+    assert table.c.view.meter[0] == RESET
+    assert table.c.jackpot.audit() == []
+
+
+def test_void_seat_returns_that_wager_only(table):
+    for seat in (1, 2):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.key(True)
+    table.press(btn.BACK)                   # cursor on seat 1
+    assert table.c.view.seat_light[0] == lights.OFF
+    assert table.c.view.meter[0] == RESET + PER_WAGER
+    assert table.c.jackpot.audit() == []
+    c = table.boot()
+    assert c.rec.voided == 0b1 and c.view.meter[0] == RESET + PER_WAGER
+
+
+def test_audit_menu_shows_meters_and_scrolls(table):
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)
+    table.press(btn.SETTLE)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.AUDIT
+    text = "\n".join(table.c.menu)
+    assert "pool 0 $10000.00" in text and "last hits 1" in text and "jackpot hit" in text
+    table.press(btn.DOWN)
+    assert table.c.menu_top == 1
+    table.press(btn.BACK)
+    assert table.c.phase == tc.OPEN
+
+
+def test_configuration_needs_the_key_and_is_logged(table):
+    table.key(True)
+    table.press(btn.SETTLE, long=True)
+    assert table.c.phase == tc.CONFIG
+    table.key(False)
+    table.press(btn.OK)
+    assert "Supervisor key" in table.screen()
+    table.key(True)
+    table.press(btn.OK)                     # wager 100 -> 200
+    assert table.c.jackpot.config.wager == 200
+    change = events_of(table.memory, ev.CONFIG_CHANGE)[-1]
+    assert change[4:7] == (1, 100, 200)
+    c = table.boot()
+    assert c.jackpot.config.wager == 200
+
+
+def test_test_mode_cycles_every_pattern(table):
+    table.key(True)
+    table.press(btn.LOCK, long=True)
+    assert table.c.phase == tc.TEST
+    seen = set()
+    for _ in range(len(lights.STATE_NAMES)):
+        seen.update(table.c.view.seat_light)
+        table.press(btn.OK)
+    assert seen == set(range(1, len(lights.STATE_NAMES)))
+    table.press(btn.BACK)
+    assert table.c.phase == tc.OPEN
+
+
+def test_door_open_is_logged_and_shown(table):
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    assert "DOOR OPEN" in table.screen()
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick())
+    assert len(events_of(table.memory, ev.DOOR_OPEN)) == 1
+    assert len(events_of(table.memory, ev.DOOR_CLOSE)) == 1
+
+
+def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):
+    table.c.link_required = True
+    table.c.link(False, table.tick())
+    assert table.c.view.meter_fault == "LINK dn"
+    table.chip(1)
+    table.chip(1, ante=True)
+    assert table.c.view.seat_light[0] == lights.LOCKED
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0 and "JACKPOT CLOSED" in table.screen()
