@@ -1,0 +1,270 @@
+"""tools/build.py makes a deploy folder the board and the program check accept, and
+tools/deploy.py turns it into the right mpremote commands."""
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from firmware import manifest
+from host_tests.runtimes import ROOT, micropython_binary
+from tools import build as builder
+from tools import deploy
+
+# MicroPython docs, "MicroPython .mpy files" (docs/reference/mpyfiles.rst): the header is
+# b"M", the version (6), then a byte whose upper 6 bits are the native architecture
+# (4 = armv6m, 10 = xtensawin; 0 for bytecode only).
+MPY_MAGIC = ord("M")
+MPY_VERSION = 6
+MPY_ARCH_CODE = {"armv6m": 4, "xtensawin": 10}
+KEY = b"provisioned-key-for-table-7"
+
+
+@pytest.fixture(scope="module", params=sorted(builder.BOARD_ARCH))
+def built(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp("build") / request.param
+    return builder.build(request.param, out, build_id="test-1")
+
+
+def test_layout(built):
+    out = built.out
+    assert (out / "main.py").read_text() == builder.MAIN_PY
+    assert "import firmware.app" in builder.MAIN_PY and "firmware.app.main()" in builder.MAIN_PY
+    assert (out / "board.mpy").is_file()
+    for support in builder.BOARD_SUPPORT:
+        assert (out / support.replace(".py", ".mpy")).is_file()
+    for source in builder.firmware_sources():
+        if source.endswith(".py"):
+            assert (out / (source[:-3] + ".mpy")).is_file(), source
+    assert not list(out.rglob("*.py"))[1:], "only main.py ships as source"
+    assert not list(out.rglob("__pycache__"))
+    # No other board's module ships.
+    assert not (out / "boards" / "pico_w.mpy").exists() and not (out / "boards" / "esp32_s3.mpy").exists()
+
+
+def test_every_mpy_targets_the_board(built):
+    arch = builder.BOARD_ARCH[built.board]
+    hot = {h[:-3] + ".mpy" for h in builder.HOT_MODULES}
+    for path in built.out.rglob("*.mpy"):
+        header = path.read_bytes()[:3]
+        relative = path.relative_to(built.out).as_posix()
+        assert header[0] == MPY_MAGIC and header[1] == MPY_VERSION, relative
+        expected = MPY_ARCH_CODE[arch] if relative in hot else 0
+        assert header[2] >> 2 == expected, "%s: arch code %d" % (relative, header[2] >> 2)
+
+
+def test_manifest_lists_every_file_and_verifies(built):
+    record = json.loads((built.out / "manifest.json").read_bytes())
+    on_disk = sorted(p.relative_to(built.out).as_posix() for p in built.out.rglob("*")
+                     if p.is_file() and p.name != "manifest.json")
+    assert sorted(record["files"]) == on_disk
+    assert (record["board"], record["build_id"], record["digest"]) == (built.board, "test-1", built.digest)
+    assert "hmac" not in record
+    result = manifest.check_device(str(built.out), board=built.board)
+    assert result.ok, result.message()
+
+
+def test_the_real_micropython_vm_verifies_and_imports_the_build(built, tmp_path):
+    # Bytecode .mpy files run on any port of the same .mpy version, so the unix VM can load
+    # the build (not the native modules, which are machine code for the board's CPU).
+    script = (
+        "from firmware import manifest\n"
+        "r = manifest.check_device(%r, board=%r)\n"
+        "print(r.reason, r.digest)\n"
+        "import firmware.poker.cards\n"
+        "import board\n"
+        "print(board.NAME)\n"
+        "try:\n"
+        "    import firmware.poker.hands\n"
+        "    print('native loaded')\n"
+        "except ValueError as e:\n"
+        "    print('native refused')\n"
+    ) % (str(built.out), built.board)
+    env = {"MICROPYPATH": str(built.out), "PATH": "/usr/bin:/bin"}
+    empty = tmp_path / "cwd"
+    empty.mkdir()
+    result = subprocess.run([micropython_binary(), "-c", script], env=env, cwd=str(empty),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["ok " + built.digest, built.board, "native refused"]
+
+
+def test_tampering_with_the_build_is_caught(built, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(built.out, copy)
+    target = copy / "firmware" / "poker" / "cards.mpy"
+    target.write_bytes(target.read_bytes() + b"\0")
+    result = manifest.check_device(str(copy))
+    assert (result.reason, result.path) == ("changed-file", "firmware/poker/cards.mpy")
+
+
+def test_reproducible(tmp_path):
+    root = _mini_project(tmp_path, broken=False)
+    first = builder.build("pico_w", tmp_path / "first", build_id="r", root=root)
+    again = builder.build("pico_w", tmp_path / "again", build_id="r", root=root)
+    assert again.digest == first.digest
+    first_bytes = (tmp_path / "first" / "manifest.json").read_bytes()
+    assert (tmp_path / "again" / "manifest.json").read_bytes() == first_bytes
+    other = builder.build("pico_w", tmp_path / "other", build_id="r2", root=root)
+    assert other.digest != first.digest, "the build id is part of the digest"
+
+
+def test_cli_builds_a_keyed_manifest_and_prints_the_summary(tmp_path):
+    key_file = tmp_path / "key.bin"
+    key_file.write_bytes(KEY)
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "tools.build", "--board", "esp32_s3", "--out", str(out),
+                             "--key", str(key_file), "--build-id", "cli"], cwd=str(ROOT),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    record = json.loads((out / "manifest.json").read_bytes())
+    assert "digest    " + record["digest"] in result.stdout
+    assert "firmware/poker/hands.mpy  native" in result.stdout
+    assert "board     esp32_s3 (xtensawin)" in result.stdout
+    assert "authenticated with HMAC-SHA256" in result.stdout
+    (out / "manifest.key").write_bytes(KEY)
+    verified = manifest.check_device(str(out), board="esp32_s3")
+    assert verified.ok and verified.authenticated
+    (out / "manifest.key").write_bytes(b"a-different-key-entirely")
+    assert manifest.check_device(str(out)).reason == "bad-hmac"
+
+
+def test_short_key_file_fails_with_a_message(tmp_path, capsys):
+    key_file = tmp_path / "key.bin"
+    key_file.write_bytes(b"short")
+    assert builder.main(["--board", "pico_w", "--out", str(tmp_path / "o"), "--key", str(key_file)]) == 1
+    assert "key is 5 bytes; at least 16" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_unknown_board_is_refused(capsys):
+    with pytest.raises(SystemExit):
+        builder.main(["--board", "uno"])
+    assert "invalid choice: 'uno'" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="unknown board 'uno'"):
+        builder.board_arch("uno")
+
+
+def test_a_folder_that_is_not_a_build_is_not_wiped(tmp_path):
+    (tmp_path / "notes.txt").write_text("keep me")
+    with pytest.raises(builder.BuildError, match="not overwriting"):
+        builder.build("pico_w", tmp_path, build_id="x")
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+
+
+def _mini_project(tmp_path, broken):
+    """A project root with the real boards/ and a two-module firmware/."""
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "boards", root / "boards", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "firmware" / "poker").mkdir(parents=True)
+    (root / "firmware" / "__init__.py").write_text("")
+    (root / "firmware" / "poker" / "__init__.py").write_text("")
+    (root / "firmware" / "poker" / "hands.py").write_text("def f(:\n" if broken else "X = 1\n")
+    (root / "firmware" / "presets.json").write_text('{"a": 1}\n')
+    return root
+
+
+def test_a_module_that_does_not_compile_is_named(tmp_path):
+    root = _mini_project(tmp_path, broken=True)
+    with pytest.raises(builder.BuildError, match="mpy-cross failed on firmware/poker/hands.py"):
+        builder.build("pico_w", tmp_path / "out", build_id="x", root=root)
+
+
+def test_data_files_ship_verbatim_and_are_covered(tmp_path):
+    root = _mini_project(tmp_path, broken=False)
+    result = builder.build("pico_w", tmp_path / "out", build_id="x", root=root)
+    assert (tmp_path / "out" / "firmware" / "presets.json").read_text() == '{"a": 1}\n'
+    assert "firmware/presets.json" in result.files
+
+
+@pytest.mark.parametrize("board", sorted(builder.BOARD_ARCH))
+def test_board_modules_declare_the_arch_the_build_uses(board):
+    assert builder.declared_arch((ROOT / "boards" / (board + ".py")).read_text()) == builder.BOARD_ARCH[board]
+
+
+def test_hot_modules_exist():
+    for source in builder.HOT_MODULES:
+        assert (ROOT / source).is_file(), source
+
+
+# --- deploy --------------------------------------------------------------------------------
+
+def test_deploy_dry_run_prints_the_mpremote_commands_and_runs_nothing(tmp_path, capsys):
+    def must_not_run(command):
+        raise AssertionError("dry run ran %s" % command)
+
+    out = tmp_path / "pico"
+    steps = deploy.deploy("pico_w", port="/dev/ttyACM0", out=out, build_id="d", dry_run=True,
+                          run=must_not_run, root=_mini_project(tmp_path, broken=False))
+    printed = capsys.readouterr().out
+    mpremote = deploy.mpremote_program()
+    connect = [mpremote, "connect", "/dev/ttyACM0"]
+    assert [s[:3] for s in steps] == [connect] * 4
+    assert steps[0][3] == "exec"
+    assert steps[1][3:] == ["fs", "cp", "-r", str(out / "board.mpy"), str(out / "boards"),
+                            str(out / "firmware"), str(out / "manifest.json"), str(out / "main.py"), ":"]
+    assert steps[2][3:] == ["mip", "install", "umqtt.simple"]
+    assert steps[3][3:] == ["reset"]
+    for step in steps:
+        assert "would run: " + shlex.join(step) in printed
+
+
+def test_deploy_with_key_provisions_it_and_without_port_uses_auto(tmp_path, capsys):
+    key_file = tmp_path / "key.bin"
+    key_file.write_bytes(KEY)
+    steps = deploy.deploy("esp32_s3", out=tmp_path / "s3", key_file=str(key_file), build_id="d",
+                          mip=False, dry_run=True, root=_mini_project(tmp_path, broken=False))
+    assert all(step[1:3] == ["connect", "auto"] for step in steps)
+    assert [step[3] for step in steps] == ["exec", "fs", "fs", "reset"]
+    assert steps[2][3:] == ["fs", "cp", str(key_file), ":manifest.key"]
+    assert json.loads((tmp_path / "s3" / "manifest.json").read_bytes())["hmac"]
+
+
+def test_deploy_runs_the_steps_and_stops_at_a_failure(tmp_path, capsys):
+    ran = []
+
+    def fake_run(command):
+        ran.append(command)
+        return subprocess.CompletedProcess(command, 1 if command[3:5] == ["mip", "install"] else 0)
+
+    with pytest.raises(deploy.DeployError, match="mip install umqtt.simple"):
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=fake_run,
+                      root=_mini_project(tmp_path, broken=False))
+    assert [c[3] for c in ran] == ["exec", "fs", "mip"], "stopped before reset"
+
+
+def test_deploy_cli_dry_run(tmp_path, capsys):
+    code = deploy.main(["--board", "pico_w", "--out", str(tmp_path / "p"), "--dry-run", "--build-id", "c"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert printed.count("would run: ") == 4 and "mip install umqtt.simple" in printed
+
+
+def test_remove_script_clears_the_old_program_and_keeps_data(tmp_path):
+    # Run the cleanup step's script on the real MicroPython VM, in a folder laid out like a
+    # board's filesystem.
+    board_fs = tmp_path / "fs"
+    (board_fs / "firmware" / "poker").mkdir(parents=True)
+    (board_fs / "firmware" / "poker" / "old.mpy").write_bytes(b"M")
+    (board_fs / "boards").mkdir()
+    (board_fs / "main.py").write_text("print(1)\n")
+    (board_fs / "manifest.json").write_text("{}")
+    (board_fs / "config.json").write_text("{}")
+    (board_fs / "lib" / "umqtt").mkdir(parents=True)
+    (board_fs / "lib" / "umqtt" / "simple.mpy").write_bytes(b"M")
+    build_out = tmp_path / "build"
+    builder.build("pico_w", build_out, build_id="r", root=_mini_project(tmp_path, broken=False))
+    script = deploy.commands(build_out)[0][4]
+    result = subprocess.run([micropython_binary(), "-c", script], cwd=str(board_fs),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    left = sorted(p.relative_to(board_fs).as_posix() for p in board_fs.rglob("*"))
+    assert left == ["config.json", "lib", "lib/umqtt", "lib/umqtt/simple.mpy"]
+
+
+def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):
+    with pytest.raises(deploy.DeployError, match="is not a build folder"):
+        deploy.commands(tmp_path)
