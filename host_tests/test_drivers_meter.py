@@ -1,0 +1,216 @@
+"""The progressive meter sign: MAX7219 register writes decoded by a fake chain into the
+characters a person reads on each line, including the decimal point."""
+
+import pytest
+
+from firmware.drivers import meter_sign
+from firmware.drivers.meter_sign import MeterSign, encode_text
+from host_tests.fakes.max7219 import FakeMax7219Chain, _Chip
+
+
+def make(lines=1, **kwargs):
+    chain = FakeMax7219Chain(modules=lines)
+    sign = MeterSign(chain.spi, chain.cs, lines=lines, **kwargs)
+    return chain, sign
+
+
+def shown(chain, line=0):
+    return chain.text(line)
+
+
+def test_before_begin_the_modules_are_dark_and_after_it_blank_and_configured():
+    chain, sign = make(lines=2)
+    assert not chain.lit(0) and not chain.lit(1)
+    sign.begin(0)
+    for chip in chain.modules:
+        assert not chip.shutdown and chip.decode == 0 and chip.scan_limit == 7 and not chip.test
+        assert chip.intensity == 8
+
+
+@pytest.mark.parametrize("cents, text", [
+    (123456, "  1234.56"),
+    (0, "     0.00"),
+    (5, "     0.05"),
+    (100, "     1.00"),
+    (99999999, "999999.99"),
+    (100000000, " 1000000"),          # from $1,000,000.00 whole dollars only
+    (123456789, " 1234567"),
+])
+def test_amounts_read_as_dollars_and_cents(cents, text):
+    chain, sign = make()
+    sign.set_amount(0, cents, 0)
+    sign.begin(0)
+    sign.tick(0)
+    assert shown(chain) == text
+
+
+def test_two_pools_on_two_chained_modules():
+    chain, sign = make(lines=2)
+    sign.set_amount(0, 1500000, 0)
+    sign.set_amount(1, 250075, 0)
+    sign.begin(0)
+    sign.tick(0)
+    assert shown(chain, 0) == " 15000.00"
+    assert shown(chain, 1) == "  2500.75"
+
+
+def test_a_rise_is_counted_up_in_paced_steps_not_a_jump():
+    chain, sign = make(step_ms=100, catch_up_ms=5000)
+    sign.set_amount(0, 100000, 0)
+    sign.begin(0)
+    sign.set_amount(0, 100500, 0)          # +$5.00: 50 steps of 10 cents
+    readings = []
+    for now in range(0, 6000, 20):
+        sign.tick(now)
+        readings.append(shown(chain))
+    assert readings[0] == "  1000.00"
+    assert "  1001.00" in readings[45:55]   # after about one second
+    values = [int(r.replace(".", "")) for r in readings]
+    steps = [b - a for a, b in zip(values, values[1:])]
+    assert max(steps) == 10 and min(steps) == 0
+    assert values[250] == 100500            # there by 5 s
+    assert readings[-1] == "  1005.00"
+
+
+def test_a_small_rise_counts_a_cent_at_a_time():
+    chain, sign = make(step_ms=100, catch_up_ms=5000)
+    sign.set_amount(0, 1000, 0)
+    sign.begin(0)
+    sign.set_amount(0, 1003, 0)
+    values = []
+    for now in range(0, 500, 100):
+        sign.tick(now)
+        values.append(sign.amount_shown(0))
+    assert values == [1000, 1001, 1002, 1003, 1003]
+
+
+def test_a_fall_is_shown_at_once():
+    chain, sign = make()
+    sign.set_amount(0, 500000, 0)
+    sign.begin(0)
+    sign.set_amount(0, 100000, 10)
+    sign.tick(20)
+    assert shown(chain) == "  1000.00"
+
+
+def test_a_win_shows_the_amount_and_seat_then_the_new_amount():
+    chain, sign = make(win_ms=15000)
+    sign.set_amount(0, 2500000, 0)
+    sign.begin(0)
+    sign.show_win(0, 3, 2500000, 100000, 1000)
+    sign.tick(1000)
+    assert shown(chain) == " 25000.00"        # the win, at the moment of the hit
+    sign.tick(3500)
+    assert shown(chain) == "  5EAt 3"         # S and 5 share a shape on 7 segments
+    sign.tick(4000)
+    assert shown(chain) == " 25000.00"
+    sign.tick(16100)
+    assert shown(chain) == "  1000.00"        # the pool's new amount after win_ms
+    assert sign.amount_shown(0) == 100000
+
+
+def test_a_fault_alternates_with_the_amount_and_clears():
+    chain, sign = make()
+    sign.set_amount(0, 123456, 0)
+    sign.begin(0)
+    sign.set_fault(0, "LINK DN")
+    sign.tick(3000)
+    assert shown(chain) == "  1234.56"
+    sign.tick(5000)
+    assert shown(chain) == " LINK dN"
+    sign.set_fault(0, "RAM Err")
+    sign.tick(5100)
+    assert shown(chain) == " rAM Err"
+    sign.clear_fault(0)
+    sign.tick(5200)
+    assert shown(chain) == "  1234.56"
+
+
+def test_only_changed_digits_are_sent():
+    chain, sign = make(lines=2)
+    sign.set_amount(0, 123456, 0)
+    sign.set_amount(1, 777, 0)
+    sign.begin(0)
+    sign.tick(0)
+    before = chain.spi.bytes_written
+    sign.tick(20)
+    assert chain.spi.bytes_written == before              # nothing changed, nothing sent
+    sign.set_amount(0, 123457, 20, jump=True)
+    sign.tick(40)
+    assert chain.spi.bytes_written == before + 4          # one digit row: 2 bytes per module
+    assert shown(chain, 0) == "  1234.57" and shown(chain, 1) == "     7.77"
+
+
+def test_a_glitched_module_is_restored_by_the_periodic_refresh():
+    chain, sign = make(lines=2, refresh_ms=10000)
+    sign.set_amount(1, 4200, 0)
+    sign.begin(0)
+    sign.tick(0)
+    chain.modules[1] = _Chip()                # a power glitch resets module 1: it goes dark
+    sign.tick(5000)
+    assert not chain.lit(1)
+    sign.tick(10000)
+    assert shown(chain, 1) == "    42.00"
+
+
+def test_lamp_test_lights_every_segment():
+    chain, sign = make(lines=2)
+    sign.begin(0)
+    sign.lamp_test(True)
+    assert shown(chain, 0) == "8." * 8 and shown(chain, 1) == "8." * 8
+    sign.lamp_test(False)
+    assert shown(chain, 0) == " " * 8
+
+
+def test_encode_text_font_and_decimal_points():
+    assert shown_text("12.5") == "     12.5"
+    assert shown_text("-- --") == "   -- --"
+    assert shown_text("HELP") == "    HELP"
+    assert shown_text("3.") == "       3."
+
+
+def shown_text(text):
+    chain, sign = make()
+    sign.begin(0)
+    sign.set_fault(0, text)
+    sign.tick(2500)
+    return shown(chain)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("WIN", "no 7-segment shape"), ("123456789", "needs 9 digits"), (12, "must be a str"),
+])
+def test_text_that_cannot_be_shown_is_rejected_and_changes_nothing(text, message):
+    chain, sign = make()
+    sign.set_amount(0, 100, 0)
+    sign.begin(0)
+    with pytest.raises(ValueError, match=message):
+        sign.set_fault(0, text)
+    sign.tick(2500)
+    assert shown(chain) == "     1.00"
+    with pytest.raises(ValueError, match=message):
+        encode_text(text)
+
+
+@pytest.mark.parametrize("cents", [-1, 1.5, True, "100", 2 ** 30])
+def test_bad_amounts_are_rejected_and_change_nothing(cents):
+    chain, sign = make()
+    sign.set_amount(0, 100, 0)
+    with pytest.raises(ValueError, match="cents"):
+        sign.set_amount(0, cents, 0)
+    with pytest.raises(ValueError, match="cents"):
+        sign.show_win(0, 1, cents, 100, 0)
+    assert sign.amount_shown(0) == 100
+
+
+def test_bad_lines_seats_and_settings():
+    chain, sign = make(lines=2)
+    with pytest.raises(ValueError, match="line"):
+        sign.set_amount(2, 100, 0)
+    with pytest.raises(ValueError, match="seat"):
+        sign.show_win(0, 0, 100, 100, 0)
+    with pytest.raises(ValueError, match="lines"):
+        MeterSign(chain.spi, chain.cs, lines=0)
+    with pytest.raises(ValueError, match="intensity"):
+        MeterSign(chain.spi, chain.cs, intensity=16)
+    assert meter_sign.REG_SHUTDOWN == 0x0C and meter_sign.REG_DISPLAY_TEST == 0x0F
