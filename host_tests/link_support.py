@@ -287,7 +287,8 @@ def check_reconciled(tables, ledger):
         if link.amounts() != ledger["pool"]:
             problems.append("table %d shows %r, pool is %r" % (t.table, link.amounts(), ledger["pool"]))
         if row["totals"][0] != t.wagers:
-            problems.append("table %d: ledger wagers %d, test placed %d" % (t.table, row["totals"][0], t.wagers))
+            problems.append("table %d: ledger wagers %d, test placed %d"
+                            % (t.table, row["totals"][0], t.wagers))
         net += row["totals"][0] - row["totals"][2]
     problems.extend(ledger["pool_object"].audit(net))
     if ledger["pending"]:

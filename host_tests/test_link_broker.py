@@ -7,7 +7,6 @@ linked configuration (firmware/jackpot/config.py example values): reset 1,000,00
 70% of each wager to the pool; rules.md 11.9 pays (royal 10,000 to 1 or 100% of the pool).
 """
 
-import time
 
 import pytest
 
@@ -17,7 +16,6 @@ from host_tests.link_support import (
     Broker,
     ControllerProcess,
     SimTable,
-    check_reconciled,
     pump,
     settled,
     wait_reconciled,
