@@ -115,7 +115,33 @@ def compute(games=None, bet_names=None, presets=None, hand_rules=None, pool=DEFA
         return _compute(wanted, need, workers, pool, wager, trials, seed)
 
 
+# Finished distributions of this process, by task key (and trials and seed for the estimate):
+# they are pure functions of the key, so a second selection in one process reuses them.
+_MEMO = {}
+
+
+def distribution(kind, rule=None):
+    """One exact distribution computed in this process: kind "seven" (rule "best5of7" or
+    "hole2_board3"), "five", "four" or "three" gives {hand value: count}; "starts" (rule = a
+    Risk/Raise preset) gives the Big Raise Stud start sums."""
+    key = (kind, rule)
+    if kind not in ("seven", "five", "four", "three", "starts"):
+        raise ValueError("unknown distribution %r" % (kind,))
+    return _distributions({key}, _Serial(), 1, 0)[key]
+
+
+def _memo_key(key, trials, seed):
+    return key + (trials, seed) if key[0] == "showdown" else key
+
+
 def _compute(wanted, need, workers, pool, wager, trials, seed):
+    return _rows(wanted, _distributions(need, workers, trials, seed), pool, wager, trials, seed)
+
+
+def _distributions(need, workers, trials, seed):
+    done = dict((key, _MEMO[_memo_key(key, trials, seed)]) for key in need
+                if _memo_key(key, trials, seed) in _MEMO)
+    need = set(need) - set(done)
     pending = {}
     # Longest tasks first, so two workers finish together.
     if ("showdown", "hole2_board3") in need or ("showdown", "best5of7") in need:
@@ -140,7 +166,6 @@ def _compute(wanted, need, workers, pool, wager, trials, seed):
         multisets = list(exact.rank_multisets(7))
         pending[("seven", "best5of7")] = [
             workers.apply_async(exact.seven_card_chunk, (multisets[i::CHUNKS],)) for i in range(CHUNKS)]
-    done = {}
     if ("five", None) in need:
         done[("five", None)] = exact.five_card_counts()
     if ("four", None) in need:
@@ -155,7 +180,9 @@ def _compute(wanted, need, workers, pool, wager, trials, seed):
             done[key] = [item for part in results for item in part]
         else:
             done[key] = exact.merge(results)
-    return _rows(wanted, done, pool, wager, trials, seed)
+    for key in need:
+        _MEMO[_memo_key(key, trials, seed)] = done[key]
+    return done
 
 
 def _rows(wanted, done, pool, wager, trials, seed):
