@@ -133,12 +133,12 @@ class ControllerProcess:
 
     def wait_line(self, start, timeout):
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for _ in range(int(timeout / 0.005) + 2):
             if any(line.startswith(start) for line in list(self.lines)):
                 return True
-            if self.proc.poll() is not None and not any(line.startswith(start) for line in self.lines):
-                time.sleep(0.05)
-                return any(line.startswith(start) for line in self.lines)
+            if self.proc.poll() is not None or time.monotonic() >= deadline:
+                time.sleep(0.05 if self.proc.poll() is not None else 0)
+                return any(line.startswith(start) for line in list(self.lines))
             time.sleep(0.005)
         return False
 

@@ -8,9 +8,11 @@ linked configuration (firmware/jackpot/config.py example values): reset 1,000,00
 """
 
 
+import time
+
 import pytest
 
-from firmware.link import tablelink
+from firmware.link import codec, mqtt, tablelink
 from host_tests.link_support import (
     WAGER,
     Broker,
@@ -18,6 +20,7 @@ from host_tests.link_support import (
     SimTable,
     pump,
     settled,
+    table_key,
     wait_reconciled,
 )
 
@@ -37,9 +40,9 @@ def rig(tmp_path):
     broker = Broker(tmp_path).start()
     made = {"tables": [], "controller": None}
 
-    def build(count, faults=None, order_window=300, seed=1):
+    def build(count, faults=None, order_window=300, seed=1, commit_delay=0):
         controller = ControllerProcess(tmp_path, broker.port, range(1, count + 1), order_window=order_window)
-        controller.start()
+        controller.start(commit_delay)
         made["controller"] = controller
         tables = [SimTable(t, broker.port, faults, seed) for t in range(1, count + 1)]
         made["tables"] = tables
@@ -105,3 +108,113 @@ def test_broker_restart_closes_wagering_queues_hits_and_reconciles(rig):
     assert results[0].rows == [[5, ROYAL, expected_pool(placed), 0]]
     assert controller.ledger()["pool"] == [RESET]
     assert "link up" in [e[0] for e in tables[0].events]
+
+
+def _down(tables):
+    return lambda: all(t.link.state == tablelink.DOWN for t in tables)
+
+
+def test_controller_killed_mid_commit_applies_each_entry_once(rig):
+    broker, build = rig
+    controller, tables = build(2, commit_delay=400)
+    # the first commit of a contribution is cut by SIGKILL while its transaction is open
+    tables[0].lock_round(4)
+    assert pump(tables, lambda: controller.wait_line("IN-COMMIT entry 1 1", 0), 5)
+    controller.kill()
+    assert controller.ledger()["tables"][1]["last_n"] == 0  # rolled back, not half applied
+    assert pump(tables, _down(tables), 5)
+    assert not any(t.link.wagers_open() for t in tables)
+    tables[1].lock_round(2)  # locked while the controller is dead: queued
+    controller.start(commit_delay=400)
+    problems = wait_reconciled(tables, controller, 20)
+    assert problems == []
+    # now cut the payment of a hit in the middle of its transaction
+    n = tables[1].claim([[1, FLUSH, WAGER], [6, FLUSH, WAGER]])
+    assert pump(tables, lambda: controller.wait_line("IN-COMMIT pay 2 %d" % n, 0), 10)
+    controller.kill()
+    assert controller.ledger()["paid"] == []
+    controller.start()
+    problems = wait_reconciled(tables, controller, 20)
+    assert problems == []
+    ledger = controller.ledger()
+    assert len(ledger["paid"]) == 1  # paid exactly once
+    placed = sum(t.wagers for t in tables)
+    assert ledger["pool"] == [expected_pool(placed) - 2 * 100 * WAGER]
+    assert tables[1].link.take_results()[0].rows == [[1, FLUSH, 10000, 0], [6, FLUSH, 10000, 0]]
+
+
+def test_two_royals_in_the_same_second_are_paid_in_lock_then_arrival_order(rig):
+    broker, build = rig
+    controller, tables = build(2, order_window=800)
+    t1, t2 = tables
+    t1.lock_round(5)
+    t2.lock_round(7)
+    assert wait_reconciled(tables, controller) == []
+    same_second = int(time.time())
+    t2.claim([[2, ROYAL, WAGER]], lock_time=same_second)
+    pump(tables, lambda: False, 0.1)
+    t1.claim([[4, ROYAL, WAGER]], lock_time=same_second)
+    assert wait_reconciled(tables, controller, 20) == []
+    paid = controller.ledger()["paid"]
+    # same lock second: arrival decides; table 2's claim reached the controller first
+    assert [(p[0], p[5]) for p in paid] == [(2, 1), (1, 2)]
+    placed = t1.wagers + t2.wagers - 2 * WAGER  # the two claim rounds came after the pool below
+    pool_then = expected_pool(placed + 2 * WAGER)
+    assert paid[0][6]["rows"] == [[2, ROYAL, pool_then, 0]]
+    # the pool was reset to 1,000,000 and the second royal gets 10,000 to 1 = the same figure
+    assert paid[1][6]["rows"] == [[4, ROYAL, 10000 * WAGER, 0]]
+    assert controller.ledger()["pool"] == [RESET]
+    # an earlier lock wins even when its claim arrives later [11.11]
+    t2.claim([[1, ROYAL, WAGER]], lock_time=same_second + 5)
+    pump(tables, lambda: False, 0.1)
+    t1.claim([[3, ROYAL, WAGER]], lock_time=same_second + 4)
+    assert wait_reconciled(tables, controller, 20) == []
+    paid = controller.ledger()["paid"]
+    assert [(p[0], p[3]) for p in paid[2:]] == [(1, same_second + 4), (2, same_second + 5)]
+
+
+def test_forged_replayed_stale_and_malformed_messages_are_rejected_and_logged(rig):
+    broker, build = rig
+    controller, tables = build(2)
+    captured = []
+    spy = mqtt.Client("spy", mqtt.tcp_opener("127.0.0.1", broker.port),
+                      lambda topic, payload: captured.append((topic, payload)))
+    spy.subscribe("jackpot/link/+/up")
+    spy.subscribe("jackpot/link/+/down")
+    assert pump(tables, lambda: spy.service(ms_now()) and False, 0.3) is False
+    tables[0].lock_round(2)
+    assert pump(tables, lambda: spy.service(ms_now()) and settled(tables), 5)
+    assert pump(tables, lambda: spy.service(ms_now()) and False, 0.3) is False
+    before = controller.ledger()
+    entry = [p for t, p in captured if t == "jackpot/link/1/up" and b'"k":"entry"' in p][0]
+    status = [p for t, p in captured if t == "jackpot/link/1/down"][-1]
+    now = int(time.time())
+    forged_hit = codec.encode(b"not the key of table one", codec.ENTRY, 1, 10 ** 6, now,
+                              [tables[0].link.last_n + 1, codec.HIT, 99, now, 0, 0, [[1, ROYAL, WAGER]]])
+    stale = codec.encode(table_key(1), codec.ENTRY, 1, 10 ** 6 + 5, now - 3600,
+                         [tables[0].link.last_n + 1, codec.CONTRIBUTION, 99, now, 700, 7, []])
+    forged_status = codec.encode(b"not the key of table one", codec.STATUS, 1, 10 ** 9, now,
+                                 [0, [0, 0, 0, 0, 0], [123]])
+    attacks = [("jackpot/link/1/up", forged_hit), ("jackpot/link/1/up", entry),
+               ("jackpot/link/1/up", stale), ("jackpot/link/1/up", b"{not json"),
+               ("jackpot/link/2/up", entry), ("jackpot/link/1/down", forged_status),
+               ("jackpot/link/1/down", status), ("jackpot/link/2/down", b"x" * 70)]
+    for topic, payload in attacks:
+        assert spy.publish(topic, payload)
+    assert pump(tables, lambda: spy.service(ms_now()) and False, 0.5) is False
+    spy.close()
+    ledger = controller.ledger()
+    kinds = [e[1] for e in ledger["events"][len(before["events"]):]]
+    assert kinds.count("reject forged") == 1
+    assert kinds.count("reject replayed") == 1
+    assert kinds.count("reject stale") == 1
+    assert kinds.count("reject malformed") == 2  # garbage, and table 1's message on table 2's topic
+    assert ledger["tables"] == before["tables"] and ledger["paid"] == []
+    assert tables[0].link.rejects == {"forged": 1, "replayed": 1}
+    assert tables[1].link.rejects == {"malformed": 1}
+    assert [e[0] for e in tables[0].events].count("link reject") == 2
+    assert wait_reconciled(tables, controller) == []
+
+
+def ms_now():
+    return int(time.monotonic() * 1000) & 0x3FFFFFFF
