@@ -7,13 +7,23 @@ fraction is ever lost.  A negative amount (a reversal) undoes a share exactly: f
 division and modulo follow the same rule on CPython and MicroPython.
 """
 
+from firmware.compat import const
 from firmware.jackpot.config import RATE_UNIT
+
+_SPLIT = const(1000)  # RATE_UNIT == _SPLIT * _SPLIT
 
 
 def share(amount, ppm, carry):
-    """Return (whole cents, new carry) of amount * ppm / RATE_UNIT plus the carry owed."""
-    total = amount * ppm + carry
-    return total // RATE_UNIT, total % RATE_UNIT
+    """Return (whole cents, new carry) of amount * ppm / RATE_UNIT plus the carry owed.
+
+    Exactly divmod(amount * ppm + carry, RATE_UNIT), computed in two halves of the ppm so
+    every intermediate stays below 2**30 for |amount| up to 1,000,000 cents (no big ints on
+    32-bit ports): amount * ppm = amount * high * 1000 + amount * low.
+    """
+    high = amount * (ppm // _SPLIT)
+    whole = high // _SPLIT
+    rest = (high % _SPLIT) * _SPLIT + amount * (ppm % _SPLIT) + carry
+    return whole + rest // RATE_UNIT, rest % RATE_UNIT
 
 
 def owed_cents(carries):
