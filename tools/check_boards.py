@@ -96,11 +96,13 @@ def typeshed_for(board):
             "%s==%s" % (STDLIB_STUBS, installed_version(STDLIB_STUBS))]
     folder = STUB_ROOT / ("_".join(pins).replace("==", "-"))
     typeshed = folder / "typeshed"
-    if (typeshed / "stdlib" / "machine.pyi").exists():
+    if typeshed.is_dir():
         return typeshed
+    # Built aside and renamed into place, so an interrupted run never leaves half a typeshed.
     shutil.rmtree(folder, ignore_errors=True)
     _install(pins, folder / "installed")
-    _make_typeshed(folder / "installed", typeshed)
+    _make_typeshed(folder / "installed", folder / "typeshed.partial")
+    (folder / "typeshed.partial").rename(typeshed)
     return typeshed
 
 
