@@ -1,28 +1,357 @@
-"""`make sim`: run the product on the simulated table.
+"""`make sim`: the real firmware main loop on the simulated table, in the terminal.
 
-Until the table simulator lands this is a short demonstration of the firmware's hand
-evaluator on sample deals, and it says so.
+    python -m tools.sim                      # interactive (a terminal), state kept in .sim/
+    python -m tools.sim --script FILE        # replay a scenario file and print what is seen
+    python -m tools.sim --fresh              # start with blank critical memory
+    python -m tools.sim --state DIR          # keep the table's FRAM and flash files in DIR
+
+Everything shown is read back from the wire-level fakes, as a person at the table would see
+it: the seat rings' colours from the WS2812 bytes, the meter sign's digits from the MAX7219
+register writes, the dealer display's text from the SSD1306 pixels.
+
+Script commands (one per line, # starts a comment):
+
+    press LOCK|SETTLE|UP|DOWN|OK|BACK     a short press
+    hold OK                               a long press (1.2 s)
+    key on|off        door open|shut      supervisor key switch, logic door
+    chip N [off]      ante N [off]        a chip put on (taken off) seat N's jackpot / Ante spot
+    shoe TEXT         a line from the card-reading shoe, e.g. "shoe S3 As"
+    deal SEED         random cards for every seat with a chip, the dealer and the board
+    wait MS           let the table run
+    show              print the table
+    expect meter N TEXT | expect display TEXT | expect light N COLOUR | expect phase NAME
 """
 
+import argparse
+import os
 import random
+import select
+import sys
+import time
 
-from firmware.poker import cards, hands
+from boards import simulated
+from firmware.app import TICK_MS, App
+from firmware.poker import cards as cardlib
+from firmware.store.slots import PathFS
+from firmware.table import controller as tc
+from host_tests.fakes.flash import MemFS
+
+SHORT_MS = 100
+LONG_MS = 1200
+SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beeps
+DEFAULT_STATE = ".sim"
+KEYS_HELP = (
+    "1-7 chip on/off jackpot spot   shift+1-7 (!@#$%^&) chip on/off Ante spot\n"
+    "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK  (capital letter = hold for a long press)\n"
+    "k supervisor key on/off   D door open/shut   c deal cards from the shoe   q quit"
+)
+ANSI_COLOURS = {
+    "off": "90", "red": "31", "green": "32", "blue": "34", "white": "97", "yellow": "93",
+    "amber": "33", "magenta": "35", "cyan": "36", "pink": "95", "violet": "35", "lime": "92",
+    "mixed": "37",
+}
+BUTTON_KEYS = {"l": "LOCK", "s": "SETTLE", "u": "UP", "d": "DOWN", "o": "OK", "b": "BACK"}
+ANTE_KEYS = "!@#$%^&"
 
 
-def main():
-    print("Table simulator not built yet: showing the hand evaluator on sample deals.\n")
-    rng = random.Random(7)
-    deck = list(range(cards.DECK_SIZE))
-    for _ in range(5):
+class ScriptError(Exception):
+    """A script line that could not be carried out, or an expectation that failed."""
+
+
+class Simulation:
+    """The app on a simulated table, with a clock that the caller advances."""
+
+    def __init__(self, state_dir=None, fresh=False):
+        if state_dir and fresh:
+            _wipe(state_dir)
+        self.table = simulated.make(state_dir)
+        fs = PathFS(self.table.flash_dir) if state_dir else MemFS()
+        self.now = 0
+        self.wall = int(time.time())
+        self.app = App(self.table.board, fs, now=self.now)
+        self.pending_lines = []
+        self.app.boot(self.now, self.wall)
+        self.run(SETTLE_MS)
+
+    @property
+    def controller(self):
+        return self.app.controller
+
+    def run(self, ms):
+        """Let the table run for ms milliseconds, one loop tick at a time."""
+        end = self.now + ms
+        while self.now < end:
+            self.now += TICK_MS
+            self.table.pwm.now = self.now
+            if self.pending_lines:
+                self.table.shoe.inject(self.pending_lines.pop(0))
+            self.app.step(self.now, self.wall + self.now // 1000)
+
+    def press(self, name, long=False):
+        pin = self.table.buttons[name]
+        pin.press()
+        self.run(LONG_MS if long else SHORT_MS)
+        pin.release()
+        self.run(SHORT_MS)
+
+    def key(self, on):
+        self.table.key.level = 0 if on else 1
+        self.run(SETTLE_MS)
+
+    def door(self, opened):
+        self.table.open_door(opened)
+        self.run(SETTLE_MS)
+
+    def chip(self, seat, ante=False, on=True):
+        pin = seat - 1 + (7 if ante else 0)
+        if on:
+            self.table.mcp.cover(pin)
+        else:
+            self.table.mcp.uncover(pin)
+        self.run(SETTLE_MS)
+
+    def toggle_chip(self, seat, ante=False):
+        pin = seat - 1 + (7 if ante else 0)
+        covered = (self.table.mcp.levels() >> pin) & 1 == 0
+        self.chip(seat, ante, not covered)
+
+    def shoe(self, text):
+        self.pending_lines.append(text.encode() + b"\n")
+        self.run(10 * TICK_MS)  # the display sends one page a tick
+
+    def deal(self, seed=None):
+        """Random cards, as a shoe deals them, for every seat with a chip, the dealer and board."""
+        rng = random.Random(seed)
+        deck = list(range(52))
         rng.shuffle(deck)
-        hole, dealer, board = deck[0:2], deck[2:4], deck[4:9]
-        player = hands.hole2_board3(hole, board)
-        banker = hands.hole2_board3(dealer, board)
-        verdict = "player wins" if player > banker else "dealer wins" if banker > player else "tie"
-        print("board %s | player %s: %-15s | dealer %s: %-15s | %s" % (
-            cards.names(board), cards.names(hole), hands.name(player),
-            cards.names(dealer), hands.name(banker), verdict))
+        levels = self.table.mcp.levels()
+        seats = [s for s in range(1, 8) if not levels >> (s - 1) & 1 or not levels >> (s + 6) & 1]
+        lines = []
+        for seat in seats:
+            lines += ["S%d %s" % (seat, cardlib.name(deck.pop())) for _ in range(2)]
+        lines += ["D %s" % cardlib.name(deck.pop()) for _ in range(2)]
+        lines += ["B %s" % cardlib.name(deck.pop()) for _ in range(5)]
+        for line in lines:
+            self.pending_lines.append(line.encode() + b"\n")
+        self.run(TICK_MS * (len(lines) + 5))
+        return lines
+
+    # ------------------------------------------------------------------ what a person sees
+
+    def meter_text(self, line):
+        return self.table.chain.text(line).strip()
+
+    def display(self):
+        return self.table.oled.lines()
+
+    def light(self, seat):
+        return self.table.strip.seat_colour(seat - 1)
+
+    def snapshot(self, colour=False):
+        """The table as text: meter sign, seat rings and spots, dealer display, panel."""
+        c = self.controller
+        levels = self.table.mcp.levels()
+        out = []
+        out.append("Table simulator  round %d  phase %s  memory: %s" % (
+            c.rec.round_no, tc.PHASE_NAMES[c.phase], self.app.memory.status_text()))
+        names = ("JACKPOT", "MAJOR") if len(c.view.meter_slots) == 1 else ("MINOR", "MAJOR")
+        for line in range(len(c.view.meter_slots)):
+            out.append("  meter sign %-7s [%8s]" % (names[line], self.table.chain.text(line)))
+        row_light = "  ring   "
+        row_jp = "  JP     "
+        row_ante = "  Ante   "
+        for seat in range(1, 8):
+            name = self.light(seat)
+            cell = "%-8s" % name
+            if colour:
+                cell = "\x1b[%sm%s\x1b[0m" % (ANSI_COLOURS.get(name, "37"), "(@@@@@) ")
+            row_light += cell
+            row_jp += "%-8s" % ("[chip]" if not levels >> (seat - 1) & 1 else "[    ]")
+            row_ante += "%-8s" % ("[chip]" if not levels >> (seat + 6) & 1 else "[    ]")
+        out.append("  seat   " + "".join(["%-8s" % ("S%d" % s) for s in range(1, 8)]))
+        out.append(row_light)
+        out.append(row_jp)
+        out.append(row_ante)
+        out.append("  dealer display:")
+        for text in self.display():
+            out.append("   |%-16s|" % text)
+        out.append("  key %s  door %s  buzzer %s" % (
+            "ON" if self.table.key.level == 0 else "off", "OPEN" if self.table.door.level else "shut",
+            "sounding" if self.table.pwm.sounding() else "quiet"))
+        return "\n".join(out)
+
+    # ------------------------------------------------------------------ scripts
+
+    def command(self, line):
+        """Carry out one script line; return text to print (or None)."""
+        words = line.split("#", 1)[0].split()
+        if not words:
+            return None
+        verb, args = words[0].lower(), words[1:]
+        try:
+            if verb == "press":
+                self.press(_button(args))
+            elif verb == "hold":
+                self.press(_button(args), long=True)
+            elif verb == "key":
+                self.key(_one_of(args, ("on", "off")) == "on")
+            elif verb == "door":
+                self.door(_one_of(args, ("open", "shut")) == "open")
+            elif verb in ("chip", "ante"):
+                if not args:
+                    raise ScriptError("%s needs a seat number 1..7" % verb)
+                self.chip(_seat(args[0]), verb == "ante", not (len(args) > 1 and args[1] == "off"))
+            elif verb == "shoe":
+                self.shoe(" ".join(args))
+            elif verb == "deal":
+                return "dealt: " + ", ".join(self.deal(int(args[0]) if args else None))
+            elif verb == "wait":
+                self.run(_number(args))
+            elif verb == "show":
+                return self.snapshot()
+            elif verb == "expect":
+                self.expect(args)
+            else:
+                raise ScriptError("unknown command %r" % verb)
+        except ValueError as error:
+            raise ScriptError(str(error)) from None
+        return None
+
+    def expect(self, args):
+        if len(args) < 2:
+            raise ScriptError("expect needs what and a value")
+        what = args[0]
+        if what == "meter":
+            got, want = self.meter_text(int(args[1])), " ".join(args[2:])
+        elif what == "display":
+            want = " ".join(args[1:])
+            got = "\n".join(self.display())
+            if want in got:
+                return
+        elif what == "light":
+            got, want = self.light(_seat(args[1])), " ".join(args[2:])
+        elif what == "phase":
+            got, want = tc.PHASE_NAMES[self.controller.phase], " ".join(args[1:])
+        else:
+            raise ScriptError("cannot expect %r (meter, display, light, phase)" % what)
+        if got != want:
+            raise ScriptError("expected %s %s, saw %r" % (what, want, got))
+
+
+def _button(args):
+    if len(args) != 1 or args[0].upper() not in BUTTON_KEYS.values():
+        raise ScriptError("button must be one of %s, got %r" % (", ".join(BUTTON_KEYS.values()), args))
+    return args[0].upper()
+
+
+def _one_of(args, choices):
+    if len(args) != 1 or args[0] not in choices:
+        raise ScriptError("expected %s, got %r" % (" or ".join(choices), " ".join(args)))
+    return args[0]
+
+
+def _seat(text):
+    if not text.isdigit() or not 1 <= int(text) <= 7:
+        raise ScriptError("seat must be 1..7, got %r" % text)
+    return int(text)
+
+
+def _number(args):
+    if len(args) != 1 or not args[0].isdigit():
+        raise ScriptError("expected a number of milliseconds, got %r" % " ".join(args))
+    return int(args[0])
+
+
+def _wipe(state_dir):
+    for root, _dirs, files in os.walk(state_dir, topdown=False):
+        for name in files:
+            os.remove(os.path.join(root, name))
+
+
+def run_script(sim, lines, out=sys.stdout):
+    """Replay script lines; return 0, or 1 at the first failing line (reported with its number)."""
+    for number, line in enumerate(lines, 1):
+        try:
+            text = sim.command(line)
+        except ScriptError as error:
+            out.write("line %d: %s: %s\n" % (number, line.strip(), error))
+            out.write(sim.snapshot() + "\n")
+            return 1
+        if text:
+            out.write(text + "\n")
+    return 0
+
+
+def interactive(sim):
+    """The table in the terminal: keys drive the panel, chips and shoe; redrawn as it changes."""
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    held = {}
+    try:
+        tty.setcbreak(fd)
+        last_draw = ""
+        while True:
+            ready, _, _ = select.select([sys.stdin], [], [], TICK_MS / 1000)
+            if ready:
+                ch = sys.stdin.read(1)
+                if ch == "q":
+                    break
+                _key(sim, ch, held)
+            sim.run(TICK_MS)
+            for name in list(held):
+                held[name] -= TICK_MS
+                if held[name] <= 0:
+                    sim.table.buttons[name].release()
+                    del held[name]
+            screen = sim.snapshot(colour=True) + "\n\n" + KEYS_HELP
+            if screen != last_draw:
+                sys.stdout.write("\x1b[H\x1b[2J" + screen + "\n")
+                sys.stdout.flush()
+                last_draw = screen
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _key(sim, ch, held):
+    if ch.isdigit() and "1" <= ch <= "7":
+        sim.toggle_chip(int(ch))
+    elif ch in ANTE_KEYS:
+        sim.toggle_chip(ANTE_KEYS.index(ch) + 1, ante=True)
+    elif ch.lower() in BUTTON_KEYS:
+        name = BUTTON_KEYS[ch.lower()]
+        sim.table.buttons[name].press()
+        held[name] = LONG_MS if ch.isupper() else SHORT_MS
+    elif ch == "k":
+        sim.table.key.level = 0 if sim.table.key.level else 1
+    elif ch == "D":
+        sim.table.open_door(not sim.table.door.level)
+    elif ch == "c":
+        sim.deal()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="The table firmware on a simulated table.")
+    parser.add_argument("--script", help="replay this scenario file instead of reading keys")
+    parser.add_argument("--state", default=DEFAULT_STATE,
+                        help="directory for the table's FRAM and flash files (default .sim)")
+    parser.add_argument("--memory", action="store_true", help="keep critical memory in memory only")
+    parser.add_argument("--fresh", action="store_true", help="start with blank critical memory")
+    args = parser.parse_args(argv)
+    state = None if args.memory else args.state
+    if args.script is None and not sys.stdin.isatty():
+        args.script = os.path.join(os.path.dirname(__file__), "sim_scripts", "demo.txt")
+        state, args.fresh = None, True
+        print("No terminal to read keys from: replaying %s\n" % args.script)
+    sim = Simulation(state, fresh=args.fresh)
+    if args.script:
+        with open(args.script) as f:
+            return run_script(sim, f.readlines())
+    interactive(sim)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
