@@ -94,11 +94,11 @@ def test_sda_stuck_high_is_a_failed_read_and_a_failed_check():
     assert chip.check() is False
 
 
-def test_sda_shorted_low_reads_zeros_and_check_catches_it():
+def test_sda_shorted_low_is_a_failed_read_not_a_false_all_empty():
     bus, model, chip = make_chip()
     model.cover(2)
-    bus.sda_short = "low"
-    assert chip.read() == 0          # a plausible-looking but false "all empty"
+    bus.sda_short = "low"            # the bus returns zeros: "nothing covered" would be a lie
+    assert chip.read() == -1         # the OLAT signature read back as 0x00
     assert chip.check() is False     # IODIR read back as 0x00, not 0xFF
     bus.sda_short = None
     assert chip.check() is True
@@ -113,6 +113,21 @@ def test_a_chip_reset_by_a_glitch_is_found_and_reconfigured():
     assert chip.reconfigured == 1
     assert chip.check() is True
     assert chip.read() == 1 << 1
+
+
+def test_a_reset_between_checks_is_caught_by_the_next_read():
+    bus, model, chip = make_chip()
+    model.cover(1)
+    model.power_cycle()              # without IPOL the covered pin would read as "empty"
+    assert chip.read() == -1         # OLAT signature gone: reconfigured on the spot
+    assert chip.reconfigured == 1
+    assert chip.read() == 1 << 1
+
+
+def test_configure_puts_the_signature_in_the_unused_output_latches():
+    bus, model, chip = make_chip()
+    assert (model.regs[0x14], model.regs[0x15]) == (0xA5, 0x5A)
+    assert model.levels() == 0xFFFF  # still all inputs, pulled up: the latches drive nothing
 
 
 def test_missing_chip_raises_at_configure_and_reads_fail_softly_later():
@@ -254,10 +269,7 @@ def test_a_shorted_mcp_bus_gives_faults_not_phantom_removals():
     assert events == [(PLACED, 0)]
     bus.sda_short = "low"
     for n in range(20):
-        bits = chip.read()
-        if not chip.check():         # the app checks the chip before trusting a read
-            bits = -1
-        spots.scan(bits, now)
+        spots.scan(chip.read(), now)
         now += 10
     events = drain(spots.events)
     assert (REMOVED, 0) not in events

@@ -11,10 +11,13 @@ each other, so one sequential read of GPIOA returns GPIOA then GPIOB.  With inve
 (IPOL), a sensor that pulls its pin low (active low, covered) reads as a 1 bit.
 
 Bus failure handling: ``read`` never raises for a bus error.  A NACK or timeout (OSError)
-returns -1.  A shorted bus usually does not NACK but reads all zeros or all ones; that is
-caught by ``check``, which compares the direction, polarity, interrupt and pull-up registers
-with what was written (a short reads IODIR as 0x00 or IPOL as 0xFF).  Call ``check`` every
-few scans; it allocates nothing either.
+returns -1.  A shorted or glitched bus may not NACK and instead read plausible-looking
+zeros, so every read also fetches the output latches (OLAT, next to GPIO), which
+``configure`` set to a signature the pins never use (all pins are inputs, so the latches
+drive nothing): a read whose signature is wrong (a short, or a chip reset by a glitch,
+which clears OLAT) returns -1 and the chip is checked and reconfigured on the spot.
+``check`` compares the direction, polarity, interrupt and pull-up registers with what was
+written; call it every second or so.  Neither allocates.
 """
 
 from firmware.compat import const
@@ -51,6 +54,10 @@ IOCON_SEQOP = const(0x20)
 IOCON_ODR = const(0x04)
 IOCON_INTPOL = const(0x02)
 
+# Written to OLATA/OLATB and checked on every read (never 0x00 or 0xFF, the levels of a short).
+SIGNATURE_A = const(0xA5)
+SIGNATURE_B = const(0x5A)
+
 # The block of configuration registers re-read by check(): IODIRA .. GPPUB.
 _CHECK_FIRST = IODIRA
 _CHECK_COUNT = const(14)
@@ -66,6 +73,8 @@ class MCP23017:
         self._i2c = i2c
         self.address = address
         self._pair = bytearray(2)
+        self._quad = bytearray(4)
+        self._signature = bytearray((SIGNATURE_A, SIGNATURE_B))
         self._one = bytearray(1)
         self._config = bytearray(_CHECK_COUNT)
         self._expected = bytearray(_CHECK_COUNT)
@@ -102,15 +111,21 @@ class MCP23017:
         self._one[0] = self._expected[IOCON]
         self._i2c.writeto_mem(self.address, IOCON, self._one)
         self._i2c.writeto_mem(self.address, _CHECK_FIRST, self._expected)
+        self._i2c.writeto_mem(self.address, OLATA, self._signature)
 
     def read(self):
-        """Return the 16 input bits (GPIOA low byte, GPIOB high byte), or -1 on a bus error."""
+        """Return the 16 input bits (GPIOA low byte, GPIOB high byte), or -1 if the read failed."""
+        quad = self._quad
         try:
-            self._i2c.readfrom_mem_into(self.address, GPIOA, self._pair)
+            self._i2c.readfrom_mem_into(self.address, GPIOA, quad)
         except OSError:
             self.errors += 1
             return -1
-        return self._pair[0] | (self._pair[1] << 8)
+        if quad[2] != SIGNATURE_A or quad[3] != SIGNATURE_B:
+            self.errors += 1
+            self.check()
+            return -1
+        return quad[0] | (quad[1] << 8)
 
     def check(self):
         """Return True if the chip still holds its configuration.

@@ -159,6 +159,6 @@ class FakeMCP23017:
         for i in range(len(buf)):
             register = self.pointer
             buf[i] = self._register_value(register)
-            if register in (GPIOA, GPIOB, INTCAPA, INTCAPB):
+            if register == GPIOA or register == GPIOB or register == INTCAPA or register == INTCAPB:
                 self._clear_interrupt()
             self._next()
