@@ -185,6 +185,8 @@ def test_bad_table_header_is_rejected():
         PayTable("custom", "keno", hands.KIND_FIVE, [GOOD_LINE])
     with pytest.raises(ValueError, match="unknown ranking"):
         PayTable("custom", paytables.BET_TRIPS, 7, [GOOD_LINE])
+    with pytest.raises(ValueError, match="the trips bet is paid on five-card hands, not four-card"):
+        PayTable("custom", paytables.BET_TRIPS, hands.KIND_FOUR, [GOOD_LINE])
     with pytest.raises(ValueError, match="name"):
         PayTable("", paytables.BET_TRIPS, hands.KIND_FIVE, [GOOD_LINE])
 

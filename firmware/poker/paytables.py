@@ -30,6 +30,7 @@ Public API (names are stable; the pay-table math tool imports them):
     PRESETS                             dict preset name -> PayTable
     DEFAULTS                            dict bet name -> default preset name
     BET_BLIND, BET_TRIPS, BET_ANTE_BONUS, BET_ACES_UP, BET_RISK_RAISE, BET_EXTRA
+    BET_RANKING                         dict bet name -> the hand ranking it is paid on
     ROYAL                               category marker of the royal flush line
     LINE, CATEGORY, MIN_RANK, NUMERATOR, DENOMINATOR   indexes into a line tuple
 
@@ -58,6 +59,11 @@ BET_ACES_UP = "aces_up"
 BET_RISK_RAISE = "risk_raise"
 BET_EXTRA = "three_card_extra"
 BETS = (BET_BLIND, BET_TRIPS, BET_ANTE_BONUS, BET_ACES_UP, BET_RISK_RAISE, BET_EXTRA)
+
+# The hand ranking each bet is paid on.
+BET_RANKING = {BET_BLIND: hands.KIND_FIVE, BET_TRIPS: hands.KIND_FIVE,
+               BET_ANTE_BONUS: hands.KIND_FOUR, BET_ACES_UP: hands.KIND_FOUR,
+               BET_RISK_RAISE: hands.KIND_FIVE, BET_EXTRA: hands.KIND_THREE}
 
 _TOP_CATEGORY = {hands.KIND_FIVE: ROYAL, hands.KIND_FOUR: hands.FOUR_FOUR_OF_A_KIND,
                  hands.KIND_THREE: hands.THREE_STRAIGHT_FLUSH}
@@ -92,6 +98,9 @@ class PayTable:
             raise ValueError("pay table %s: unknown bet %r (known: %s)" % (name, bet, ", ".join(BETS)))
         if ranking not in _TOP_CATEGORY:
             raise ValueError("pay table %s: unknown ranking %r" % (name, ranking))
+        if ranking != BET_RANKING[bet]:
+            raise ValueError("pay table %s: the %s bet is paid on %s hands, not %s"
+                             % (name, bet, _RANKING_NAMES[BET_RANKING[bet]], _RANKING_NAMES[ranking]))
         if not isinstance(lines, (list, tuple)) or not lines:
             raise ValueError("pay table %s: lines must be a non-empty list" % name)
         top = _TOP_CATEGORY[ranking]
