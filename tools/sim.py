@@ -158,6 +158,7 @@ class Simulation:
         for line in range(len(c.view.meter_slots)):
             out.append("  meter sign %-7s [%8s]" % (names[line], self.table.chain.text(line)))
         row_light = "  ring   "
+        row_names = "         "
         row_jp = "  JP     "
         row_ante = "  Ante   "
         for seat in range(1, 8):
@@ -165,11 +166,14 @@ class Simulation:
             cell = "%-8s" % name
             if colour:
                 cell = "\x1b[%sm%s\x1b[0m" % (ANSI_COLOURS.get(name, "37"), "(@@@@@) ")
+                row_names += "%-8s" % name
             row_light += cell
             row_jp += "%-8s" % ("[chip]" if not levels >> (seat - 1) & 1 else "[    ]")
             row_ante += "%-8s" % ("[chip]" if not levels >> (seat + 6) & 1 else "[    ]")
         out.append("  seat   " + "".join(["%-8s" % ("S%d" % s) for s in range(1, 8)]))
         out.append(row_light)
+        if colour:
+            out.append(row_names)
         out.append(row_jp)
         out.append(row_ante)
         out.append("  dealer display:")
