@@ -104,7 +104,6 @@ class Settlement:
         self.applied = []
         self.values = [0, 0, 0]
         self.reserves = [0, 0, 0]
-        self.pending = []
 
     def total_paid(self):
         """All jackpot awards of the round, shortfall included."""
@@ -161,7 +160,7 @@ class Jackpot:
         return self.config.active_slots()
 
     def carried_cents(self):
-        """Whole cents held for the carried fractions of all shares (0..11)."""
+        """Whole cents held for the carried fractions of all shares (0..4)."""
         return owed_cents(self.carry + self.reserve_carry)
 
     def pool_meters(self, slot):
