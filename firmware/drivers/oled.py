@@ -217,5 +217,7 @@ class SSD1306:
         y = row * _GLYPH
         background = 1 if invert else 0
         self.framebuf.fill_rect(0, y, self.width, _GLYPH, background)
-        self.framebuf.text(s[:self.width // _GLYPH], 0, y, 1 - background)
+        if len(s) > self.width // _GLYPH:
+            s = s[:self.width // _GLYPH]      # only a too-long line costs a new string
+        self.framebuf.text(s, 0, y, 1 - background)
         self.touch(y, _GLYPH)
