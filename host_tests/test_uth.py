@@ -245,6 +245,13 @@ def test_uth_11_9_claims_start_at_a_flush():
     assert [(c.seat, c.hand_name) for c in result.claims] == [(1, "Full House")]
 
 
+def test_uth_11_10_several_claims_in_one_round_are_listed_by_seat():
+    # Flop Kc 7s 7d: seat 5 Ks Kd makes a full house, seat 2 7c 7h four sevens.
+    result = settle([spot("Ks Kd", jackpot=100, seat=5), spot("7c 7h", jackpot=100, seat=2)],
+                    "Kc 7s 7d 2h 3h", "4c 5c")
+    assert [(c.seat, c.hand_name) for c in result.claims] == [(2, "Four of a Kind"), (5, "Full House")]
+
+
 def test_uth_11_1_jackpot_wager_needs_ante_and_blind():
     with pytest.raises(ValueError, match="seat 1: a jackpot wager needs Ante and Blind"):
         settle([{"seat": 1, "cards": "Ah Kh", "jackpot": 100, "decision": "fold"}],

@@ -199,7 +199,7 @@ class RoundResult:
         self.game = game
         self.void = void
         self.seats = sorted(seat_results, key=lambda s: s.seat)
-        self.claims = list(claims)
+        self.claims = sorted(claims, key=lambda c: c.seat)
         self.dealer_hand = dealer_hand
         self.dealer_name = hand_name(dealer_hand)
         self.dealer_qualifies = dealer_qualifies
