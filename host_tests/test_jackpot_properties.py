@@ -17,6 +17,7 @@ every operator addition and every payout the table reported.  After every step:
 import random
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -181,14 +182,42 @@ def run_steps(jp, ops):
     return model
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def start_table(start):
+    try:
+        return Jackpot(start)
+    except ValueError:
+        return Jackpot()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(start=config_changes, ops=steps)
 def test_books_balance_over_random_sequences(start, ops):
+    run_steps(start_table(start), ops)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=config_changes, ops=steps)
+def test_books_balance_over_many_more_random_sequences(start, ops):
+    run_steps(start_table(start), ops)
+
+
+@settings(max_examples=100, deadline=None)
+@given(wager=st.integers(1, 1000), rate=rates, reserve=rates, seats=st.integers(1, 127))
+def test_one_round_or_seat_by_seat_gives_the_same_books(wager, rate, reserve, seats):
+    # The whole cents credited are the floor of the exact cumulative share, whatever the path.
+    changes = {"wager": wager, "main": {"rate": rate, "reserve_rate": reserve, "reset": 0}}
     try:
-        jp = Jackpot(start)
+        together = Jackpot(changes)
     except ValueError:
-        jp = Jackpot()
-    run_steps(jp, ops)
+        return
+    one_by_one = Jackpot(changes)
+    together.contribute(1, seats_of(seats))
+    for i, seat in enumerate(seats_of(seats)):
+        one_by_one.contribute(i + 1, [seat])
+        one_by_one.settle(i + 1, 0, [0, 5, 10], [(seat, None, False)])
+    assert (together.value, together.reserve, together.carry, together.reserve_carry) == (
+        one_by_one.value, one_by_one.reserve, one_by_one.carry, one_by_one.reserve_carry)
 
 
 def test_long_seeded_run_balances_to_the_cent():
