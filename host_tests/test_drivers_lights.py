@@ -178,3 +178,20 @@ def test_bitstream_transport_calls_bitstream_with_ws2812_timing():
     strip.write(b"\x01\x02\x03")
     # WS2812 datasheet: T0H 0.4 us, T0L 0.85 us, T1H 0.8 us, T1L 0.45 us.
     assert calls == [("GP16", 0, (400, 850, 800, 450), b"\x01\x02\x03")]
+
+
+def test_neopixel_transport_copies_into_the_neopixel_buffer():
+    class NeoPixel:
+        def __init__(self, n):
+            self.buf = bytearray(3 * n)
+            self.sent = []
+
+        def write(self):
+            self.sent.append(bytes(self.buf))
+
+    np = NeoPixel(56)
+    lights = SpotLights(spot_lights.NeoPixelStrip(np), seats=7, brightness=255)
+    lights.set(1, ACCEPTED)
+    lights.render(0)
+    assert len(np.sent) == 1
+    assert np.sent[0][24:27] == bytes([255, 0, 0])       # seat 2's first pixel: green (G R B)

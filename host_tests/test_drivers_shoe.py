@@ -48,8 +48,10 @@ def read_events(reader):
             out.append(("card", card_dest(event), cards.name(card_of(event))))
         elif kind == REJECT:
             out.append(("reject", event_detail(event)))
-        else:
+        elif kind == HEARTBEAT:
             out.append(("heartbeat",))
+        else:
+            out.append(("unknown event", kind))
 
 
 def test_a_hand_dealt_to_seats_dealer_and_board():

@@ -262,13 +262,13 @@ def test_a_shorted_mcp_bus_gives_faults_not_phantom_removals():
     model.cover(0)
     now = 0
     events = []
-    for n in range(20):
+    for _ in range(20):
         spots.scan(chip.read(), now)
         now += 10
     events += drain(spots.events)
     assert events == [(PLACED, 0)]
     bus.sda_short = "low"
-    for n in range(20):
+    for _ in range(20):
         spots.scan(chip.read(), now)
         now += 10
     events = drain(spots.events)
@@ -300,3 +300,12 @@ def test_fault_names_cover_every_reason():
     assert spot_sensors.FAULT_NAMES[CHATTER] == "chatter"
     assert spot_sensors.FAULT_NAMES[STUCK] == "stuck"
     assert spot_sensors.FAULT_NAMES[BUS] == "bus"
+
+
+def test_reference_wiring_puts_ante_spots_on_port_b():
+    # docs/wiring.md / architecture: GPA0..6 jackpot spots of seats 1..7, GPB0..6 Ante spots.
+    assert [spot_sensors.jackpot_spot(s) for s in (1, 7)] == [0, 6]
+    assert [spot_sensors.ante_spot(s) for s in (1, 7)] == [8, 14]
+    bus, model, chip = make_chip()
+    model.cover(8 + 2)               # GPB2: seat 3's Ante
+    assert chip.read() == 1 << spot_sensors.ante_spot(3)

@@ -104,7 +104,7 @@ class Shoe:
         self.last_rejected = bytearray(MAX_LINE)
         self.last_rejected_len = 0
         self.last_reason = 0
-        self.rejects = bytearray(len(REASONS))   # saturating counts per reason
+        self.rejects = [0] * len(REASONS)        # lines rejected, per reason
         self.cards = 0
         self.last_heard = 0
 
@@ -161,7 +161,7 @@ class Shoe:
             self.last_rejected[i] = self._line[i]
         self.last_rejected_len = count
         self.last_reason = reason
-        if self.rejects[reason] < 255:
+        if self.rejects[reason] < 0x3FFFFFFF:
             self.rejects[reason] += 1
         self.events.push(REJECT, reason)
 

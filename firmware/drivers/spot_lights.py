@@ -6,7 +6,7 @@
                                     # send it if it changed; allocates nothing
 
 ``strip`` is any object with ``write(buf)`` taking the GRB bytes of the whole chain: on the
-board ``BitstreamStrip(machine.bitstream, pin)`` below, or a ``neopixel.NeoPixel`` wrapper; on
+board ``BitstreamStrip(machine.bitstream, pin)`` or ``NeoPixelStrip(neopixel.NeoPixel(pin, 56))``; on
 the host a fake that decodes the bytes.  The frame buffer (3 bytes per pixel, G R B) is
 allocated once.  Patterns, as a person sees them:
 
@@ -79,6 +79,18 @@ class BitstreamStrip:
     def write(self, buf):
         """Send buf to the chain (the chain latches after the line idles low)."""
         self._bitstream(self._pin, 0, self.TIMING_800KHZ, buf)
+
+
+class NeoPixelStrip:
+    """Sends GRB bytes through a ``neopixel.NeoPixel`` object (passed in) of the same length."""
+
+    def __init__(self, neopixel):
+        self._np = neopixel
+
+    def write(self, buf):
+        """Copy buf into the NeoPixel's own buffer and send it."""
+        self._np.buf[:] = buf
+        self._np.write()
 
 
 class SpotLights:

@@ -4,12 +4,16 @@ The sensor bits come from any source (an MCP23017 read, or ``PinInputs`` over di
 one int per scan, bit n set when spot n is covered by a chip.  ``scan`` turns that stream into
 events; it never allocates.
 
-    spots = SpotSensors(count=14)
+    spots = SpotSensors(count=16)
     spots.scan(bits, now_ms)       # once per tick; bits = -1 means "the read failed"
     event = spots.events.pop()     # -1 when none; kind(event) in PLACED, REMOVED, FAULT, CLEARED
     spot = event_detail(event)     # which spot (0-based: bit number)
     spots.fault(spot)              # 0, or CHATTER / STUCK / BUS: why the spot is not counted
     spots.covered(spot)            # the debounced state (False while faulted)
+
+Wiring on the reference board (MCP23017): GPA0..GPA6 are the jackpot spots of seats 1..7 and
+GPB0..GPB6 their Ante spots, so ``jackpot_spot(seat)`` is bit seat-1 and ``ante_spot(seat)`` is
+bit 8+seat-1; GPA7 and GPB7 are spare (pulled up, they never report).
 
 Rules, with times in milliseconds (constructor arguments):
 
@@ -47,6 +51,17 @@ BUS = const(3)
 FAULT_NAMES = ("ok", "chatter", "stuck", "bus")
 
 MAX_SPOTS = const(16)
+ANTE_FIRST = const(8)
+
+
+def jackpot_spot(seat):
+    """Sensor bit of a seat's (1..7) jackpot spot on the reference wiring."""
+    return seat - 1
+
+
+def ante_spot(seat):
+    """Sensor bit of a seat's (1..7) Ante spot on the reference wiring."""
+    return ANTE_FIRST + seat - 1
 
 
 class PinInputs:
@@ -76,7 +91,7 @@ class PinInputs:
 class SpotSensors:
     """Debounced spot states with fault detection for up to 16 spots."""
 
-    def __init__(self, count=14, debounce_ms=60, chatter_limit=8, chatter_window_ms=1000,
+    def __init__(self, count=16, debounce_ms=40, chatter_limit=8, chatter_window_ms=1000,
                  stuck_ms=900000, recover_ms=3000, bus_fault_scans=3, queue=48):
         if not isinstance(count, int) or count < 1 or count > MAX_SPOTS:
             raise ValueError("spot count must be 1..%d, got %r" % (MAX_SPOTS, count))

@@ -55,7 +55,7 @@ expect("placed seat 3", drain(spots.events), [(spot_sensors.PLACED, 2)])
 chip_model.uncover(2)
 scan_for(100)
 expect("removed seat 3", drain(spots.events), [(spot_sensors.REMOVED, 2)])
-for i in range(10):                # a flickering sensor on spot 5
+for _ in range(10):                # a flickering sensor on spot 5
     chip_model.cover(5)
     scan_for(20)
     chip_model.uncover(5)
