@@ -252,6 +252,16 @@ def test_uth_11_10_several_claims_in_one_round_are_listed_by_seat():
     assert [(c.seat, c.hand_name) for c in result.claims] == [(2, "Four of a Kind"), (5, "Full House")]
 
 
+def test_uth_jackpot_hands_for_the_jackpot_module():
+    # Seat 1 played, seat 2 folded, seat 3 void, seat 4 no jackpot wager.
+    void = spot("2s 3s", seat=3, jackpot=100)
+    void["void"] = True
+    result = settle([spot("Ah Kh", jackpot=100), spot("Qc Qd", decision="fold", jackpot=100, seat=2),
+                     void, spot("5c 5d", seat=4)], "Qh Jh Th 2c 3d", "4s 5s")
+    assert uth.jackpot_hands(result) == [(1, cards.parse("Ah Kh"), True), (2, None, False)]
+    assert uth.jackpot_hands(uth.void_round(uth.Config(), [spot("Ah Kh", jackpot=100)])) == []
+
+
 def test_uth_11_1_jackpot_wager_needs_ante_and_blind():
     with pytest.raises(ValueError, match="seat 1: a jackpot wager needs Ante and Blind"):
         settle([{"seat": 1, "cards": "Ah Kh", "jackpot": 100, "decision": "fold"}],

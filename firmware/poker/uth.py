@@ -3,6 +3,7 @@
     config = Config(hand_rule="hole2_board3", trips_table="trips_a", max_payout=None, ...)
     result = settle(config, seats, board, dealer)      # board: 5 cards, dealer: 2 cards
     result = void_round(config, seats)                 # misdeal: every wager returned
+    entries = jackpot_hands(result)                    # input for firmware.jackpot.pools
 
 A seat is a dict: ``seat`` (1..config.seats), ``cards`` (2 hole cards, ints or text),
 wagers in cents ``ante``, ``blind``, ``play``, ``trips``, ``jackpot`` (missing = 0),
@@ -219,3 +220,15 @@ def _settle_seat(config, s, hole, board, dealer_hand, qualifies, trips_rule, cla
         # [UTH 11.12] the jackpot wager is collected; any prize comes from the pool.
         seat.add(WagerResult(n, "jackpot", s.jackpot, LOSE, hand=jackpot_hand, line=line))
     return seat.finish(config.max_payout, config.cap_scope)
+
+
+def jackpot_hands(result):
+    """(seat, hole cards, played) for each seat whose jackpot wager stands (not void), the
+    form the jackpot module's settle takes: a folded seat gives None and False [UTH 10.2]."""
+    out = []
+    for seat in result.seats:
+        wager = seat.wager("jackpot")
+        if wager is not None and wager.outcome != common.VOID:
+            played = seat.status == common.PLAYED
+            out.append((seat.seat, list(seat.cards) if played else None, played))
+    return out

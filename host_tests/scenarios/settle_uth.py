@@ -57,6 +57,7 @@ check("seat 4 folded ante", got[(4, "ante")], ("lose", 0, 0))
 check("seat 4 trips straight on a fold", got[(4, "trips")], ("win", 200, 800))
 check("seat 6 play loses", got[(6, "play")], ("lose", 0, 0))
 check("claims", [(c.seat, c.hand_name) for c in result.claims], [(1, "Royal Flush")])
+check("jackpot hands", uth.jackpot_hands(result), [(1, [51, 47], True), (4, None, False)])
 check("round wagered", result.wagered, 1000 * 2 + 4000 + 100 + 100 + 500 * 2 + 1500 + 1000 * 2 + 200
       + 100 + 300 * 3)
 # Seat 1's jackpot wager is collected, not returned: 6100 returned.
