@@ -33,6 +33,9 @@ PROGRAM_SUFFIXES = (".py", ".mpy")        # files the VM can import or run
 UNVERIFIED_PREFIXES = ("lib/",)           # packages `mip` installs on the board at deploy time
 MIN_KEY_BYTES = 16
 BLOCK_SIZE = 64                           # SHA-256 block size, for HMAC
+INNER_PAD = 0x36                          # RFC 2104 ipad byte
+OUTER_PAD = 0x5C                          # RFC 2104 opad byte
+CHUNK = 512                               # bytes read at a time when hashing a file
 HEX_DIGITS = "0123456789abcdef"
 DIGEST_HEX_LENGTH = 64
 IS_DIR = 0x4000                           # S_IFDIR in os.stat()[0] on both runtimes
@@ -46,8 +49,6 @@ MISSING_FILE = "missing-file"
 CHANGED_FILE = "changed-file"
 EXTRA_FILE = "extra-file"
 
-_IPAD = bytes(0x36 for _ in range(BLOCK_SIZE))
-_OPAD = bytes(0x5C for _ in range(BLOCK_SIZE))
 
 
 class Result:
@@ -90,16 +91,27 @@ def sha256_hex(data):
     return hexlify(hashlib.sha256(data).digest())
 
 
-def hmac_sha256(key, message):
-    """HMAC-SHA256 of bytes `message` under bytes `key` (RFC 2104), as 32 bytes."""
+def _pads(key):
+    """HMAC's inner and outer padded keys for bytes `key` (RFC 2104)."""
     if len(key) > BLOCK_SIZE:
         key = hashlib.sha256(key).digest()
     key = key + bytes(BLOCK_SIZE - len(key))
-    inner = hashlib.sha256(bytes(k ^ p for k, p in zip(key, _IPAD)))
-    inner.update(message)
-    outer = hashlib.sha256(bytes(k ^ p for k, p in zip(key, _OPAD)))
+    return bytes(k ^ INNER_PAD for k in key), bytes(k ^ OUTER_PAD for k in key)
+
+
+def _hmac_finish(inner, outer_pad):
+    """The HMAC from the inner hash object (fed ipad + message) and the outer padded key."""
+    outer = hashlib.sha256(outer_pad)
     outer.update(inner.digest())
     return outer.digest()
+
+
+def hmac_sha256(key, message):
+    """HMAC-SHA256 of bytes `message` under bytes `key` (RFC 2104), as 32 bytes."""
+    inner_pad, outer_pad = _pads(key)
+    inner = hashlib.sha256(inner_pad)
+    inner.update(message)
+    return _hmac_finish(inner, outer_pad)
 
 
 def check_key(key):
@@ -121,12 +133,19 @@ def same_text(a, b):
     return difference == 0
 
 
+def body_lines(board, build_id, files):
+    """The canonical body line by line (bytes, each ending in a newline), for hashing as a
+    stream without building the whole text."""
+    yield ("table-controller manifest %d\n" % FORMAT).encode()
+    yield ("board %s\n" % board).encode()
+    yield ("build %s\n" % build_id).encode()
+    for path in sorted(files):
+        yield ("%s %s\n" % (files[path], path)).encode()
+
+
 def body(board, build_id, files):
     """Canonical bytes the digest and HMAC cover, for `files` (path -> sha256 hex)."""
-    lines = ["table-controller manifest %d" % FORMAT, "board " + board, "build " + build_id]
-    for path in sorted(files):
-        lines.append(files[path] + " " + path)
-    return ("\n".join(lines) + "\n").encode()
+    return b"".join(body_lines(board, build_id, files))
 
 
 def _check_text(name, value):
@@ -186,7 +205,7 @@ def parse(manifest_bytes):
     if not isinstance(manifest_bytes, (bytes, bytearray)):
         raise ValueError("manifest must be bytes, got %s" % type(manifest_bytes).__name__)
     try:
-        record = json.loads(bytes(manifest_bytes).decode())
+        record = json.loads(manifest_bytes if isinstance(manifest_bytes, bytes) else bytes(manifest_bytes))
     except (ValueError, UnicodeError):
         raise ValueError("manifest is not valid UTF-8 JSON") from None
     if not isinstance(record, dict):
@@ -230,10 +249,11 @@ def _unverified(path):
     return False
 
 
-def verify(manifest_bytes, read_file, key=None, present=None, board=None):
+def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_file=None):
     """Check the program against its manifest; return a Result naming the first failure.
 
-    read_file(path) returns a file's bytes or raises OSError.  key: the provisioned HMAC key
+    read_file(path) returns a file's bytes or raises OSError; hash_file(path), when given, is
+    used instead and returns the file's SHA-256 hex (to hash in chunks).  key: the provisioned HMAC key
     (bytes) or None.  present: every file path found on the device, to catch program files
     the manifest does not list (None skips that check).  board: the running board's name,
     which must match the manifest's.  Checks run in this order: manifest form, digest,
@@ -245,8 +265,16 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None):
         name, build_id, files, digest, mac = parse(manifest_bytes)
     except ValueError as error:
         return Result(BAD_MANIFEST, str(error))
-    text = body(name, build_id, files)
-    actual = sha256_hex(text)
+    digester = hashlib.sha256()
+    inner = outer_pad = None
+    if key is not None and mac is not None:
+        inner_pad, outer_pad = _pads(key)
+        inner = hashlib.sha256(inner_pad)
+    for line in body_lines(name, build_id, files):
+        digester.update(line)
+        if inner is not None:
+            inner.update(line)
+    actual = hexlify(digester.digest())
 
     def result(reason, detail, path=None, authenticated=False, unverified=()):
         return Result(reason, detail, path, actual, authenticated, name, build_id, unverified)
@@ -259,15 +287,15 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None):
     if key is not None:
         if mac is None:
             return result(NO_HMAC, "a key is provisioned but the manifest carries no HMAC")
-        if not same_text(hexlify(hmac_sha256(key, text)), mac):
+        if not same_text(hexlify(_hmac_finish(inner, outer_pad)), mac):
             return result(BAD_HMAC, "the manifest's HMAC does not match (manifest edited or wrong key)")
         authenticated = True
     for path in sorted(files):
         try:
-            data = read_file(path)
+            got = hash_file(path) if hash_file is not None else sha256_hex(read_file(path))
         except OSError:
             return result(MISSING_FILE, "%s is listed but cannot be read" % path, path, authenticated)
-        if not same_text(sha256_hex(data), files[path]):
+        if not same_text(got, files[path]):
             return result(CHANGED_FILE, "%s does not match its SHA-256" % path, path, authenticated)
     unverified = []
     if present is not None:
@@ -317,6 +345,19 @@ def check_device(root="/", board=None):
         with open(_join(root, path), "rb") as f:
             return f.read()
 
+    buf = bytearray(CHUNK)
+    view = memoryview(buf)
+
+    def hash_file(path):
+        hasher = hashlib.sha256()
+        with open(_join(root, path), "rb") as f:
+            while True:
+                count = f.readinto(buf)
+                if not count:
+                    break
+                hasher.update(view[:count])
+        return hexlify(hasher.digest())
+
     def listdir(path):
         for name in os.listdir(path):
             mode = os.stat(path.rstrip("/") + "/" + name)[0]
@@ -335,4 +376,4 @@ def check_device(root="/", board=None):
             check_key(key)
         except ValueError as error:
             return Result(BAD_HMAC, "provisioned key unusable: %s" % error)
-    return verify(manifest_bytes, read_file, key, walk(listdir, root), board)
+    return verify(manifest_bytes, read_file, key, walk(listdir, root), board, hash_file)

@@ -86,8 +86,9 @@ def test_the_real_micropython_vm_verifies_and_imports_the_build(built, tmp_path)
     env = {"MICROPYPATH": str(built.out), "PATH": "/usr/bin:/bin"}
     empty = tmp_path / "cwd"
     empty.mkdir()
-    result = subprocess.run([micropython_binary(), "-c", script], env=env, cwd=str(empty),
-                            capture_output=True, text=True, timeout=60)
+    # 64 KB of heap: the boot-time check must fit well inside what a Pico W has free.
+    command = [micropython_binary(), "-X", "heapsize=64k", "-c", script]
+    result = subprocess.run(command, env=env, cwd=str(empty), capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == ["ok " + built.digest, built.board, "native refused"]
 
