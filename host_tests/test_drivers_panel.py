@@ -15,7 +15,9 @@ from firmware.drivers.buttons import (
     OK,
     PRESS,
     RELEASE,
+    REPEAT,
     SETTLE,
+    UP,
     Panel,
 )
 from firmware.drivers.events import EMPTY, EventRing, event_detail, event_kind, make_event
@@ -100,6 +102,17 @@ def test_long_press_is_timed_from_the_press_not_from_the_debounce():
     assert drain(panel.events) == [(LONG, OK)]
 
 
+def test_holding_up_repeats_after_the_long_press():
+    panel, pins, key, door = make_panel(debounce_ms=30, long_ms=1000, repeat_ms=150)
+    events, now = play(panel, [0] * 100, pins[UP], step=10)      # held 1 s, then ...
+    events2, now = play(panel, [0] * 60, pins[UP], start=now, step=10)   # ... 0.6 s more
+    events3, now = play(panel, [1] * 5, pins[UP], start=now, step=10)
+    assert events == [(PRESS, UP)]
+    # LONG at 1.0 s, then a REPEAT at 1.15, 1.30, 1.45 s (held until 1.59 s).
+    assert events2 == [(LONG, UP), (REPEAT, UP), (REPEAT, UP), (REPEAT, UP)]
+    assert events3 == [(RELEASE, UP)]
+
+
 def test_two_buttons_at_once_are_both_reported():
     panel, pins, key, door = make_panel(debounce_ms=30)
     pins[LOCK].level = 0
@@ -134,9 +147,10 @@ def test_a_key_already_on_at_boot_is_a_state_not_an_event():
     assert panel.key_on()
 
 
-def test_a_button_held_at_boot_gives_no_long_press():
+def test_a_button_held_at_boot_gives_no_long_press_or_repeat():
     pins = [FakePin(1) for _ in range(6)]
     pins[LOCK].level = 0
+    pins[UP].level = 0
     panel = Panel(pins, FakePin(1), FakePin(1))
     for now in range(0, 3000, 20):
         panel.poll(now)
@@ -159,6 +173,8 @@ def test_panel_configuration_errors():
         Panel([FakePin()] * 5, FakePin(), FakePin())
     with pytest.raises(ValueError, match="long_ms"):
         Panel([FakePin()] * 6, FakePin(), FakePin(), debounce_ms=50, long_ms=40)
+    with pytest.raises(ValueError, match="repeat_buttons"):
+        Panel([FakePin()] * 6, FakePin(), FakePin(), repeat_buttons=(6,))
     assert buttons.BUTTON_NAMES[SETTLE] == "SETTLE"
 
 
@@ -264,6 +280,12 @@ def test_watchdog_stop_feeding_is_final():
     dog.check_in(watchdog.CONTROLLER)
     assert dog.tick() is False
     assert wdt.feeds == 0
+
+
+def test_reset_cause_is_named_from_the_boards_table():
+    names = {3: "watchdog", 1: "power on"}      # the board builds this from machine.*_RESET
+    assert watchdog.reset_cause_text(3, names) == "watchdog"
+    assert watchdog.reset_cause_text(9, names) == "unknown reset cause 9"
 
 
 def test_watchdog_without_hardware_counts_and_bad_mask_is_rejected():

@@ -7,7 +7,8 @@ current millisecond tick and queues edges as events; it allocates nothing.
     panel = Panel((lock, settle, up, down, ok, back), key=key_pin, door=door_pin)
     panel.poll(now_ms)
     event = panel.events.pop()       # -1 when none
-    event_kind(event)                # PRESS, LONG, RELEASE, KEY_ON, KEY_OFF, DOOR_OPEN, DOOR_CLOSED
+    event_kind(event)                # PRESS, LONG, REPEAT, RELEASE, KEY_ON, KEY_OFF, DOOR_OPEN,
+                                     # DOOR_CLOSED
     event_detail(event)              # the button: LOCK, SETTLE, UP, DOWN, OK, BACK (0..5)
     panel.is_down(OK); panel.key_on(); panel.door_open()
 
@@ -16,6 +17,8 @@ Debounce: an input changes state only after its pin has held the new level for
 exactly one PRESS however hard the button is mashed, and never one for a bounce.  A button
 held for ``long_ms`` gives one LONG (after its PRESS) and one RELEASE when let go; the app
 can act on PRESS for a short action or wait for RELEASE/LONG to tell short from long.
+UP and DOWN (``repeat_buttons``) keep going after their LONG: one REPEAT every
+``repeat_ms`` while held, for scrolling through menus and values.
 The key switch and the door use a longer ``switch_ms`` debounce.  States at construction
 are taken as the starting point (a key already on at boot gives no KEY_ON; ask ``key_on``).
 """
@@ -46,23 +49,33 @@ KEY_ON = const(4)
 KEY_OFF = const(5)
 DOOR_OPEN = const(6)
 DOOR_CLOSED = const(7)
-EVENT_NAMES = ("", "PRESS", "LONG", "RELEASE", "KEY_ON", "KEY_OFF", "DOOR_OPEN", "DOOR_CLOSED")
+REPEAT = const(8)
+EVENT_NAMES = ("", "PRESS", "LONG", "RELEASE", "KEY_ON", "KEY_OFF", "DOOR_OPEN", "DOOR_CLOSED",
+               "REPEAT")
+_BUTTON_MASK = const(0x3F)
 
 
 class Panel:
     """Debounced dealer buttons, key switch and door switch, as events."""
 
     def __init__(self, buttons, key, door, now=0, debounce_ms=30, long_ms=1000, switch_ms=100,
-                 queue=32):
+                 repeat_ms=150, repeat_buttons=(UP, DOWN), queue=32):
         if len(buttons) != BUTTON_COUNT:
             raise ValueError("the panel needs %d button pins (LOCK SETTLE UP DOWN OK BACK), got %d"
                              % (BUTTON_COUNT, len(buttons)))
-        for name, value in (("debounce_ms", debounce_ms), ("long_ms", long_ms), ("switch_ms", switch_ms)):
+        for name, value in (("debounce_ms", debounce_ms), ("long_ms", long_ms), ("switch_ms", switch_ms),
+                            ("repeat_ms", repeat_ms)):
             if not isinstance(value, int) or value < 1 or value >= 0x20000000:
                 raise ValueError("%s must be a positive int, got %r" % (name, value))
         if long_ms <= debounce_ms:
             raise ValueError("long_ms (%d) must be longer than debounce_ms (%d)" % (long_ms, debounce_ms))
+        self._repeat_mask = 0
+        for button in repeat_buttons:
+            if not isinstance(button, int) or button < 0 or button >= BUTTON_COUNT:
+                raise ValueError("repeat_buttons must be button numbers 0..5, got %r" % (button,))
+            self._repeat_mask |= 1 << button
         self._pins = tuple(buttons) + (key, door)
+        self.repeat_ms = repeat_ms
         self.debounce_ms = debounce_ms
         self.long_ms = long_ms
         self.switch_ms = switch_ms
@@ -71,11 +84,13 @@ class Panel:
         self._raw = 0
         self._since = [now] * _INPUTS   # when each raw level last changed
         self._pressed_at = [now] * BUTTON_COUNT
+        self._next_repeat = [now] * BUTTON_COUNT
         self._long_sent = 0             # bit n: LONG already sent for this press
         bits = self._sample()
         self._raw = bits
         self._state = bits
-        self._long_sent = bits & 0x3F   # a button held at boot gives no LONG
+        self._long_sent = bits & _BUTTON_MASK   # a button held at boot gives no LONG
+        self._held_at_boot = bits & _BUTTON_MASK
 
     def _sample(self):
         bits = 0
@@ -91,7 +106,9 @@ class Panel:
         bits = self._sample()
         changed = bits ^ self._raw
         self._raw = bits
-        pending = changed | (bits ^ self._state) | (self._state & 0x3F & ~self._long_sent)
+        held = self._state & _BUTTON_MASK
+        pending = (changed | (bits ^ self._state) | (held & ~self._long_sent)
+                   | (held & self._repeat_mask & ~self._held_at_boot))
         if not pending:
             return
         for n in range(_INPUTS):
@@ -103,10 +120,16 @@ class Panel:
                 if ticks_diff(now, self._since[n]) >= hold:
                     self._state ^= bit
                     self._edge(n, bits & bit, now)
-            elif n < BUTTON_COUNT and self._state & bit and not self._long_sent & bit:
-                if ticks_diff(now, self._pressed_at[n]) >= self.long_ms:
-                    self._long_sent |= bit
-                    self.events.push(LONG, n)
+            elif n < BUTTON_COUNT and self._state & bit:
+                if not self._long_sent & bit:
+                    if ticks_diff(now, self._pressed_at[n]) >= self.long_ms:
+                        self._long_sent |= bit
+                        self._next_repeat[n] = now + self.repeat_ms
+                        self.events.push(LONG, n)
+                elif self._repeat_mask & bit and not self._held_at_boot & bit:
+                    if ticks_diff(now, self._next_repeat[n]) >= 0:
+                        self._next_repeat[n] += self.repeat_ms
+                        self.events.push(REPEAT, n)
 
     def _edge(self, n, active, now):
         if n < BUTTON_COUNT:
@@ -115,6 +138,7 @@ class Panel:
                 self._long_sent &= ~(1 << n)
                 self.events.push(PRESS, n)
             else:
+                self._held_at_boot &= ~(1 << n)
                 self.events.push(RELEASE, n)
         elif n == _KEY:
             self.events.push(KEY_ON if active else KEY_OFF, 0)

@@ -10,7 +10,8 @@ watchdog that counts but feeds nothing (the simulator, or a board without a WDT)
 where a required part did not check in is a miss; the checks are cleared after every tick, so
 a part that stops working stops the feeding within one pass, and the real WDT resets the
 board after its timeout.  Nothing here allocates.  The reset cause itself is read by the board
-module (``machine.reset_cause()``) and logged by the app at boot.
+module (``machine.reset_cause()``) and logged by the app at boot; ``reset_cause_text`` names it
+from the board's table of ``machine`` constants.
 """
 
 from firmware.compat import const
@@ -59,3 +60,14 @@ class Watchdog:
     def stop_feeding(self):
         """Never feed again: the hardware watchdog will reset the board."""
         self._stopped = True
+
+
+def reset_cause_text(cause, names):
+    """Name a machine.reset_cause() value using names, the board's {code: "name"} table.
+
+    An unknown code is named with its number, so the boot log always says something.
+    """
+    name = names.get(cause)
+    if name is None:
+        return "unknown reset cause %r" % (cause,)
+    return name

@@ -113,7 +113,7 @@ expect("shoe", got, [(3, 51), (0, 45), (8, 34), "unknown destination", "bad card
 # --- the same per-tick paths with the heap locked -------------------------------------------
 good_lines = b"S4 9c\nB Jd\n"
 bad_lines = b"S8 9c\n\x00\x01\nD 1x\n"
-clean = FakePin(1)
+repeats = [0]
 
 
 def ticks(rounds):
@@ -130,6 +130,7 @@ def ticks(rounds):
         if i % 97 == 0:
             spots.scan(-1, now)          # a failed read now and then
         pins[buttons.OK].level = 0 if i % 20 < 8 else 1
+        pins[buttons.UP].level = 0 if i % 300 < 200 else 1     # held 2 s: LONG, then REPEATs
         panel.poll(now)
         if i % 25 == 0:
             uart.inject(good_lines)
@@ -138,8 +139,12 @@ def ticks(rounds):
         reader.poll(now)
         while spots.events.pop() != EMPTY:
             pass
-        while panel.events.pop() != EMPTY:
-            pass
+        while True:
+            event = panel.events.pop()
+            if event == EMPTY:
+                break
+            if event_kind(event) == buttons.REPEAT:
+                repeats[0] += 1
         while reader.events.pop() != EMPTY:
             pass
         now += 10
@@ -155,6 +160,7 @@ except MemoryError:
 micropython.heap_unlock()
 expect("allocated under heap_lock", allocated, "no")
 expect("shoe cards read under heap_lock", reader.cards >= 16 * 2, True)
+expect("UP repeats under heap_lock", repeats[0], 6)
 
 if failures:
     print("FAILED:")
