@@ -1,0 +1,159 @@
+# Table benchmark run inside MicroPython (from .mpy files): boots the whole firmware on the
+# simulated board, plays ROUNDS rounds, and prints "key value" lines for tools/table_bench.py.
+import gc
+import sys
+import time
+
+import micropython
+
+from boards import simulated
+from firmware.app import TICK_MS, App
+from firmware.poker import uth
+from host_tests.fakes.flash import MemFS
+
+ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
+
+table = simulated.make(None)
+app = App(table.board, MemFS(), now=0)
+clock = [0]
+tick_us = []
+state = [12345]
+
+
+def rand(n):
+    state[0] = (state[0] * 1103515245 + 12345) & 0x7FFFFFFF
+    return state[0] % n
+
+
+def run(ms, record=False):
+    end = clock[0] + ms
+    while clock[0] < end:
+        clock[0] += TICK_MS
+        t0 = time.ticks_us()
+        app.step(clock[0], 1000 + clock[0] // 1000)
+        if record:
+            tick_us.append(time.ticks_diff(time.ticks_us(), t0))
+
+
+def press(name, hold=100):
+    table.buttons[name].press()
+    run(hold)
+    table.buttons[name].release()
+    run(100)
+
+
+def shoe(line):
+    table.shoe.inject(line)
+    run(2 * TICK_MS)
+
+
+app.boot(0, 1000)
+run(200)
+table.key.level = 0
+run(200)
+press("OK", 1200)
+press("OK")
+table.key.level = 1
+run(200)
+print("boot_phase", app.controller.phase)
+
+# Latency: ticks from a chip put on an empty spot to its ring showing PLACED (amber).
+table.mcp.cover(0)
+ticks = 0
+while ticks < 50:
+    clock[0] += TICK_MS
+    app.step(clock[0], 3000)
+    ticks += 1
+    if table.strip.seat_colour(0) == "amber":
+        break
+print("chip_to_light_ticks", ticks)
+
+table.mcp.uncover(0)
+run(400)
+
+names = "23456789TJQKA"
+suits = "cdhs"
+rounds_done = 0
+jackpots = 0
+for _round in range(ROUNDS):
+    for seat in range(7):
+        table.mcp.cover(seat)
+        table.mcp.cover(seat + 7)
+    run(200)
+    press("LOCK")
+    deck = list(range(52))
+    for i in range(21):
+        j = i + rand(52 - i)
+        deck[i], deck[j] = deck[j], deck[i]
+    k = 0
+    for seat in range(1, 8):
+        for _ in range(2):
+            c = deck[k]
+            k += 1
+            shoe(b"S%d %s%s\n" % (seat, names[c >> 2], suits[c & 3]))
+    for dest in "DDBBBBB":
+        c = deck[k]
+        k += 1
+        shoe(b"%s %s%s\n" % (dest, names[c >> 2], suits[c & 3]))
+    press("SETTLE")
+    if app.controller.phase == 2:  # CONFIRM: a jackpot hand
+        jackpots += 1
+        table.key.level = 0
+        run(200)
+        press("OK")
+        table.key.level = 1
+        run(200)
+    press("SETTLE")
+    for seat in range(14):
+        table.mcp.uncover(seat)
+    run(200)
+    rounds_done += 1
+print("rounds", rounds_done)
+print("jackpot_rounds", jackpots)
+print("audit_problems", len(app.controller.jackpot.audit()))
+gc.collect()
+print("mem_peak", micropython.mem_peak())
+print("mem_alloc_after", gc.mem_alloc())
+
+# Steady state: no input for 400 ticks; the tick must not allocate.  First let the last
+# round's messages expire and the sign finish showing a win (15 s), which redraw once.
+run(20000)
+run(2 * TICK_MS)  # the first run() call creates its locals' cells; steady state from here
+locked_ok = 1
+micropython.heap_lock()
+try:
+    run(400 * TICK_MS)
+except MemoryError as error:
+    locked_ok = 0
+    micropython.heap_unlock()
+    sys.print_exception(error, sys.stderr)
+micropython.heap_unlock()
+print("steady_tick_no_alloc", locked_ok)
+
+# Tick time while a round is played.
+del tick_us[:]
+for seat in range(7):
+    table.mcp.cover(seat)
+    table.mcp.cover(seat + 7)
+run(400, True)
+press("LOCK")
+run(400, True)
+tick_us.sort()
+print("tick_us_median", tick_us[len(tick_us) // 2])
+print("tick_us_max", tick_us[-1])
+
+# Settling a full seven-seat UTH table with Trips and the jackpot wager (settlement module).
+config = uth.Config()
+seats = []
+deck = list(range(52))
+for s in range(7):
+    seats.append({"seat": s + 1, "cards": [deck[2 * s], deck[2 * s + 1]], "ante": 500, "blind": 500,
+                  "play": 2000, "trips": 500, "jackpot": 100, "decision": "preflop"})
+board = deck[14:19]
+dealer = deck[19:21]
+uth.settle(config, seats, board, dealer)
+t0 = time.ticks_us()
+for _ in range(20):
+    uth.settle(config, seats, board, dealer)
+print("settle7_us", time.ticks_diff(time.ticks_us(), t0) // 20)
