@@ -309,3 +309,14 @@ def test_reference_wiring_puts_ante_spots_on_port_b():
     bus, model, chip = make_chip()
     model.cover(8 + 2)               # GPB2: seat 3's Ante
     assert chip.read() == 1 << spot_sensors.ante_spot(3)
+
+
+@pytest.mark.parametrize("bits", [-2, 0x10000])
+def test_impossible_sensor_bits_are_rejected_and_change_nothing(bits):
+    spots = SpotSensors(count=16, debounce_ms=10)
+    spots.scan(1, 0)
+    spots.scan(1, 20)
+    assert drain(spots.events) == [(PLACED, 0)]
+    with pytest.raises(ValueError, match="16-bit"):
+        spots.scan(bits, 40)
+    assert spots.scans == 2 and spots.covered_bits() == 1

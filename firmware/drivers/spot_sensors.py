@@ -51,6 +51,7 @@ BUS = const(3)
 FAULT_NAMES = ("ok", "chatter", "stuck", "bus")
 
 MAX_SPOTS = const(16)
+ALL_BITS = const(0xFFFF)
 ANTE_FIRST = const(8)
 
 
@@ -139,6 +140,8 @@ class SpotSensors:
 
     def scan(self, bits, now):
         """Feed one scan (bits, or -1 for a failed read) taken at tick ``now``; queue events."""
+        if bits < -1 or bits > ALL_BITS:
+            raise ValueError("sensor bits must be a 16-bit int or -1, got %r" % (bits,))
         self.scans += 1
         if bits < 0:
             self._read_failed(now)
