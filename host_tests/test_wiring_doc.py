@@ -80,6 +80,21 @@ def test_parts_list_matches_the_shared_constants():
     assert "%d baud" % base.LINK_BAUD in row("MAX3485")[3]
 
 
+def test_sensor_table_matches_the_spot_sensor_wiring():
+    from firmware.drivers import spot_sensors
+
+    _, rows = table(DOC.read_text(), "mcp23017 sensors")
+    documented = dict(rows)
+    expected = {}
+    for bit in range(16):
+        expected["GP%s%d" % ("AB"[bit // 8], bit % 8)] = "spare"
+    for seat in range(1, base.SEATS + 1):
+        spots = ((spot_sensors.jackpot_spot(seat), "jackpot"), (spot_sensors.ante_spot(seat), "Ante"))
+        for bit, spot in spots:
+            expected["GP%s%d" % ("AB"[bit // 8], bit % 8)] = "seat %d %s spot" % (seat, spot)
+    assert documented == expected
+
+
 def test_a_drifted_table_is_caught(board_module):
     # The check itself: a doc with one pin changed no longer matches.
     module = board_module("pico_w")
