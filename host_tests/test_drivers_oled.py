@@ -156,3 +156,20 @@ def test_compat_framebuf_clips_and_checks():
         compat_framebuf.FrameBuffer(bytearray(10), 16, 8, compat_framebuf.MONO_VLSB)
     with pytest.raises(ValueError, match="MONO_VLSB"):
         compat_framebuf.FrameBuffer(buf, 16, 8, 3)
+
+
+def test_writing_the_same_line_again_sends_nothing():
+    bus, panel, oled = make()
+    oled.write_line(2, "BETS OPEN")
+    oled.show()
+    sent = oled.pages_sent
+    oled.write_line(2, "BETS OPEN")
+    assert not oled.pending()
+    oled.write_line(2, "BETS OPEN", invert=True)       # same text, now a lit bar
+    oled.show()
+    assert oled.pages_sent == sent + 1
+    assert panel.inverted_row(2)
+    oled.fill(0)                                     # drawn over: the next write_line redraws
+    oled.write_line(2, "BETS OPEN", invert=True)
+    oled.show()
+    assert panel.text_row(2).rstrip() == "BETS OPEN"

@@ -93,6 +93,9 @@ class SSD1306:
         self._dirty = 0
         self._next = 0
         self.pages_sent = 0
+        # What write_line last put on each text row (None: unknown or drawn over since).
+        self._row_text = [None] * self.pages
+        self._row_invert = bytearray(self.pages)
 
     # --- wire -----------------------------------------------------------------------------
 
@@ -181,6 +184,7 @@ class SSD1306:
             last = self.pages - 1
         for page in range(first, last + 1):
             self._dirty |= 1 << page
+            self._row_text[page] = None
 
     def fill(self, c):
         """Set every pixel to c (0 dark, 1 lit)."""
@@ -211,13 +215,22 @@ class SSD1306:
         self.touch(y, _GLYPH)
 
     def write_line(self, row, s, invert=False):
-        """Replace text row 0..7 with s (cut at 16 characters); invert gives a lit bar."""
+        """Replace text row 0..7 with s (cut at 16 characters); invert gives a lit bar.
+
+        Writing the same text as last time changes nothing and sends nothing.
+        """
         if not isinstance(row, int) or row < 0 or row >= self.height // _GLYPH:
             raise ValueError("text row must be 0..%d, got %r" % (self.height // _GLYPH - 1, row))
+        invert_flag = 1 if invert else 0
+        if self._row_text[row] == s and self._row_invert[row] == invert_flag:
+            return
         y = row * _GLYPH
         background = 1 if invert else 0
         self.framebuf.fill_rect(0, y, self.width, _GLYPH, background)
+        shown = s
         if len(s) > self.width // _GLYPH:
-            s = s[:self.width // _GLYPH]      # only a too-long line costs a new string
-        self.framebuf.text(s, 0, y, 1 - background)
+            shown = s[:self.width // _GLYPH]      # only a too-long line costs a new string
+        self.framebuf.text(shown, 0, y, 1 - background)
         self.touch(y, _GLYPH)
+        self._row_text[row] = s
+        self._row_invert[row] = invert_flag
