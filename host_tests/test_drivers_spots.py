@@ -320,3 +320,16 @@ def test_impossible_sensor_bits_are_rejected_and_change_nothing(bits):
     with pytest.raises(ValueError, match="16-bit"):
         spots.scan(bits, 40)
     assert spots.scans == 2 and spots.covered_bits() == 1
+
+
+def test_debounce_and_stuck_timing_survive_the_tick_counter_wrapping():
+    from firmware.drivers.ticks import ticks_add
+    spots = SpotSensors(count=16, debounce_ms=60, stuck_ms=1000, recover_ms=200)
+    now = 0x3FFFFF00                 # 256 ms before the 2**30 wrap
+    spots.scan(0, now)
+    events = []
+    for _ in range(150):             # covered for 1.5 s, across the wrap
+        now = ticks_add(now, 10)
+        spots.scan(1, now)
+        events += drain(spots.events)
+    assert events == [(PLACED, 0), (FAULT, 0)]
