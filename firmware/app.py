@@ -30,7 +30,7 @@ from firmware.table import controller as tc
 TICK_MS = const(20)
 WATCHDOG_MS = const(2000)
 FRAM_COPY_BYTES = const(16384)
-SPOTS = const(14)
+SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
 MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
 OLED_LINES = const(8)
 

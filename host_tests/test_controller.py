@@ -45,7 +45,7 @@ class Table:
         self.c.panel(btn.KEY_ON if on else btn.KEY_OFF, 0, self.tick())
 
     def chip(self, seat, placed=True, ante=False):
-        spot = seat - 1 + (7 if ante else 0)
+        spot = sens.ante_spot(seat) if ante else sens.jackpot_spot(seat)
         self.c.spot(sens.PLACED if placed else sens.REMOVED, spot, self.tick())
 
     def deal(self, text_by_dest):
@@ -149,7 +149,7 @@ def test_chip_removed_after_lock_is_tamper_and_logged(table):
 def test_faulty_sensor_is_reported_not_counted(table):
     table.chip(6)
     table.chip(6, ante=True)
-    table.c.spot(sens.FAULT, 5, table.tick())
+    table.c.spot(sens.FAULT, sens.jackpot_spot(6), table.tick())
     assert table.c.view.seat_light[5] == lights.FAULT
     assert "FAULT" in table.screen()
     table.press(btn.LOCK)
@@ -347,3 +347,20 @@ def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):
     assert table.c.view.seat_light[0] == lights.LOCKED
     table.press(btn.LOCK)
     assert table.c.rec.accepted == 0 and "JACKPOT CLOSED" in table.screen()
+
+
+def test_seat_7_ante_is_on_the_second_port(table):
+    assert sens.ante_spot(7) == 14              # GPB6 on the reference wiring (docs/wiring.md)
+    table.chip(7)
+    table.chip(7, ante=True)
+    table.c.spot(sens.PLACED, 7, table.tick())  # GPA7 is not a spot: ignored
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0b1000000
+
+
+def test_holding_up_repeats_the_cursor_but_not_other_buttons(table):
+    table.c.panel(btn.REPEAT, btn.UP, table.tick())
+    table.c.panel(btn.REPEAT, btn.UP, table.tick())
+    assert table.c.cursor == 2
+    table.c.panel(btn.REPEAT, btn.LOCK, table.tick())
+    assert table.c.phase == tc.OPEN

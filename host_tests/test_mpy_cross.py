@@ -9,10 +9,11 @@ import subprocess
 import pytest
 
 from host_tests.runtimes import ROOT, mpy_cross_binary
+from tools.build import HOT_MODULES
 
 MODULES = sorted(p for d in ("firmware", "boards") for p in (ROOT / d).rglob("*.py"))
 ARCHES = ("armv6m", "xtensawin")
-NATIVE = [ROOT / "firmware" / "poker" / "hands.py"]
+NATIVE = [ROOT / module for module in HOT_MODULES]
 
 
 def compile_module(source, arch, out, native=False):

@@ -31,6 +31,7 @@ import time
 
 from boards import simulated
 from firmware.app import TICK_MS, App
+from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.poker import cards as cardlib
 from firmware.store.slots import PathFS
 from firmware.table import controller as tc
@@ -103,7 +104,7 @@ class Simulation:
         self.run(SETTLE_MS)
 
     def chip(self, seat, ante=False, on=True):
-        pin = seat - 1 + (7 if ante else 0)
+        pin = ante_spot(seat) if ante else jackpot_spot(seat)
         if on:
             self.table.mcp.cover(pin)
         else:
@@ -111,9 +112,13 @@ class Simulation:
         self.run(SETTLE_MS)
 
     def toggle_chip(self, seat, ante=False):
-        pin = seat - 1 + (7 if ante else 0)
-        covered = (self.table.mcp.levels() >> pin) & 1 == 0
+        covered = self.covered(seat, ante)
         self.chip(seat, ante, not covered)
+
+    def covered(self, seat, ante=False):
+        """True while a chip sits on seat's jackpot (or Ante) spot."""
+        pin = ante_spot(seat) if ante else jackpot_spot(seat)
+        return (self.table.mcp.levels() >> pin) & 1 == 0
 
     def shoe(self, text):
         self.pending_lines.append(text.encode() + b"\n")
@@ -124,8 +129,7 @@ class Simulation:
         rng = random.Random(seed)
         deck = list(range(52))
         rng.shuffle(deck)
-        levels = self.table.mcp.levels()
-        seats = [s for s in range(1, 8) if not levels >> (s - 1) & 1 or not levels >> (s + 6) & 1]
+        seats = [s for s in range(1, 8) if self.covered(s) or self.covered(s, True)]
         lines = []
         for seat in seats:
             lines += ["S%d %s" % (seat, cardlib.name(deck.pop())) for _ in range(2)]
@@ -150,7 +154,6 @@ class Simulation:
     def snapshot(self, colour=False):
         """The table as text: meter sign, seat rings and spots, dealer display, panel."""
         c = self.controller
-        levels = self.table.mcp.levels()
         out = []
         out.append("Table simulator  round %d  phase %s  memory: %s" % (
             c.rec.round_no, tc.PHASE_NAMES[c.phase], self.app.memory.status_text()))
@@ -168,8 +171,8 @@ class Simulation:
                 cell = "\x1b[%sm%s\x1b[0m" % (ANSI_COLOURS.get(name, "37"), "(@@@@@) ")
                 row_names += "%-8s" % name
             row_light += cell
-            row_jp += "%-8s" % ("[chip]" if not levels >> (seat - 1) & 1 else "[    ]")
-            row_ante += "%-8s" % ("[chip]" if not levels >> (seat + 6) & 1 else "[    ]")
+            row_jp += "%-8s" % ("[chip]" if self.covered(seat) else "[    ]")
+            row_ante += "%-8s" % ("[chip]" if self.covered(seat, True) else "[    ]")
         out.append("  seat   " + "".join(["%-8s" % ("S%d" % s) for s in range(1, 8)]))
         out.append(row_light)
         if colour:

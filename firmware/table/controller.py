@@ -8,8 +8,8 @@ memory before it is shown, and a failed commit puts the jackpot back as it was c
 
 Inputs, from the app's drivers::
 
-    spot(kind, spot, now_ms)       spot_sensors event: spot 0..6 jackpot spots of seats 1..7,
-                                   7..13 their Ante spots
+    spot(kind, spot, now_ms)       spot_sensors event: sensor bit of a jackpot or Ante spot
+                                   (spot_sensors.jackpot_spot / ante_spot give the wiring)
     panel(kind, button, now_ms)    buttons event: PRESS/LONG/RELEASE of LOCK..BACK, KEY_ON/OFF,
                                    DOOR_OPEN/CLOSED
     card(dest, card, now_ms)       a card from the shoe or the panel: dest 0 dealer, 1..7 seat, 8 board
@@ -232,13 +232,14 @@ class RoundController:
     def spot(self, kind, spot, now_ms):
         """A bet-spot sensor event (firmware.drivers.spot_sensors kinds)."""
         self.now_ms = now_ms
-        if spot < 0 or spot >= 2 * SEATS:
+        ante = sensors.ANTE_FIRST <= spot < sensors.ANTE_FIRST + SEATS
+        if not ante and not 0 <= spot < SEATS:
             return
-        seat = spot % SEATS
+        seat = spot - sensors.ANTE_FIRST if ante else spot
         if seat >= self.seats:
             return
         bit = 1 << seat
-        if spot >= SEATS:
+        if ante:
             if kind == sensors.PLACED:
                 self.ante |= bit
             elif kind == sensors.REMOVED or kind == sensors.FAULT:
@@ -282,9 +283,11 @@ class RoundController:
             self._log_admin(ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE, 1)
             self._render()
             return
-        if kind != btn.PRESS and kind != btn.LONG:
+        if kind != btn.PRESS and kind != btn.LONG and kind != btn.REPEAT:
             return
         long = kind == btn.LONG
+        if kind == btn.REPEAT and button != btn.UP and button != btn.DOWN:
+            return
         handler = _HANDLERS[self.phase]
         handler(self, button, long)
         self._render()

@@ -8,6 +8,7 @@ import micropython
 
 from boards import simulated
 from firmware.app import TICK_MS, App
+from firmware.drivers.spot_sensors import ante_spot
 from firmware.poker import uth
 from host_tests.fakes.flash import MemFS
 
@@ -79,7 +80,7 @@ jackpots = 0
 for _round in range(ROUNDS):
     for seat in range(7):
         table.mcp.cover(seat)
-        table.mcp.cover(seat + 7)
+        table.mcp.cover(ante_spot(seat + 1))
     run(200)
     press("LOCK")
     deck = list(range(52))
@@ -105,7 +106,7 @@ for _round in range(ROUNDS):
         table.key.level = 1
         run(200)
     press("SETTLE")
-    for seat in range(14):
+    for seat in range(16):
         table.mcp.uncover(seat)
     run(200)
     rounds_done += 1
@@ -135,7 +136,7 @@ print("steady_tick_no_alloc", locked_ok)
 del tick_us[:]
 for seat in range(7):
     table.mcp.cover(seat)
-    table.mcp.cover(seat + 7)
+    table.mcp.cover(ante_spot(seat + 1))
 run(400, True)
 press("LOCK")
 run(400, True)
