@@ -87,13 +87,18 @@ class App:
         self.meter_shown = [-1, -1, -1]
         self.fault_shown = None
 
-    def boot(self, now, wall):
-        """Start every part, read critical memory and show the table's state."""
+    def boot(self, now, wall, program=None):
+        """Start every part, read critical memory and show the table's state.
+
+        program: the firmware.manifest Result of the boot-time program check (None: not
+        checked, as in the simulator); a failed check keeps jackpot wagering closed."""
         self.mcp.configure()
         self.sign.begin(now)
         self.oled.begin()
         cause = getattr(self.board, "reset_cause", 0) or 0
         self.controller.boot(now, wall, cause)
+        if program is not None:
+            self.controller.set_program(program.ok, program.message(), program.digest)
         self._render(now, True)
         return self.controller.phase
 
@@ -180,11 +185,13 @@ def main():
 
     import board  # the build tool installs the board module under this name
 
+    from firmware import manifest
     from firmware.store.slots import PathFS
 
     hw = board.make()
+    program = manifest.check_device("/", board=hw.name)
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms())
-    app.boot(time.ticks_ms(), time.time())
+    app.boot(time.ticks_ms(), time.time(), program)
     while True:
         start = time.ticks_ms()
         app.step(start, time.time())

@@ -364,3 +364,20 @@ def test_holding_up_repeats_the_cursor_but_not_other_buttons(table):
     assert table.c.cursor == 2
     table.c.panel(btn.REPEAT, btn.LOCK, table.tick())
     assert table.c.phase == tc.OPEN
+
+
+def test_failed_program_check_closes_the_jackpot_and_says_why(table):
+    table.c.set_program(False, "changed-file firmware/app.mpy", "ab12")
+    assert not table.c.jackpot_open()
+    assert "PROGRAM ERROR" in table.screen()
+    assert table.c.view.meter_fault == "PrOG Err"
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert "program FAILED" in table.c.menu
+    assert any("changed-file" in line for line in table.c.menu)
+    table.press(btn.BACK)
+    table.key(False)
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0

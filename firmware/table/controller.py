@@ -158,6 +158,8 @@ class RoundController:
         self.link_up = True
         self.link_required = False
         self.program_ok = True
+        self.program_text = "not checked"   # what the boot-time program verification said
+        self.program_digest = ""
         self.message = ""
         self.message_until = 0
         self.results = []
@@ -198,6 +200,15 @@ class RoundController:
             self._new_round()
         self._refresh_meter()
         return self.phase
+
+    def set_program(self, ok, text, digest=""):
+        """The result of the boot-time program verification: a failed check closes the jackpot."""
+        self.program_ok = ok
+        self.program_text = text
+        self.program_digest = digest or ""
+        if not ok:
+            self._beep(BEEP_ALARM)
+        self._refresh_meter()
 
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)
@@ -652,6 +663,10 @@ class RoundController:
             lines.append("r%d S%d %s" % (hit["round"], hit["seat"], money(hit["amount"])))
             lines.append(" " + hit["hand"])
         lines.append("memory " + self.memory.status)
+        lines.append("program " + ("ok" if self.program_ok else "FAILED"))
+        text = self.program_text + " " + self.program_digest
+        for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
+            lines.append(text[i:i + WIDTH])
         log = self.memory.log
         lines.append("events %d" % log.count)
         try:
@@ -784,6 +799,8 @@ class RoundController:
         if phase == OPEN:
             lines[0] = "ROUND %d OPEN" % self.rec.round_no
             lines[1] = "JP " + ("OPEN" if self.jackpot_open() else "CLOSED")
+            if not self.program_ok:
+                lines[1] = "PROGRAM ERROR"
             lines[2] = "placed " + (self._seat_list(self.placed) or "-")
             ante = self.ante | self.ante_marked
             lines[3] = "ante " + (self._seat_list(ante) or "-")
