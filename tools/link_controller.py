@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS events (
 
 DOWN_LEASE = 4096  # down-link sequence numbers reserved per write of the floor
 ORDER_WINDOW = 1000  # ms a hit waits for earlier-locked hits from other tables
-BROADCAST_EVERY = 200  # ms between pool broadcasts while the pool changes
+BROADCAST_EVERY = 1000  # ms between pool broadcasts while the pool changes (hits go out at once)
 MAX_EVENTS_KEPT = 100000
 
 
@@ -105,6 +105,7 @@ class Controller:
         self.pool_dirty = True
         self.last_broadcast = None
         self.applied = 0
+        self.outbox = None
         self._load(config)
 
     # ------------------------------------------------------------------ state
@@ -175,7 +176,10 @@ class Controller:
             self.down_floor += DOWN_LEASE
             self.db.execute("UPDATE meta SET value=? WHERE name='down_floor'", (str(self.down_floor),))
         payload = codec.encode(self.keys[table], kind, table, seq, int(self.clock_s()), values)
-        self.publish(TOPIC_DOWN % table, payload)
+        if self.outbox is not None:
+            self.outbox.append((TOPIC_DOWN % table, payload))
+        else:
+            self.publish(TOPIC_DOWN % table, payload)
 
     def send_status(self, table):
         r = self._row(table)
@@ -203,7 +207,38 @@ class Controller:
         self._say("reject from table %s: %s: %s" % (table, reason, text))
 
     def on_message(self, topic, payload, now):
-        """Authenticate and apply one table message; rejects are logged in the events table."""
+        """Authenticate and apply one table message; returns True if it was accepted."""
+        return self.handle([(topic, payload)], now)[0]
+
+    def handle(self, messages, now):
+        """Apply a batch of (topic, payload) in one SQLite transaction (group commit).
+
+        Replies (acknowledgements) are published only after the COMMIT, so a table never
+        hears of an entry that a crash could still lose.  Returns one accepted flag per message.
+        """
+        self.outbox = []
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            accepted = [self._on_message(topic, payload, now) for topic, payload in messages]
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            self.outbox = None
+            self._reload()
+            raise
+        out, self.outbox = self.outbox, None
+        for topic, payload in out:
+            self.publish(topic, payload)
+        return accepted
+
+    def _reload(self):
+        """Forget what a rolled-back batch did in memory: pool, arrival counter, due hits."""
+        self.pool = LinkedPool.from_dict(self.config, json.loads(self._meta("pool")))
+        self.arrival = int(self._meta("arrival"))
+        pending = set(self.db.execute("SELECT tb, n FROM hits WHERE status='pending'").fetchall())
+        self.due = {k: v for k, v in self.due.items() if k in pending}
+
+    def _on_message(self, topic, payload, now):
         parts = topic.split("/")
         try:
             if len(parts) != 4 or TOPIC_UP % int(parts[2]) != topic:
@@ -266,8 +301,9 @@ class Controller:
         return json.dumps([f["e"], f["r"], f["lt"], f["a"], f["c"], f["h"]])
 
     def _apply(self, table, row, f, now):
-        """Apply entry last_n + 1 of a table: ledger, pool and entry row in one transaction."""
-        pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
+        """Apply entry last_n + 1 of a table: ledger, pool and entry row, inside handle()'s
+        transaction (a rollback reloads the pool from the database)."""
+        pool = self.pool
         e = f["e"]
         row = dict(row)
         if e == codec.CONTRIBUTION:
@@ -279,27 +315,20 @@ class Controller:
             row["reversed"] += f["a"]
         row["last_n"] = f["n"]
         row["up_top"] = self.windows[table][0]
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute("INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?)",
-                            (table, f["n"], e, f["r"], f["lt"], f["a"], f["c"], self._body(f), time.time()))
-            self.db.execute("UPDATE tables SET last_n=?, wagers=?, count=?, reversed=?, up_top=? WHERE tb=?",
-                            (row["last_n"], row["wagers"], row["count"], row["reversed"], row["up_top"],
-                             table))
-            self.db.execute("UPDATE meta SET value=? WHERE name='pool'", (json.dumps(pool.to_dict()),))
-            if e == codec.HIT:
-                self.arrival += 1
-                self.db.execute("INSERT INTO hits (tb, n, round, lock_time, arrival, rows, status) "
-                                "VALUES (?,?,?,?,?,?,'pending')",
-                                (table, f["n"], f["r"], f["lt"], self.arrival, json.dumps(f["h"])))
-                self.db.execute("UPDATE meta SET value=? WHERE name='arrival'", (str(self.arrival),))
-                self._event(table, "hit claimed", "entry %d round %d locked %d: %r"
-                            % (f["n"], f["r"], f["lt"], f["h"]))
-            self._pause("entry %d %d" % (table, f["n"]))
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
+        self.db.execute("INSERT INTO entries VALUES (?,?,?,?,?,?,?,?,?)",
+                        (table, f["n"], e, f["r"], f["lt"], f["a"], f["c"], self._body(f), time.time()))
+        self.db.execute("UPDATE tables SET last_n=?, wagers=?, count=?, reversed=?, up_top=? WHERE tb=?",
+                        (row["last_n"], row["wagers"], row["count"], row["reversed"], row["up_top"], table))
+        self.db.execute("UPDATE meta SET value=? WHERE name='pool'", (json.dumps(pool.to_dict()),))
+        if e == codec.HIT:
+            self.arrival += 1
+            self.db.execute("INSERT INTO hits (tb, n, round, lock_time, arrival, rows, status) "
+                            "VALUES (?,?,?,?,?,?,'pending')",
+                            (table, f["n"], f["r"], f["lt"], self.arrival, json.dumps(f["h"])))
+            self.db.execute("UPDATE meta SET value=? WHERE name='arrival'", (str(self.arrival),))
+            self._event(table, "hit claimed", "entry %d round %d locked %d: %r"
+                        % (f["n"], f["r"], f["lt"], f["h"]))
+        self._pause("entry %d %d" % (table, f["n"]))
         self.pool = pool
         self.applied += 1
         if e == codec.HIT:
@@ -437,9 +466,9 @@ def run(args):
             time.sleep(0.01)
         now = now_ms()
         client.service(now)
-        for topic, payload in inbox:
-            controller.on_message(topic, payload, now)
-        inbox.clear()
+        if inbox:
+            controller.handle(inbox, now)
+            inbox.clear()
         if client.connected():
             controller.service(now)
     if args.ledger_out:
