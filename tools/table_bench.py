@@ -91,8 +91,9 @@ def main(argv=None):
             ok, f = run_vm(tree, args.rounds, heap)
     print("MicroPython unix VM (x64: 8-byte words), -X heapsize=%s, %d modules loaded from .mpy"
           % (heap, count))
-    print("rounds played             %s (jackpot rounds %s, books balance: %s)" % (
-        f["rounds"], f["jackpot_rounds"], "yes" if f["audit_problems"] == "0" else "NO"))
+    print("rounds played             %s (%s jackpot wagers, jackpot rounds %s, books balance: %s)" % (
+        f["rounds"], f["jackpot_wagers"], f["jackpot_rounds"],
+        "yes" if f["audit_problems"] == "0" else "NO"))
     print("mem_peak                  %s bytes" % f["mem_peak"])
     print("heap in use after rounds  %s bytes" % f["mem_alloc_after"])
     print("idle tick allocates       %s" % ("nothing (400 ticks under heap_lock)"

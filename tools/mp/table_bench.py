@@ -113,6 +113,7 @@ for _round in range(ROUNDS):
 print("rounds", rounds_done)
 print("jackpot_rounds", jackpots)
 print("audit_problems", len(app.controller.jackpot.audit()))
+print("jackpot_wagers", app.controller.jackpot.table_meters()["wagers"])
 gc.collect()
 print("mem_peak", micropython.mem_peak())
 print("mem_alloc_after", gc.mem_alloc())
