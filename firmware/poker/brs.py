@@ -94,17 +94,12 @@ class _Seat:
 
 
 def _read_seats(config, seats, need_decision):
-    if not isinstance(config, Config):
-        raise ValueError("config must be a brs.Config, got %r" % (config,))
-    common.read_seats(seats, config, SEAT_KEYS)
-    return [_Seat(config, spot, need_decision) for spot in seats]
+    return common.check_seats(GAME, config, Config, seats, SEAT_KEYS, _Seat, need_decision)
 
 
 def void_round(config, seats):
     """Misdeal [BRS 6.2-6.11]: every wager of every seat is void and returned."""
-    checked = _read_seats(config, seats, False)
-    results = [common.void_seat(s.number, s.wager_list()) for s in checked if not s.empty]
-    return common.RoundResult(GAME, results, void=True)
+    return common.void_all(GAME, _read_seats(config, seats, False))
 
 
 def settle(config, seats, community):
@@ -112,13 +107,7 @@ def settle(config, seats, community):
     checked = _read_seats(config, seats, True)
     deck = common.Deck()
     community = deck.take(community, COMMUNITY_CARDS, "community")
-    held = []
-    for spot, s in zip(seats, checked):
-        given = spot.get("cards")
-        if (s.empty or s.void) and not given:
-            held.append(None)
-        else:
-            held.append(deck.take(given, PLAYER_CARDS, "seat %d cards" % s.number))
+    held = common.take_seat_cards(deck, seats, checked, PLAYER_CARDS)
     results = []
     for s, player_cards in zip(checked, held):
         if s.empty:

@@ -116,17 +116,12 @@ class _Seat:
 
 
 def _read_seats(config, seats, need_decision):
-    if not isinstance(config, Config):
-        raise ValueError("config must be an fcp.Config, got %r" % (config,))
-    common.read_seats(seats, config, SEAT_KEYS)
-    return [_Seat(config, spot, need_decision) for spot in seats]
+    return common.check_seats(GAME, config, Config, seats, SEAT_KEYS, _Seat, need_decision)
 
 
 def void_round(config, seats):
     """Misdeal [FCP 11.2-11.12]: every wager of every seat is void and returned."""
-    checked = _read_seats(config, seats, False)
-    results = [common.void_seat(s.number, s.wager_list()) for s in checked if not s.empty]
-    return common.RoundResult(GAME, results, void=True)
+    return common.void_all(GAME, _read_seats(config, seats, False))
 
 
 def settle(config, seats, dealer):
@@ -134,13 +129,7 @@ def settle(config, seats, dealer):
     checked = _read_seats(config, seats, True)
     deck = common.Deck()
     dealer = deck.take(dealer, DEALER_CARDS, "dealer")
-    held = []
-    for spot, s in zip(seats, checked):
-        given = spot.get("cards")
-        if (s.empty or s.void) and not given:
-            held.append(None)
-        else:
-            held.append(deck.take(given, PLAYER_CARDS, "seat %d cards" % s.number))
+    held = common.take_seat_cards(deck, seats, checked, PLAYER_CARDS)
     dealer_hand = hands.best4(dealer)
     results = []
     for s, player_cards in zip(checked, held):

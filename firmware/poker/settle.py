@@ -338,6 +338,33 @@ def read_seats(seats, config, keys):
     return seats
 
 
+def check_seats(game, config, config_class, seats, keys, seat_class, need_decision):
+    """Check the config's type and the seat list; return each seat checked by seat_class."""
+    if not isinstance(config, config_class):
+        raise ValueError("config must be a %s.Config, got %r" % (game, config))
+    read_seats(seats, config, keys)
+    return [seat_class(config, spot, need_decision) for spot in seats]
+
+
+def void_all(game, checked):
+    """Misdeal: every wager of every seat with a wager is void and returned."""
+    results = [void_seat(s.number, s.wager_list()) for s in checked if not s.empty]
+    return RoundResult(game, results, void=True)
+
+
+def take_seat_cards(deck, seats, checked, count):
+    """Each seat's cards taken from the deck (duplicates refused); None for an empty or void
+    seat that was given none."""
+    held = []
+    for spot, s in zip(seats, checked):
+        given = spot.get("cards")
+        if (s.empty or s.void) and not given:
+            held.append(None)
+        else:
+            held.append(deck.take(given, count, "seat %d cards" % s.number))
+    return held
+
+
 def amount(spot, key):
     """The seat's wager `key` in cents (0 when absent), checked."""
     return check_amount(spot.get(key, 0), "seat %d: %s" % (spot["seat"], key))

@@ -131,17 +131,12 @@ def _hand(rule, hole, board):
 
 
 def _read_seats(config, seats, need_decision):
-    if not isinstance(config, Config):
-        raise ValueError("config must be a uth.Config, got %r" % (config,))
-    common.read_seats(seats, config, SEAT_KEYS)
-    return [_Seat(config, spot, need_decision) for spot in seats]
+    return common.check_seats(GAME, config, Config, seats, SEAT_KEYS, _Seat, need_decision)
 
 
 def void_round(config, seats):
     """Misdeal [FCP 11.2-11.12]: every wager of every seat is void and returned."""
-    checked = _read_seats(config, seats, False)
-    results = [common.void_seat(s.number, s.wager_list()) for s in checked if not s.empty]
-    return common.RoundResult(GAME, results, void=True)
+    return common.void_all(GAME, _read_seats(config, seats, False))
 
 
 def settle(config, seats, board, dealer):
@@ -150,13 +145,7 @@ def settle(config, seats, board, dealer):
     deck = common.Deck()
     board = deck.take(board, BOARD_CARDS, "board")
     dealer = deck.take(dealer, DEALER_CARDS, "dealer")
-    holes = []
-    for spot, s in zip(seats, checked):
-        given = spot.get("cards")
-        if (s.empty or s.void) and not given:
-            holes.append(None)
-        else:
-            holes.append(deck.take(given, HOLE_CARDS, "seat %d cards" % s.number))
+    holes = common.take_seat_cards(deck, seats, checked, HOLE_CARDS)
 
     dealer_hand = _hand(config.hand_rule, dealer, board)
     qualifies = hands.category(dealer_hand) >= hands.ONE_PAIR
