@@ -240,6 +240,8 @@ class TableLink:
             if was or self.state != DOWN:
                 self._down("no broker connection")
             return self.state
+        if not was:
+            self.last_ping = now - self.ping_every  # say hello as soon as the broker is back
         if self.state != DOWN and _ticks_diff(now, self.heard) > self.link_timeout:
             self._down("controller silent for %d ms" % _ticks_diff(now, self.heard))
         if _ticks_diff(now, self.last_ping) >= self.ping_every:
