@@ -27,3 +27,14 @@ def test_scenario_same_on_both_runtimes(script):
 
 def test_there_are_scenarios():
     assert len(SCENARIOS) >= 2
+
+
+def test_a_failing_check_fails_the_scenario_on_both_runtimes(tmp_path):
+    script = tmp_path / "wrong.py"
+    script.write_text("from host_tests.scenario_support import Checker\n"
+                      "c = Checker()\nc.check('two', 1 + 1, 3)\nc.rejected('no error', int, '5')\n"
+                      "c.finish()\n")
+    for run in (run_cpython, run_micropython):
+        result = run(script)
+        assert result.returncode == 1
+        assert "GOT 2 WANT 3" in result.stdout and "failures 2" in result.stdout

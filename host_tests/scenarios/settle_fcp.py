@@ -1,18 +1,10 @@
 # Four Card Poker settlement on both runtimes: hand-worked rounds (amounts from the rules.md pay
 # tables), rejections, a void round, and seeded random rounds whose money must add up.
-import sys
-
 from firmware.poker import fcp
+from host_tests.scenario_support import Checker, Lcg
 
-failures = 0
-
-
-def check(label, got, want):
-    global failures
-    ok = got == want
-    if not ok:
-        failures += 1
-    print("%-44s %s" % (label, "ok" if ok else "GOT %r WANT %r" % (got, want)))
+checker = Checker(44)
+check = checker.check
 
 
 def show(result):
@@ -94,29 +86,16 @@ BAD = [
     ("float ante", {"seat": 1, "cards": "Ac Ad 4h 8s Kc", "ante": 1.5, "decision": "fold"}),
 ]
 for label, seat in BAD:
-    try:
-        fcp.settle(config, [seat], "Ah As Kd 7s 3c 2h")
-        check(label, "accepted", "rejected")
-    except ValueError as error:
-        check(label, "rejected", "rejected")
-        print("  ", error)
+    checker.rejected(label, fcp.settle, config, [seat], "Ah As Kd 7s 3c 2h")
 
-seed = 777
-
-
-def rand(n):
-    global seed
-    seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
-    return (seed >> 8) % n
+rng = Lcg(777)
+rand = rng.below
 
 
 bad_rounds = 0
 paid_total = 0
 for _round in range(120):
-    deck = list(range(52))
-    for i in range(51, 0, -1):
-        j = rand(i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    deck = rng.shuffle(list(range(52)))
     seats = []
     staked = 0
     for n in range(1, 8):
@@ -142,6 +121,4 @@ for _round in range(120):
 print("random rounds paid in all", paid_total)
 check("random rounds add up", bad_rounds, 0)
 
-print("failures", failures)
-if failures:
-    sys.exit(1)
+checker.finish()

@@ -3,8 +3,6 @@
 # then a power cut and a reboot that finds the same pool. The steady-state tick allocates
 # nothing (checked under heap_lock). Expected amounts: default config, 70 of each 100 cents
 # to the pool, reset $10,000.00; the royal takes the whole pool [rules.md 11.9].
-import sys
-
 from firmware.compat import micropython
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
@@ -13,17 +11,10 @@ from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
 from host_tests.fakes.flash import MemFS
+from host_tests.scenario_support import Checker
 
-failures = 0
-
-
-def check(label, got, want):
-    global failures
-    if got != want:
-        failures += 1
-        print("FAIL", label, got, "want", want)
-    else:
-        print("ok  ", label, got)
+checker = Checker(24)
+check = checker.check
 
 
 files = {}
@@ -83,6 +74,4 @@ except MemoryError:
     allocated = 1
 micropython.heap_unlock()
 check("tick allocates", allocated, 0)
-print("failures", failures)
-if failures:
-    sys.exit(1)
+checker.finish()

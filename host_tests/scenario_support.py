@@ -1,0 +1,57 @@
+"""What the scenario scripts share: a checker that counts failures, and a seeded generator.
+
+Both run unchanged on CPython and MicroPython, so a scenario prints the same on both.
+"""
+
+import sys
+
+
+class Checker:
+    """Prints one line per check and exits non-zero at the end if any check failed."""
+
+    def __init__(self, width=44):
+        self.failures = 0
+        self.width = width
+
+    def check(self, label, got, want):
+        """Compare got with want and print the verdict; return True when they match."""
+        ok = got == want
+        if not ok:
+            self.failures += 1
+        print("%-*s %s" % (self.width, label, "ok" if ok else "GOT %r WANT %r" % (got, want)))
+        return ok
+
+    def rejected(self, label, function, *args, **kwargs):
+        """Call function(*args, **kwargs): it must raise ValueError, whose message is printed."""
+        try:
+            function(*args, **kwargs)
+        except ValueError as error:
+            self.check(label, "rejected", "rejected")
+            print("  ", error)
+            return
+        self.check(label, "accepted", "rejected")
+
+    def finish(self):
+        """Print the failure count and exit with status 1 if there was any."""
+        print("failures", self.failures)
+        if self.failures:
+            sys.exit(1)
+
+
+class Lcg:
+    """A small linear congruential generator: the same numbers on every runtime."""
+
+    def __init__(self, seed):
+        self.seed = seed
+
+    def below(self, n):
+        """A number 0..n-1."""
+        self.seed = (self.seed * 1103515245 + 12345) & 0x7FFFFFFF
+        return (self.seed >> 8) % n
+
+    def shuffle(self, items):
+        """Shuffle a list in place (Fisher-Yates) and return it."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+        return items
