@@ -8,7 +8,7 @@ seven-seat rounds from the shoe, and prints
 - micropython.mem_peak() after the rounds (the whole firmware fits a 128 KB heap or fails);
 - whether 400 idle main-loop ticks run under heap_lock (no allocation in steady state);
 - the main-loop tick time on this host's VM (median, max) against the 20 ms tick;
-- how many ticks from a chip put on a spot to its ring lighting (60 ms of it is debounce);
+- how many ticks from a chip put on a spot to its ring lighting (40 ms of it is debounce);
 - the time to settle a full seven-seat UTH table with Trips and the jackpot wager.
 The VM runs on the host's x86 core, many times faster than an RP2040 at 125 MHz: the tick
 and settle times are upper bounds only for this VM, not figures for the board.
@@ -100,7 +100,7 @@ def main(argv=None):
                                             if f["steady_tick_no_alloc"] == "1" else "YES"))
     print("tick time (VM, this host) median %s us, max %s us (budget %d us)" % (
         f["tick_us_median"], f["tick_us_max"], TICK_BUDGET_US))
-    print("chip to lit ring          %s ticks (debounce 60 ms = 3 ticks, then lit in the next)"
+    print("chip to lit ring          %s ticks (debounce 40 ms = 2 ticks, then lit in the next)"
           % f["chip_to_light_ticks"])
     print("settle 7-seat UTH table   %s us (Ante, Blind, Play, Trips, jackpot)" % f["settle7_us"])
     return 0
