@@ -86,6 +86,7 @@ class App:
         self.beep_serial = 0
         self.meter_shown = [-1, -1, -1]
         self.fault_shown = None
+        self.service = None      # firmware.service.Service, polled each pass when set
 
     def boot(self, now, wall, program=None):
         """Start every part, read critical memory and show the table's state.
@@ -131,6 +132,8 @@ class App:
                 c.shoe_reject(self.shoe.reject_text(), now)
             event = self.shoe.events.pop()
         c.tick(now, wall)
+        if self.service is not None:
+            self.service.poll(now)
         dog.check_in(wd.CONTROLLER)
         self._render(now, False)
         self.lights.render(self.ticks)
@@ -192,6 +195,7 @@ def main():
     program = manifest.check_device("/", board=hw.name)
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms())
     app.boot(time.ticks_ms(), time.time(), program)
+    app.service = _console_service(app, program)
     while True:
         start = time.ticks_ms()
         app.step(start, time.time())
@@ -207,3 +211,9 @@ def _has_dir(path):
         return True
     except OSError:
         return False
+
+
+def _console_service(app, program):
+    """The service protocol on the USB serial console (firmware.service)."""
+    from firmware.service import ConsolePort, Service
+    return Service(app.controller, ConsolePort(), program)

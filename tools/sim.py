@@ -4,6 +4,7 @@
     python -m tools.sim --script FILE        # replay a scenario file and print what is seen
     python -m tools.sim --fresh              # start with blank critical memory
     python -m tools.sim --state DIR          # keep the table's FRAM and flash files in DIR
+    python -m tools.sim --service            # the service protocol on stdin/stdout (serve())
 
 Everything shown is read back from the wire-level fakes, as a person at the table would see
 it: the seat rings' colours from the WS2812 bytes, the meter sign's digits from the MAX7219
@@ -346,8 +347,12 @@ def main(argv=None):
                         help="directory for the table's FRAM and flash files (default .sim)")
     parser.add_argument("--memory", action="store_true", help="keep critical memory in memory only")
     parser.add_argument("--fresh", action="store_true", help="start with blank critical memory")
+    parser.add_argument("--service", action="store_true",
+                        help="speak the service protocol on stdin/stdout (tools/audit.py --sim)")
     args = parser.parse_args(argv)
     state = None if args.memory else args.state
+    if args.service:
+        return serve(Simulation(state, fresh=args.fresh))
     if args.script is None and not sys.stdin.isatty():
         args.script = os.path.join(os.path.dirname(__file__), "sim_scripts", "demo.txt")
         state, args.fresh = None, True
@@ -358,6 +363,68 @@ def main(argv=None):
             return run_script(sim, f.readlines())
     interactive(sim)
     return 0
+
+
+# ---------------------------------------------------------------------- service mode (issue 7)
+
+SERVICE_CHUNK = 64          # bytes put on the simulated service port per loop tick
+SERVICE_REPLY_TICKS = 100   # loop ticks to wait for the reply to a line
+
+
+class _ServicePort:
+    """The simulated table's service port: a receive FIFO and what the firmware wrote."""
+
+    def __init__(self):
+        from host_tests.fakes.pins import FakeUART
+        self.rx = FakeUART(fifo=4 * SERVICE_CHUNK)
+        self.tx = bytearray()
+
+    def any(self):
+        return self.rx.any()
+
+    def readinto(self, buf):
+        return self.rx.readinto(buf)
+
+    def write(self, data):
+        self.tx += data
+
+
+def serve(sim, stdin=None, stdout=None):
+    """Speak the service protocol (firmware/service.py) on stdin/stdout through the app's loop.
+
+    Each line read goes to the table's service port a chunk per tick and the loop runs until
+    the firmware's reply line comes back, which is written out.  A line starting with "sim "
+    is a simulator script command instead (e.g. "sim key on"), answered with one JSON line,
+    so a host tool can turn the supervisor key or play a round.  Returns 0 at end of input."""
+    import json
+
+    from firmware.service import Service
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    port = _ServicePort()
+    sim.app.service = Service(sim.controller, port)
+    while True:
+        line = stdin.readline()
+        if not line:
+            return 0
+        if line.startswith(b"sim "):
+            try:
+                text = sim.command(line[4:].decode("ascii", "replace"))
+                reply = {"ok": True, "cmd": "sim", "text": text or ""}
+            except ScriptError as error:
+                reply = {"ok": False, "cmd": "sim", "code": "bad-argument", "error": str(error)}
+            port.tx += (json.dumps(reply) + "\n").encode()
+        else:
+            for start in range(0, len(line), SERVICE_CHUNK):
+                port.rx.inject(line[start:start + SERVICE_CHUNK])
+                sim.run(TICK_MS)
+            for _ in range(SERVICE_REPLY_TICKS):
+                if b"\n" in port.tx or not line.endswith(b"\n"):
+                    break
+                sim.run(TICK_MS)
+        stdout.write(bytes(port.tx))
+        stdout.flush()
+        port.tx[:] = b""
 
 
 if __name__ == "__main__":

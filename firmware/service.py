@@ -1,0 +1,437 @@
+"""The service protocol: meters, hits, event log, program check and configuration over a stream.
+
+A technician's tool (``tools/audit.py``) or a terminal sends one command per line (ASCII,
+ending in ``\\n``; a ``\\r`` before it is ignored) and gets exactly one reply line: a JSON
+object with ``"ok": true`` and the data, or ``"ok": false`` with ``"error"`` (a sentence) and
+``"code"`` (a word).  docs/service-protocol.md is the reference.  Commands::
+
+    help                         the command list
+    status                       phase, round, key switch, memory, log and program state
+    meters                       every pool meter, the table meters, the books' audit
+    hits                         the last 25 jackpot hits, oldest first
+    log [START [COUNT]]          event log entries from START (default the oldest held)
+    program                      the boot-time program verification: result and digest
+    config                       the jackpot configuration in force and the one requested
+    config_set {JSON}            change jackpot configuration keys (firmware.jackpot.config)
+    ram_clear                    start a RAM clear (the table shows the reset values)
+    ram_clear accept             accept the reset values: the RAM clear happens
+
+Commands that change state (``config_set``, ``ram_clear``) need the supervisor: the key
+switch on, as the controller knows it, and the table between rounds (``ram_clear`` only
+from RAM ERROR, like the panel).  Every change goes through the controller's own rules and
+critical memory; a refused command changes nothing.
+
+Input is hostile until proven otherwise: a line longer than MAX_LINE, a byte outside
+printable ASCII, a line left unfinished for LINE_TIMEOUT_MS, bad JSON, wrong types, unknown
+keys or huge numbers get an error reply and change nothing.  The line buffer is allocated
+once; ``poll`` allocates nothing when no byte has arrived.
+
+    service = Service(controller, port)   # port: any(), readinto(buf), write(bytes)
+    service.poll(now_ms)                  # each loop pass: read what arrived, answer lines
+    reply = service.handle("meters")      # one command as text -> reply dict (tests, sim)
+"""
+
+import json
+
+from firmware.compat import const
+from firmware.drivers import buttons as btn
+from firmware.drivers.ticks import ticks_diff
+from firmware.jackpot import config as jcfg
+from firmware.jackpot import record as jprecord
+from firmware.store import eventlog as ev
+from firmware.table import controller as tc
+
+PROTOCOL = const(1)
+MAX_LINE = const(1024)          # bytes in one command line, newline excluded
+READ_CHUNK = const(64)          # bytes taken from the port per poll
+LINE_TIMEOUT_MS = const(2000)   # an unfinished line older than this is dropped
+LOG_PAGE = const(32)            # most log entries in one reply
+MAX_NUMBER_DIGITS = const(10)
+SETTING_BASE = const(100)       # CONFIG_CHANGE setting id of a service change: 100 + key index
+PAY_SCALE = const(1000)         # a pay line (odds, percent) is logged as odds * 1000 + percent
+
+_NEWLINE = const(10)
+_RETURN = const(13)
+_TAB = const(9)
+_SPACE = const(32)
+_TILDE = const(126)
+
+# Error codes.
+BAD_LINE = "bad-line"
+UNKNOWN = "unknown-command"
+BAD_ARGUMENT = "bad-argument"
+NOT_AUTHORISED = "not-authorised"
+NOT_NOW = "not-between-rounds"
+REFUSED = "refused"
+RAM_ERROR = "ram-error"
+STORE_FAILED = "store-failed"
+INTERNAL = "internal"
+
+# Phases in which the table is between rounds (the supervisor menus open from OPEN).
+_BETWEEN_ROUNDS = (tc.OPEN, tc.AUDIT, tc.CONFIG, tc.TEST)
+
+COMMANDS = ("help", "status", "meters", "hits", "log", "program", "config", "config_set",
+            "ram_clear")
+HELP = ("help", "status", "meters", "hits", "log [START [COUNT]]", "program", "config",
+        "config_set {JSON}", "ram_clear", "ram_clear accept")
+
+
+def _error(cmd, code, text):
+    return {"ok": False, "cmd": cmd, "code": code, "error": text}
+
+
+def _hex(data):
+    out = ""
+    for b in data:
+        out += "%02x" % b
+    return out
+
+
+def _number(text, what):
+    """A decimal argument as int, or ValueError naming it (digits only, at most 10)."""
+    if not text or len(text) > MAX_NUMBER_DIGITS:
+        raise ValueError("%s %r is not a number of 1..%d digits" % (what, text, MAX_NUMBER_DIGITS))
+    for ch in text:
+        if ch < "0" or ch > "9":
+            raise ValueError("%s %r is not a whole number" % (what, text))
+    return int(text)
+
+
+def _logged(value):
+    """A configuration value as the one integer a CONFIG_CHANGE event carries."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, int):
+        return value
+    a, b = value[0], value[1]
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and jcfg.RATE_UNIT % b == 0 and a <= b:
+        return a * (jcfg.RATE_UNIT // b)        # a rate: parts per million
+    return a * PAY_SCALE + b                    # a pay line: odds, percent
+
+
+class ConsolePort:
+    """The USB serial console as a port: stdin polled without blocking, replies to stdout."""
+
+    def __init__(self, stdin=None, stdout=None):
+        import select
+        import sys
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+        self._in = getattr(self.stdin, "buffer", self.stdin)
+        self._out = getattr(self.stdout, "buffer", self.stdout)
+        self.poller = select.poll()
+        self.poller.register(self.stdin, select.POLLIN)
+        self._ipoll = getattr(self.poller, "ipoll", None)
+
+    def any(self):
+        """1 when a byte is waiting, else 0 (allocates nothing on MicroPython: ipoll)."""
+        if self._ipoll is not None:
+            for _ in self._ipoll(0):
+                return 1
+            return 0
+        return 1 if self.poller.poll(0) else 0
+
+    def readinto(self, buf):
+        """Read one waiting byte into buf[0]; returns 1, or 0 at end of input."""
+        data = self._in.read(1)
+        if not data:
+            return 0
+        buf[0] = data[0]
+        return 1
+
+    def write(self, data):
+        self._out.write(data)
+        flush = getattr(self._out, "flush", None)
+        if flush:
+            flush()
+
+
+class Service:
+    """The service protocol on one port, for one RoundController (see the module docstring)."""
+
+    def __init__(self, controller, port=None, program=None):
+        self.controller = controller
+        self.port = port
+        self.program = program          # firmware.manifest Result, when the app has one
+        self._line = bytearray(MAX_LINE)
+        self._chunk = bytearray(READ_CHUNK)
+        self._length = 0
+        self._overflow = False
+        self._bad_byte = -1
+        self._bad_at = 0
+        self._started = 0
+        self.now_ms = 0
+        self.lines = 0                  # lines answered
+        self.rejected = 0               # lines answered with an error
+
+    # ------------------------------------------------------------------ bytes in
+
+    def poll(self, now_ms):
+        """Take what arrived on the port and answer every complete line.  Allocates nothing
+        when nothing arrived."""
+        self.now_ms = now_ms
+        port = self.port
+        if port is None:
+            return
+        taken = 0
+        while taken < READ_CHUNK and port.any():
+            n = port.readinto(self._chunk)
+            if not n:
+                break
+            for i in range(n):
+                self._byte(self._chunk[i], now_ms)
+            taken += n
+        if self._length or self._overflow or self._bad_byte >= 0:
+            if taken == 0 and ticks_diff(now_ms, self._started) >= LINE_TIMEOUT_MS:
+                self._reset_line()
+                self._send(_error(None, BAD_LINE, "incomplete line dropped after %d ms without a "
+                                  "newline" % LINE_TIMEOUT_MS))
+
+    def feed(self, data, now_ms=None):
+        """Take bytes as if they arrived on the port (tests and the simulator)."""
+        if now_ms is None:
+            now_ms = self.now_ms
+        for i in range(len(data)):
+            self._byte(data[i], now_ms)
+
+    def _reset_line(self):
+        self._length = 0
+        self._overflow = False
+        self._bad_byte = -1
+
+    def _byte(self, b, now_ms):
+        if not (self._length or self._overflow or self._bad_byte >= 0):
+            self._started = now_ms
+        if b == _NEWLINE:
+            self._end_line()
+            return
+        if b == _RETURN:
+            return
+        if (b < _SPACE and b != _TAB) or b > _TILDE:
+            if self._bad_byte < 0:
+                self._bad_byte = b
+                self._bad_at = self._length + 1
+            return
+        if self._length >= MAX_LINE:
+            self._overflow = True
+            return
+        self._line[self._length] = b
+        self._length += 1
+
+    def _end_line(self):
+        if self._overflow:
+            reply = _error(None, BAD_LINE, "line longer than %d bytes: ignored" % MAX_LINE)
+        elif self._bad_byte >= 0:
+            reply = _error(None, BAD_LINE, "byte 0x%02x at column %d is not printable ASCII: line "
+                           "ignored" % (self._bad_byte, self._bad_at))
+        else:
+            reply = self.handle(str(self._line[:self._length], "ascii"))
+        self._reset_line()
+        self._send(reply)
+
+    def _send(self, reply):
+        self.lines += 1
+        if not reply.get("ok"):
+            self.rejected += 1
+        if self.port is not None:
+            self.port.write((json.dumps(reply) + "\n").encode())
+
+    # ------------------------------------------------------------------ commands
+
+    def handle(self, text):
+        """Answer one command line (text without the newline): the reply as a dict."""
+        text = text.strip()
+        if not text:
+            return _error(None, BAD_LINE, "empty line: send a command (try help)")
+        space = text.find(" ")
+        cmd = text if space < 0 else text[:space]
+        rest = "" if space < 0 else text[space + 1:].strip()
+        if cmd not in COMMANDS:
+            return _error(None, UNKNOWN, "unknown command %r (commands: %s)"
+                          % (cmd[:32], ", ".join(COMMANDS)))
+        try:
+            return _HANDLERS[COMMANDS.index(cmd)](self, cmd, rest)
+        except ValueError as error:
+            return _error(cmd, BAD_ARGUMENT, "%s: %s" % (cmd, error))
+        except Exception as error:  # noqa: BLE001 - a reply, never a dead main loop
+            return _error(cmd, INTERNAL, "%s failed: %s %s" % (cmd, type(error).__name__, error))
+
+    def _no_args(self, cmd, rest):
+        if rest:
+            raise ValueError("takes no arguments, got %r" % rest[:32])
+
+    def _jackpot(self, cmd):
+        if self.controller.jackpot is None:
+            return _error(cmd, RAM_ERROR, "RAM ERROR: no meters or configuration until a RAM "
+                          "clear (%s)" % self.controller.memory.ram_error_reason)
+        return None
+
+    def _help(self, cmd, rest):
+        self._no_args(cmd, rest)
+        return {"ok": True, "cmd": cmd, "protocol": PROTOCOL, "commands": list(HELP),
+                "max_line": MAX_LINE}
+
+    def _status(self, cmd, rest):
+        self._no_args(cmd, rest)
+        c = self.controller
+        log = c.memory.log
+        return {"ok": True, "cmd": cmd, "protocol": PROTOCOL, "phase": tc.PHASE_NAMES[c.phase],
+                "round": c.rec.round_no, "key_on": c.key_on, "door_open": c.door_open,
+                "jackpot_open": c.jackpot_open(), "memory": c.memory.status,
+                "memory_text": c.memory.status_text(), "seq": c.memory.seq,
+                "log_count": log.count, "log_first": log.first_available(),
+                "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
+                "link_up": c.link_up}
+
+    def _meters(self, cmd, rest):
+        self._no_args(cmd, rest)
+        problem = self._jackpot(cmd)
+        if problem:
+            return problem
+        jp = self.controller.jackpot
+        pools = {}
+        for slot in jp.active_slots():
+            pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
+        return {"ok": True, "cmd": cmd, "round": self.controller.rec.round_no, "pools": pools,
+                "table": jp.table_meters(), "audit": jp.audit()}
+
+    def _hits(self, cmd, rest):
+        self._no_args(cmd, rest)
+        problem = self._jackpot(cmd)
+        if problem:
+            return problem
+        return {"ok": True, "cmd": cmd, "hits": self.controller.jackpot.last_hits()}
+
+    def _log(self, cmd, rest):
+        log = self.controller.memory.log
+        first = log.first_available()
+        words = rest.split() if rest else []
+        if len(words) > 2:
+            raise ValueError("expected log [START [COUNT]], got %r" % rest[:32])
+        start = _number(words[0], "START") if words else first
+        count = _number(words[1], "COUNT") if len(words) > 1 else LOG_PAGE
+        if start < first or start > log.count:
+            raise ValueError("START %d is outside the held entries %d..%d" % (start, first, log.count))
+        if count < 1 or count > LOG_PAGE:
+            raise ValueError("COUNT %d must be 1..%d" % (count, LOG_PAGE))
+        entries = []
+        missing = []
+        seq = start
+        for entry in log.entries(start):
+            if len(entries) + len(missing) >= count:
+                break
+            if entry is None:
+                missing.append(seq)
+            else:
+                e = ev.unpack(entry)
+                entries.append([e[0], e[1], e[2], e[3], e[4], e[5], e[6], _hex(e[7])])
+            seq += 1
+        following = seq if seq < log.count else None
+        return {"ok": True, "cmd": cmd, "first": first, "count": log.count, "start": start,
+                "head": _hex(log.head), "fields": ["seq", "time", "round", "kind", "a", "b", "c",
+                                                   "link"],
+                "entries": entries, "missing": missing, "next": following}
+
+    def _program(self, cmd, rest):
+        self._no_args(cmd, rest)
+        c = self.controller
+        reply = {"ok": True, "cmd": cmd, "verified": c.program_ok, "text": c.program_text,
+                 "digest": c.program_digest}
+        p = self.program
+        if p is not None:
+            reply.update({"reason": p.reason, "detail": p.detail, "path": p.path,
+                          "authenticated": p.authenticated, "board": p.board,
+                          "build_id": p.build_id, "unverified": list(p.unverified)})
+        return reply
+
+    def _config(self, cmd, rest):
+        self._no_args(cmd, rest)
+        problem = self._jackpot(cmd)
+        if problem:
+            return problem
+        c = self.controller
+        jp = c.jackpot
+        return {"ok": True, "cmd": cmd, "jackpot": jp.config.as_dict(),
+                "requested": jp.requested_config().as_dict(), "hand_rule": c.hand_rule,
+                "seats": c.seats, "ante_sensors": c.ante_sensors}
+
+    def _authorise(self, cmd, between_rounds=True):
+        c = self.controller
+        if not c.key_on:
+            return _error(cmd, NOT_AUTHORISED, "%s needs the supervisor: turn the key switch on"
+                          % cmd)
+        if between_rounds and c.phase not in _BETWEEN_ROUNDS:
+            return _error(cmd, NOT_NOW, "%s only between rounds: the table is in %s"
+                          % (cmd, tc.PHASE_NAMES[c.phase]))
+        return None
+
+    def _config_set(self, cmd, rest):
+        problem = self._authorise(cmd) or self._jackpot(cmd)
+        if problem:
+            return problem
+        if not rest:
+            raise ValueError("expected a JSON object of configuration keys")
+        try:
+            changes = json.loads(rest)
+        except ValueError as error:
+            return _error(cmd, BAD_ARGUMENT, "config_set: not valid JSON (%s)" % error)
+        if not isinstance(changes, dict) or not changes:
+            raise ValueError("expected a non-empty JSON object of configuration keys, got %s"
+                             % rest[:40])
+        c = self.controller
+        jp = c.jackpot
+        keys = [item[0] for item in jp.config.items()]
+        try:
+            result = jp.set_config(changes)
+        except ValueError as error:
+            return _error(cmd, REFUSED, str(error))
+        done = result.changes + result.pending
+        if not done:
+            return {"ok": True, "cmd": cmd, "changes": [], "pending": []}
+        events = []
+        for key, old, new in done:
+            events.append((ev.CONFIG_CHANGE, SETTING_BASE + keys.index(key), _logged(old),
+                           _logged(new)))
+        try:
+            c.memory.commit_admin({tc.SECTION_JACKPOT: jprecord.encode(jp)}, events, c.wall)
+        except Exception as error:  # noqa: BLE001 - any store failure puts the committed state back
+            c._store_failed(error)
+            c._render()
+            return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % error)
+        c._refresh_meter()
+        return {"ok": True, "cmd": cmd, "changes": [list(x) for x in result.changes],
+                "pending": [list(x) for x in result.pending]}
+
+    def _ram_clear(self, cmd, rest):
+        c = self.controller
+        problem = self._authorise(cmd, between_rounds=False)
+        if problem:
+            return problem
+        if rest not in ("", "accept"):
+            raise ValueError("expected ram_clear or ram_clear accept, got %r" % rest[:32])
+        if rest == "":
+            if c.phase == tc.RAM_ERROR:
+                c.panel(btn.LONG, btn.OK, self.now_ms)    # as the supervisor: key + long OK
+            if c.phase != tc.RAM_CLEAR:
+                return _error(cmd, NOT_NOW, "RAM clear only from RAM ERROR (memory is %s, table "
+                              "in %s)" % (c.memory.status, tc.PHASE_NAMES[c.phase]))
+            config = c.jackpot_config
+            if not isinstance(config, jcfg.Config):
+                config = jcfg.build(config or {})
+            resets = {}
+            for slot in config.active_slots():
+                resets[jcfg.POOL_KEYS[slot]] = config.pools[slot].reset
+            return {"ok": True, "cmd": cmd, "phase": tc.PHASE_NAMES[c.phase], "reset": resets,
+                    "next": "ram_clear accept (or OK at the table); BACK at the table cancels"}
+        if c.phase != tc.RAM_CLEAR:
+            return _error(cmd, NOT_NOW, "no RAM clear started: send ram_clear first (table in %s)"
+                          % tc.PHASE_NAMES[c.phase])
+        c.panel(btn.PRESS, btn.OK, self.now_ms)           # as the supervisor: OK accepts
+        if c.phase == tc.RAM_CLEAR or c.jackpot is None:
+            return _error(cmd, STORE_FAILED, "RAM clear failed: %s" % c.message.replace("\n", " "))
+        return {"ok": True, "cmd": cmd, "phase": tc.PHASE_NAMES[c.phase],
+                "memory": c.memory.status, "round": c.rec.round_no}
+
+
+_HANDLERS = (Service._help, Service._status, Service._meters, Service._hits, Service._log,
+             Service._program, Service._config, Service._config_set, Service._ram_clear)
