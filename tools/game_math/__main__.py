@@ -2,7 +2,7 @@
 
 Examples::
 
-    python -m tools.game_math                       every bet, preset and hand rule (~1 min)
+    python -m tools.game_math                       every bet, preset and hand rule (about a minute)
     python -m tools.game_math --game uth --bet trips
     python -m tools.game_math --bet jackpot --pool 25000000 --wager 100
     python -m tools.game_math --json > game-math.json

@@ -92,9 +92,9 @@ def details(row):
     elif row["bet"] == "blind":
         low, high = row["contribution_interval"]
         out.append("Blind pays %.4f per unit given a win (95%% CI %.4f to %.4f); the player's hand wins "
-                   "%.4f of showdowns; Blind paid per hand %.4f (%s)"
-                   % (row["contribution"], low, high, row["win_probability"],
-                      row["blind_paid_per_hand"], row["method"]))
+                   "%.4f of showdowns; Blind paid per hand %.4f"
+                   % (row["contribution"], low, high, row["win_probability"], row["blind_paid_per_hand"]))
+        out.append("method: %s" % row["method"])
     else:
         out.append("bonus per unit Ante %.6f, exactly %s (%s)" % (row["contribution"],
                                                                row["contribution_exact"], row["method"]))
