@@ -218,3 +218,24 @@ def test_forged_replayed_stale_and_malformed_messages_are_rejected_and_logged(ri
 
 def ms_now():
     return int(time.monotonic() * 1000) & 0x3FFFFFFF
+
+
+def test_table_power_cut_and_void_round_reconcile(rig):
+    broker, build = rig
+    controller, tables = build(2)
+    t1, t2 = tables
+    t1.lock_round(6)
+    t1.link.reverse(t1.round, int(time.time()), 6 * WAGER)  # misdeal: the round's wagers reversed
+    t1.saved = t1.link.section()
+    t1.link.saved()
+    t2.lock_round(3)
+    # power cut at table 2 before its entry was acknowledged: it comes back from critical memory
+    t2.power_cut()
+    assert t2.link.entries and t2.link.state == tablelink.DOWN
+    problems = wait_reconciled(tables, controller, 15)
+    assert problems == []
+    ledger = controller.ledger()
+    assert ledger["tables"][1]["totals"] == [600, 6, 600, 0, 0]
+    assert ledger["tables"][2]["totals"] == [300, 3, 0, 0, 0]
+    # the reversal took back exactly the void round's share: only table 2's wagers remain
+    assert ledger["pool"] == [expected_pool(300)]

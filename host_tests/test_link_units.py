@@ -145,7 +145,7 @@ def test_replay_window_accepts_reordered_numbers_once():
 class Wire:
     """A TableLink and an in-process Controller joined by lists instead of a broker."""
 
-    def __init__(self, tmp_path, tables=(1,)):
+    def __init__(self, tmp_path, tables=(1,), config=None):
         self.to_controller = []
         self.to_tables = []
         self.now = 1000
@@ -155,7 +155,8 @@ class Wire:
         self.keys = keys
         self.db = str(tmp_path / "ledger.db")
         self.controller = Controller(self.db, keys, lambda t, p: self.to_tables.append((t, p)),
-                                     clock_s=lambda: self.clock[0], order_window=0, broadcast_every=0)
+                                     clock_s=lambda: self.clock[0], order_window=0, broadcast_every=0,
+                                     config=config)
         self.links = {t: TableLink(t, keys[t], self._sender(), lambda c, x, t=t: self.events[t].append(c))
                       for t in tables}
 
@@ -337,3 +338,25 @@ def test_load_keys_names_bad_entries(tmp_path):
     path.write_text(json.dumps({"one": "00" * 16}))
     with pytest.raises(ValueError, match="table 'one'"):
         load_keys(str(path))
+
+
+def test_split_pools_reach_every_table_and_a_straight_flush_pays_from_the_major(tmp_path):
+    # Minor 20% / Major 50% of each wager, resets 1,000 and 10,000 dollars (config.py examples)
+    w = Wire(tmp_path, tables=(1, 2), config={"split": True})
+    w.step(100, 5)
+    assert w.links[1].amounts() == w.links[2].amounts() == [100000, 1000000]
+    w.links[1].contribute(1, NOW, 7, 700)
+    w.links[2].contribute(1, NOW, 3, 300)
+    w.step(100, 5)
+    assert w.links[2].amounts() == [100000 + 200, 1000000 + 500]
+    w.links[2].hit(2, NOW, [[6, 3, 100]])  # straight flush: 1,000 to 1 or 10% of the Major
+    w.step(100, 5)
+    result = w.links[2].take_results()[0]
+    # the greater of 1,000 x 100 = 100,000 and 10% of 1,000,500 = 100,050 [11.9]
+    assert result.rows == [[6, 3, 100050, 0]]
+    assert result.before == [100200, 1000500] and result.after == [100200, 900450]
+    assert w.links[1].amounts() == [100200, 900450]
+    ledger = read_ledger(w.db)
+    assert ledger["pool_object"].audit(1000) == []
+    with pytest.raises(ValueError, match="configuration differs"):
+        Controller(w.db, w.keys, lambda t, p: None, config={"split": False})

@@ -451,7 +451,11 @@ def run(args):
         if not args.quiet:
             print(text, flush=True)
 
-    controller = Controller(args.db, keys, client.publish, config=None,
+    config = None
+    if args.config:
+        with open(args.config) as f:
+            config = json.load(f)
+    controller = Controller(args.db, keys, client.publish, config=config,
                             order_window=args.order_window, broadcast_every=args.broadcast,
                             commit_delay=args.commit_delay / 1000.0, log=say)
     client.subscribe("jackpot/link/+/up")
@@ -484,6 +488,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--db", required=True, help="SQLite ledger file (created if missing)")
     parser.add_argument("--keys", required=True, help="JSON file: table number -> hex key")
+    parser.add_argument("--config", help="jackpot configuration JSON (firmware/jackpot/config.py keys) "
+                        "for a new ledger; an existing ledger must match it")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1883)
     parser.add_argument("--order-window", type=int, default=ORDER_WINDOW,
