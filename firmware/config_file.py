@@ -1,0 +1,253 @@
+"""The table's configuration file: game, rule options, pay-table presets, jackpot, table maximum.
+
+A JSON object (docs/configuration.md, example in docs/table-config.example.json)::
+
+    {"format": 1,                       required, this module's format number
+     "game": "uth",                     required: "uth", "fcp" or "brs"
+     "board": "pico_w",                 optional: the board it was written for
+     "table_max": 500000,               optional: maximum payout per hand in cents (null: none)
+     "rules": {"hand_rule": "hole2_board3", ...},      the game's rule options
+     "paytables": {"trips": "trips_a", "blind": "blind_a"},   preset per pay-table bet
+     "jackpot": {"wager": 100, "main": {"rate": [70, 100], "reset": 1000000}, ...}}  UTH only
+
+Validation reuses the firmware's own validators: the game's ``Config`` (firmware.poker.uth,
+fcp, brs) for the rule options, ``paytables.check_bet`` for the presets and
+``firmware.jackpot.config.build`` for the jackpot keys.  Before them, the whole tree is checked
+for size and type: no floats, no integer beyond +-MAX_INT, bounded text, lists, objects and
+depth.  Every error is a ``ConfigError`` (a ValueError) whose message names the key and the
+value, and nothing is built from a file that has one.
+
+    table = parse(text, board="pico_w")   # TableConfig, or ConfigError
+    table = load("/config.json", board)   # the same from a file
+    table.jackpot                         # firmware.jackpot.config.Config (None unless UTH)
+    table.options                         # the game's Config (rule options, presets, table max)
+"""
+
+import json
+
+from firmware.compat import const
+from firmware.jackpot import config as jcfg
+from firmware.jackpot import pools
+from firmware.poker import brs, fcp, paytables, uth
+
+FORMAT = const(1)
+MAX_FILE_BYTES = const(4096)
+MAX_INT = const(0x3FFFFFFF)       # integers stay small ints on 32-bit ports
+MAX_TEXT = const(64)
+MAX_KEY = const(32)
+MAX_ITEMS = const(32)             # keys of one object, items of one list
+MAX_DEPTH = const(4)
+
+TOP_KEYS = ("format", "game", "board", "table_max", "rules", "paytables", "jackpot")
+REQUIRED = ("format", "game")
+GAMES = {uth.GAME: uth.Config, fcp.GAME: fcp.Config, brs.GAME: brs.Config}
+
+# Pay-table bet of each game -> the game option holding its preset.
+PAYTABLE_OPTIONS = {
+    uth.GAME: {paytables.BET_BLIND: "blind_table", paytables.BET_TRIPS: "trips_table"},
+    fcp.GAME: {paytables.BET_ANTE_BONUS: "ante_bonus_table", paytables.BET_ACES_UP: "aces_up_table"},
+    brs.GAME: {paytables.BET_RISK_RAISE: "risk_raise_table", paytables.BET_EXTRA: "extra_table"},
+}
+# Game options the file sets under another key (the key that sets them instead).
+ELSEWHERE = {"max_payout": "table_max", "jackpot_wager": "jackpot.wager",
+             "blind_table": "paytables", "trips_table": "paytables",
+             "ante_bonus_table": "paytables", "aces_up_table": "paytables",
+             "risk_raise_table": "paytables", "extra_table": "paytables"}
+
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message names the key and the value."""
+
+
+def _short(value):
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_tree(path, value, depth):
+    """Size and type checks of every value, before any meaning is read."""
+    where = path or "(top level)"
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int):
+        if value > MAX_INT or value < -MAX_INT:
+            raise ConfigError("config %s: %s is too large (limit +-%d)" % (where, _short(value), MAX_INT))
+        return
+    if isinstance(value, float):
+        raise ConfigError("config %s: %r is not a whole number (no fractions: cents and "
+                          "integer odds only)" % (where, value))
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ConfigError("config %s: text of %d characters (limit %d): %s"
+                              % (where, len(value), MAX_TEXT, _short(value)))
+        return
+    if depth >= MAX_DEPTH:
+        raise ConfigError("config %s: nested deeper than %d levels: %s" % (where, MAX_DEPTH, _short(value)))
+    if isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            raise ConfigError("config %s: list of %d items (limit %d)" % (where, len(value), MAX_ITEMS))
+        for i in range(len(value)):
+            _check_tree("%s[%d]" % (where, i), value[i], depth + 1)
+        return
+    if isinstance(value, dict):
+        if len(value) > MAX_ITEMS:
+            raise ConfigError("config %s: object of %d keys (limit %d)" % (where, len(value), MAX_ITEMS))
+        for key in value:
+            if len(key) > MAX_KEY:
+                raise ConfigError("config %s: key of %d characters (limit %d): %s"
+                                  % (where, len(key), MAX_KEY, _short(key)))
+            _check_tree(key if not path else path + "." + key, value[key], depth + 1)
+        return
+    raise ConfigError("config %s: unexpected value %s" % (where, _short(value)))
+
+
+def _object(key, value):
+    if not isinstance(value, dict):
+        raise ConfigError("config %s: %s is not an object" % (key, _short(value)))
+    return value
+
+
+def _name(key, value):
+    if not isinstance(value, str) or not value:
+        raise ConfigError("config %s: %s is not a name" % (key, _short(value)))
+    for ch in value:
+        if ch not in _NAME_CHARS:
+            raise ConfigError("config %s: %s may only hold a-z, 0-9 and _" % (key, _short(value)))
+    return value
+
+
+class TableConfig:
+    """A validated configuration file (see the module docstring)."""
+
+    def __init__(self, game, board, options, paytable_names, jackpot, jackpot_changes, data):
+        self.format = FORMAT
+        self.game = game
+        self.board = board
+        self.options = options              # uth.Config / fcp.Config / brs.Config
+        self.paytables = paytable_names     # {bet: preset name}, every bet of the game
+        self.jackpot = jackpot              # jcfg.Config, or None for FCP and BRS
+        self.jackpot_changes = jackpot_changes
+        self.data = data                    # the file's object as read
+
+    @property
+    def table_max(self):
+        """Maximum payout per hand in cents, or None."""
+        return self.options.max_payout
+
+    def controller_args(self):
+        """Keyword arguments for firmware.table.controller.RoundController (UTH)."""
+        return {"jackpot_config": self.jackpot, "hand_rule": self.options.hand_rule,
+                "seats": self.options.seats}
+
+
+def parse(text, board=None):
+    """Validate a configuration file's text (str or bytes); ConfigError names the first problem.
+
+    board: the running board's name; a file written for another board is refused."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > MAX_FILE_BYTES:
+            raise ConfigError("config file: %d bytes (limit %d)" % (len(text), MAX_FILE_BYTES))
+        try:
+            text = str(text, "utf-8")
+        except (UnicodeError, ValueError):
+            raise ConfigError("config file: not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise ConfigError("config file: expected text, got %s" % type(text).__name__)
+    if len(text) > MAX_FILE_BYTES:
+        raise ConfigError("config file: %d characters (limit %d)" % (len(text), MAX_FILE_BYTES))
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ConfigError("config file: not valid JSON (%s)" % error) from None
+    return build(data, board)
+
+
+def build(data, board=None):
+    """Validate an already decoded configuration object (see parse)."""
+    if not isinstance(data, dict):
+        raise ConfigError("config file: the top level must be an object, got %s" % _short(data))
+    _check_tree("", data, 0)
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ConfigError("config %s: unknown key (value %s; known: %s)"
+                              % (key, _short(data[key]), ", ".join(TOP_KEYS)))
+    for key in REQUIRED:
+        if key not in data:
+            raise ConfigError("config %s: missing (required: %s)" % (key, ", ".join(REQUIRED)))
+    if data["format"] != FORMAT or isinstance(data["format"], bool):
+        raise ConfigError("config format: %s is not %d (this firmware reads format %d)"
+                          % (_short(data["format"]), FORMAT, FORMAT))
+    game = data["game"]
+    if not isinstance(game, str) or game not in GAMES:
+        raise ConfigError("config game: %s is not one of %s" % (_short(game), ", ".join(sorted(GAMES))))
+    file_board = None
+    if "board" in data:
+        file_board = _name("board", data["board"])
+        if board is not None and file_board != board:
+            raise ConfigError("config board: %s was written for another board (this is %r)"
+                              % (_short(file_board), board))
+    options = {}
+    rules = _object("rules", data.get("rules", {}))
+    known = GAMES[game].DEFAULTS
+    for key in rules:
+        if key in ELSEWHERE:
+            raise ConfigError("config rules.%s: set it with %s, not rules (value %s)"
+                              % (key, ELSEWHERE[key], _short(rules[key])))
+        if key not in known:
+            raise ConfigError("config rules.%s: unknown %s rule option (value %s)"
+                              % (key, game, _short(rules[key])))
+        options[key] = rules[key]
+    if "seats" in rules:
+        seats = rules["seats"]
+        if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= pools.MAX_SEATS:
+            raise ConfigError("config rules.seats: %s is not a seat count 1..%d"
+                              % (_short(seats), pools.MAX_SEATS))
+    names = {}
+    chosen = _object("paytables", data.get("paytables", {}))
+    for bet in chosen:
+        if bet not in PAYTABLE_OPTIONS[game]:
+            raise ConfigError("config paytables.%s: not a pay-table bet of %s (value %s; bets: %s)"
+                              % (bet, game, _short(chosen[bet]), ", ".join(sorted(PAYTABLE_OPTIONS[game]))))
+        try:
+            paytables.check_bet(chosen[bet], bet)
+        except ValueError as error:
+            raise ConfigError("config paytables.%s: %s" % (bet, error)) from None
+    for bet in PAYTABLE_OPTIONS[game]:
+        names[bet] = chosen.get(bet, paytables.DEFAULTS[bet])
+        options[PAYTABLE_OPTIONS[game][bet]] = names[bet]
+    table_max = data.get("table_max")
+    if table_max is not None:
+        if isinstance(table_max, bool) or not isinstance(table_max, int) or table_max < 1:
+            raise ConfigError("config table_max: %s is not a payout in cents >= 1 (or null)"
+                              % _short(table_max))
+        options["max_payout"] = table_max
+    jackpot = None
+    changes = {}
+    if "jackpot" in data:
+        if game != uth.GAME:
+            raise ConfigError("config jackpot: the Progressive Jackpot is a %s wager, this table "
+                              "plays %s (value %s)" % (uth.GAME, game, _short(data["jackpot"])))
+        changes = _object("jackpot", data["jackpot"])
+    if game == uth.GAME:
+        try:
+            jackpot = jcfg.build(changes)
+        except ValueError as error:
+            text = str(error)
+            if text.startswith("config "):
+                text = text[len("config "):]
+            raise ConfigError("config jackpot.%s" % text) from None
+        options["jackpot_wager"] = jackpot.wager
+    try:
+        game_config = GAMES[game](**options)
+    except ValueError as error:
+        raise ConfigError("config rules: %s" % error) from None
+    return TableConfig(game, file_board, game_config, names, jackpot, changes, data)
+
+
+def load(path, board=None):
+    """Read and validate the configuration file at `path` (see parse).  OSError if unreadable."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    return parse(data, board)
