@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: sim test lint bench build clean
+.PHONY: sim test bench game-math clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m tools.bench
+
+game-math: $(STAMP)
+	$(PY) -m tools.game_math $(ARGS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache
