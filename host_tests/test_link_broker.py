@@ -145,7 +145,7 @@ def test_controller_killed_mid_commit_applies_each_entry_once(rig):
 
 def test_two_royals_in_the_same_second_are_paid_in_lock_then_arrival_order(rig):
     broker, build = rig
-    controller, tables = build(2, order_window=800)
+    controller, tables = build(2, order_window=1500)
     t1, t2 = tables
     t1.lock_round(5)
     t2.lock_round(7)

@@ -273,6 +273,8 @@ class Client:
             if end > self.fill:
                 return
             self._handle(self.buf[0], pos, end, now)
+            if self.sock is None:
+                return  # the packet ended the connection (and emptied the buffer)
             rest = self.fill - end
             if rest:
                 self.buf[0:rest] = self.buf[end:self.fill]

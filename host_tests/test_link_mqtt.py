@@ -1,0 +1,197 @@
+"""The MQTT client at the wire: a fake socket decodes every byte it sends (MQTT 3.1.1,
+OASIS standard, sections 3.1-3.14) and feeds it broker bytes, whole or split anywhere."""
+
+import errno
+
+import pytest
+
+from firmware.link import mqtt
+
+
+class FakeSocket:
+    """Records what the client sends; returns queued bytes, then EAGAIN (non-blocking)."""
+
+    def __init__(self, chunk=None):
+        self.sent = bytearray()
+        self.incoming = bytearray()
+        self.chunk = chunk
+        self.closed = False
+        self.blocking = True
+        self.eof = False
+
+    def setblocking(self, flag):
+        self.blocking = flag
+
+    def send(self, data):
+        self.sent.extend(bytes(data))
+        return len(data)
+
+    def recv_into(self, view):
+        if self.eof:
+            return 0
+        if not self.incoming:
+            raise OSError(errno.EAGAIN, "would block")
+        n = min(len(view), len(self.incoming), self.chunk or len(self.incoming))
+        view[:n] = self.incoming[:n]
+        del self.incoming[:n]
+        return n
+
+    def close(self):
+        self.closed = True
+
+
+def packets(data):
+    """Split bytes into (first byte, body) MQTT packets (decoding the remaining length)."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        head = data[pos]
+        length, shift, pos = 0, 0, pos + 1
+        while True:
+            b = data[pos]
+            pos += 1
+            length |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        out.append((head, bytes(data[pos:pos + length])))
+        pos += length
+    return out
+
+
+def text(body, at):
+    n = (body[at] << 8) | body[at + 1]
+    return body[at + 2:at + 2 + n].decode(), at + 2 + n
+
+
+class Rig:
+    def __init__(self, chunk=None, keepalive=10):
+        self.sockets = []
+        self.got = []
+        self.chunk = chunk
+        self.client = mqtt.Client("table-7", self.open, lambda t, p: self.got.append((t, p)),
+                                  keepalive=keepalive, will=("jackpot/link/7/state", b"gone", False))
+
+    def open(self, now):
+        s = FakeSocket(self.chunk)
+        self.sockets.append(s)
+        return s
+
+    @property
+    def sock(self):
+        return self.sockets[-1]
+
+    def connack(self, code=0):
+        self.sock.incoming.extend(b"\x20\x02\x00" + bytes((code,)))
+
+
+def test_connect_packet_fields():
+    rig = Rig()
+    rig.client.service(0)
+    (head, body), = packets(rig.sock.sent)
+    assert head == 0x10 and not rig.sock.blocking
+    name, at = text(body, 0)
+    assert name == "MQTT" and body[at] == 4  # protocol level 4 = 3.1.1
+    assert body[at + 1] == 0x02 | 0x04  # clean session, will flag, will QoS 0, no retain
+    assert (body[at + 2] << 8 | body[at + 3]) == 10  # keep-alive seconds
+    client_id, at = text(body, at + 4)
+    topic, at = text(body, at)
+    will, at = text(body, at)
+    assert (client_id, topic, will, at) == ("table-7", "jackpot/link/7/state", "gone", len(body))
+
+
+def test_subscribes_after_connack_and_publishes_qos0():
+    rig = Rig()
+    rig.client.subscribe("jackpot/link/7/down")
+    rig.client.service(0)
+    assert not rig.client.publish("a", b"x")  # not connected yet: nothing sent
+    rig.sock.sent.clear()
+    rig.connack()
+    assert rig.client.service(10)
+    (head, body), = packets(rig.sock.sent)
+    assert head == 0x82 and body[:2] == b"\x00\x01"
+    topic, at = text(body, 2)
+    assert topic == "jackpot/link/7/down" and body[at:] == b"\x00"
+    rig.sock.sent.clear()
+    assert rig.client.publish("jackpot/link/7/up", b"payload")
+    (head, body), = packets(rig.sock.sent)
+    topic, at = text(body, 0)
+    assert head == 0x30 and topic == "jackpot/link/7/up" and body[at:] == b"payload"
+
+
+@pytest.mark.parametrize("chunk", [None, 1, 3])
+def test_incoming_publishes_reassembled_from_any_split(chunk):
+    rig = Rig(chunk)
+    rig.client.service(0)
+    rig.connack()
+    big = b"y" * 300  # a two-byte remaining length
+    for payload in (b"one", big):
+        body = b"\x00\x03a/b" + payload
+        rig.sock.incoming.extend(mqtt.packet(0x30, body))
+    for i in range(700):
+        rig.client.service(i)
+        if len(rig.got) == 2:
+            break
+    assert rig.got == [("a/b", b"one"), ("a/b", big)]
+
+
+def test_qos1_publish_from_the_broker_is_acknowledged():
+    rig = Rig()
+    rig.client.service(0)
+    rig.connack()
+    rig.client.service(1)
+    rig.sock.sent.clear()
+    rig.sock.incoming.extend(mqtt.packet(0x32, b"\x00\x01t\x12\x34hello"))
+    rig.client.service(2)
+    assert rig.got == [("t", b"hello")]
+    assert packets(rig.sock.sent) == [(0x40, b"\x12\x34")]
+
+
+def test_keepalive_ping_and_silent_broker_dropped_then_reconnected():
+    rig = Rig(keepalive=2)
+    rig.client.subscribe("s")
+    rig.client.service(0)
+    rig.connack()
+    rig.client.service(0)
+    rig.sock.sent.clear()
+    rig.client.service(999)
+    assert rig.sock.sent == b""
+    rig.client.service(1000)  # half the keep-alive without sending: PINGREQ
+    assert packets(rig.sock.sent) == [(0xC0, b"")]
+    rig.client.service(3001)  # nothing heard for 1.5 keep-alives: the broker is gone
+    assert not rig.client.connected() and rig.sockets[0].closed
+    assert "silent" in rig.client.error
+    rig.client.service(3400)  # back-off 500 ms
+    assert len(rig.sockets) == 1
+    rig.client.service(3501)
+    assert len(rig.sockets) == 2
+    rig.connack()
+    rig.client.service(3502)
+    assert rig.client.connected() and rig.client.connects == 2
+    assert [p[0] for p in packets(rig.sock.sent)] == [0x10, 0x82]  # connect, subscribe again
+
+
+def test_refused_connection_closed_socket_and_oversize_packet_are_dropped():
+    rig = Rig()
+    rig.client.service(0)
+    rig.connack(5)  # not authorised
+    rig.client.service(1)
+    assert not rig.client.connected() and "refused" in rig.client.error
+    rig.client.service(600)
+    rig.connack()
+    rig.client.service(601)
+    assert rig.client.connected()
+    rig.sock.eof = True
+    rig.client.service(602)
+    assert not rig.client.connected() and "closed" in rig.client.error
+    rig.client.service(2000)
+    rig.connack()
+    rig.client.service(2001)
+    rig.sock.incoming.extend(b"\x30" + b"\xff\xff\x7f")  # 2 MB announced: larger than the buffer
+    rig.client.service(2002)
+    assert not rig.client.connected() and "exceeds" in rig.client.error
+
+
+def test_keepalive_out_of_range_is_refused():
+    with pytest.raises(ValueError, match="keepalive"):
+        mqtt.Client("x", None, None, keepalive=0)
