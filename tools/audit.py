@@ -1,0 +1,388 @@
+"""`python -m tools.audit`: read a table's meters, jackpot hits and event log, and check the log.
+
+    python -m tools.audit --port /dev/ttyACM0        a board, on its USB serial console (pyserial)
+    python -m tools.audit --sim [--state DIR]        the simulator (python -m tools.sim --service)
+    python -m tools.audit --sim --export out/        also write meters, hits and events as CSV + JSON
+    python -m tools.audit --port P --command 'config_set {"wager": 200}'    one protocol command
+    python -m tools.audit --sim --fresh --sim-command "key on" --command ram_clear ...
+
+It speaks the service protocol (docs/service-protocol.md, firmware/service.py): one command
+line out, one JSON reply line back (other console output, such as boot messages, is skipped).
+The audit prints the program verification, the meters as a table and the last jackpot hits,
+reads the whole event log page by page and recomputes its hash chain on the host with
+``firmware.store.eventlog.link_of``, then says whether the chain is intact.
+
+Exit status: 0 all well, 1 the event log's chain is broken or a command was refused,
+2 the table could not be reached or answered out of protocol.
+"""
+
+import argparse
+import csv
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from firmware.store import eventlog
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BAUD = 115200
+REPLY_TIMEOUT_S = 10.0
+LOG_PAGE = 32
+EVENT_FIELDS = ("seq", "time", "round", "kind", "a", "b", "c", "link")
+HIT_FIELDS = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
+              "pool_before", "pool_after")
+
+
+class ServiceError(Exception):
+    """The table could not be reached, or answered something that is not the protocol."""
+
+
+class Link:
+    """One conversation with a table: `request(line)` sends a command and returns its reply."""
+
+    def _send(self, data):
+        raise NotImplementedError
+
+    def _readline(self, deadline):
+        raise NotImplementedError
+
+    def request(self, line, timeout=REPLY_TIMEOUT_S):
+        """Send one command line; return the reply object.  Lines that are not a JSON object
+        with an "ok" member (console noise) are skipped."""
+        if "\n" in line:
+            raise ValueError("one command per request, got a line break in %r" % line[:40])
+        self._send(line.encode("ascii", "replace") + b"\n")
+        deadline = time.monotonic() + timeout
+        while True:
+            raw = self._readline(deadline)
+            if raw is None:
+                raise ServiceError("no reply to %r within %.0f s" % (line[:40], timeout))
+            try:
+                reply = json.loads(raw.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            if isinstance(reply, dict) and "ok" in reply:
+                return reply
+
+    def close(self):
+        """End the conversation."""
+
+
+class SerialLink(Link):
+    """A board's USB serial console (or a UART adapter) through pyserial."""
+
+    def __init__(self, port, baudrate=DEFAULT_BAUD):
+        import serial
+        self.serial = serial.Serial(port, baudrate, timeout=0.1)
+        self.serial.reset_input_buffer()
+
+    def _send(self, data):
+        self.serial.write(data)
+        self.serial.flush()
+
+    def _readline(self, deadline):
+        buf = b""
+        while time.monotonic() < deadline:
+            buf += self.serial.readline()
+            if buf.endswith(b"\n"):
+                return buf
+        return None
+
+    def close(self):
+        self.serial.close()
+
+
+class SimLink(Link):
+    """The simulator in a child process (`python -m tools.sim --service`) on its stdin/stdout."""
+
+    def __init__(self, state=None, fresh=False, python=sys.executable):
+        command = [python, "-m", "tools.sim", "--service"]
+        command += ["--state", str(state)] if state else ["--memory"]
+        if fresh:
+            command.append("--fresh")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT)
+        self.process = subprocess.Popen(command, cwd=str(ROOT), env=env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._pending = b""
+
+    def _send(self, data):
+        if self.process.poll() is not None:
+            raise ServiceError("the simulator has stopped: %s" % self.process.stderr.read().decode()[-400:])
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def _readline(self, deadline):
+        out = self.process.stdout
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([out], [], [], left)
+            if not ready:
+                return None
+            chunk = os.read(out.fileno(), 65536)
+            if not chunk:
+                return None
+            self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return line + b"\n"
+
+    def sim(self, command):
+        """A simulator script command (tools/sim.py), such as "key on" or "press LOCK"."""
+        reply = self.request("sim " + command)
+        if not reply["ok"]:
+            raise ServiceError("simulator refused %r: %s" % (command, reply.get("error")))
+        return reply.get("text", "")
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# ---------------------------------------------------------------------- reading
+
+def ask(link, line):
+    """The reply to one command; ServiceError unless it is ok."""
+    reply = link.request(line)
+    if not reply.get("ok"):
+        raise ServiceError("%s refused: %s (%s)" % (line.split(" ")[0], reply.get("error"),
+                                                     reply.get("code")))
+    return reply
+
+
+def read_log(link):
+    """Every held event-log entry, page by page: dict with entries (dicts), first, count,
+    head (hex link of the newest entry) and missing (sequence numbers the table could not read)."""
+    reply = ask(link, "log")
+    entries, missing = [], []
+    while True:
+        for row in reply["entries"]:
+            entries.append(dict(zip(reply["fields"], row)))
+        missing += reply.get("missing", [])
+        if reply["next"] is None:
+            break
+        reply = ask(link, "log %d %d" % (reply["next"], LOG_PAGE))
+    return {"entries": entries, "first": reply["first"], "count": reply["count"],
+            "head": reply["head"], "missing": missing}
+
+
+def read_all(link):
+    """Status, program check, meters, last hits, configuration and the whole event log."""
+    out = {"status": ask(link, "status"), "program": ask(link, "program")}
+    meters = link.request("meters")
+    out["meters"] = meters if meters.get("ok") else None
+    hits = link.request("hits")
+    out["hits"] = hits["hits"] if hits.get("ok") else []
+    config = link.request("config")
+    out["config"] = config if config.get("ok") else None
+    out["log"] = read_log(link)
+    out["chain"] = verify_chain(out["log"])
+    return out
+
+
+# ---------------------------------------------------------------------- checking
+
+def verify_chain(log):
+    """Recompute the hash chain of the entries read (firmware.store.eventlog.link_of).
+
+    Returns a dict: intact (bool), broken_at (first sequence number that fails, or None),
+    checked (entries whose link was recomputed) and message (one sentence)."""
+    entries = sorted(log["entries"], key=lambda e: e["seq"])
+    first, count = log["first"], log["count"]
+    expected = first
+    previous = eventlog.GENESIS if first == 0 else None
+    checked = 0
+
+    def broken(seq, why):
+        return {"intact": False, "broken_at": seq, "checked": checked,
+                "message": "event log chain BROKEN at entry %d: %s" % (seq, why)}
+
+    for e in entries:
+        seq = e["seq"]
+        if seq != expected:
+            return broken(expected, "entry missing (next entry read is %d)" % seq)
+        try:
+            body = eventlog.make_body(seq, e["time"], e["round"], e["kind"], e["a"], e["b"], e["c"])
+            link = bytes.fromhex(e["link"])
+        except (ValueError, TypeError) as error:
+            return broken(seq, "entry unreadable (%s)" % error)
+        if previous is not None:
+            if eventlog.link_of(previous, body) != link:
+                return broken(seq, "its link does not match the entries before it")
+            checked += 1
+        previous = link
+        expected += 1
+    if expected != count:
+        return broken(expected, "entry missing (the table counts %d entries)" % count)
+    if count and (previous is None or previous.hex() != log["head"]):
+        return broken(count - 1, "the newest entry does not match the anchor in critical memory")
+    note = "" if first == 0 else " (entries before %d have left the ring)" % first
+    return {"intact": True, "broken_at": None, "checked": checked,
+            "message": "event log chain intact: %d entries, %d links recomputed%s"
+                       % (count - first, checked, note)}
+
+
+# ---------------------------------------------------------------------- output
+
+def money(cents):
+    sign = "-" if cents < 0 else ""
+    return "%s$%d.%02d" % (sign, abs(cents) // 100, abs(cents) % 100)
+
+
+def meters_table(meters):
+    """The pool and table meters as aligned text, one meter a row, one pool a column."""
+    pools = meters["pools"]
+    names = list(pools)
+    rows = [["POOL METER"] + [n.upper() for n in names]]
+    for key in pools[names[0]]:
+        rows.append([key] + [str(pools[n][key]) for n in names])
+    rows.append(["", ""])
+    rows.append(["TABLE METER", ""])
+    for key, value in meters["table"].items():
+        rows.append([key, str(value)])
+    width = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(rows[0]))]
+    lines = []
+    for r in rows:
+        lines.append("  ".join([r[0].ljust(width[0])] + [c.rjust(width[i + 1]) for i, c in
+                                                          enumerate(r[1:])]).rstrip())
+    return "\n".join(lines)
+
+
+def report(data):
+    """The whole audit as text."""
+    out = []
+    s, p = data["status"], data["program"]
+    out.append("Table: phase %s, round %d, memory %s, %s" % (s["phase"], s["round"], s["memory"],
+                                                             s["memory_text"]))
+    out.append("Program: %s  %s" % ("VERIFIED" if p["verified"] else "FAILED", p["text"]))
+    out.append("Program digest: %s" % (p["digest"] or "(none)"))
+    out.append("")
+    if data["meters"] is None:
+        out.append("Meters: none (the table is in RAM ERROR)")
+    else:
+        out.append(meters_table(data["meters"]))
+        problems = data["meters"].get("audit") or []
+        out.append("Books: %s" % ("balance" if not problems else "DO NOT BALANCE: " + "; ".join(problems)))
+    out.append("")
+    out.append("Last jackpot hits: %d" % len(data["hits"]))
+    for h in data["hits"]:
+        out.append("  round %d seat %d %s %s %s" % (h["round"], h["seat"], h["hand"], h["cards"],
+                                                    money(h["amount"])))
+    log = data["log"]
+    out.append("")
+    out.append("Event log: entries %d..%d read" % (log["first"], log["count"] - 1))
+    out.append(data["chain"]["message"])
+    return "\n".join(out)
+
+
+def event_rows(log):
+    """Event-log entries as dicts with the kind's name, for export."""
+    rows = []
+    for e in log["entries"]:
+        row = dict(e)
+        row["kind_name"] = eventlog.NAMES.get(e["kind"], "kind %d" % e["kind"])
+        rows.append(row)
+    return rows
+
+
+def _write_csv(path, fields, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(dict((k, row.get(k)) for k in fields))
+
+
+def export(data, directory):
+    """Write meters, hits and events as CSV and JSON (and audit.json, everything) into directory.
+    Returns the paths written."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    meter_rows = []
+    if data["meters"] is not None:
+        for pool, values in data["meters"]["pools"].items():
+            for key, value in values.items():
+                meter_rows.append({"scope": pool, "meter": key, "value": value})
+        for key, value in data["meters"]["table"].items():
+            meter_rows.append({"scope": "table", "meter": key, "value": value})
+    events = event_rows(data["log"])
+    written = []
+    for name, fields, rows in (("meters", ("scope", "meter", "value"), meter_rows),
+                               ("hits", HIT_FIELDS, data["hits"]),
+                               ("events", EVENT_FIELDS + ("kind_name",), events)):
+        _write_csv(d / (name + ".csv"), fields, rows)
+        (d / (name + ".json")).write_text(json.dumps(rows, indent=1) + "\n")
+        written += [d / (name + ".csv"), d / (name + ".json")]
+    (d / "audit.json").write_text(json.dumps(data, indent=1) + "\n")
+    written.append(d / "audit.json")
+    return written
+
+
+# ---------------------------------------------------------------------- command line
+
+def parser():
+    p = argparse.ArgumentParser(prog="python -m tools.audit", description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", help="serial port of the board (e.g. /dev/ttyACM0, COM3)")
+    where.add_argument("--sim", action="store_true", help="the simulator in a child process")
+    p.add_argument("--baud", type=int, default=DEFAULT_BAUD, help="serial speed (default %(default)d)")
+    p.add_argument("--state", help="simulator state directory (default: memory only)")
+    p.add_argument("--fresh", action="store_true", help="simulator starts with blank memory")
+    p.add_argument("--sim-command", action="append", default=[],
+                   help="simulator script command run first, e.g. 'key on' (repeatable)")
+    p.add_argument("--command", action="append", default=[],
+                   help="send this protocol command and print its reply (repeatable; no audit)")
+    p.add_argument("--export", metavar="DIR", help="write meters, hits and events as CSV and JSON")
+    p.add_argument("--json", action="store_true", help="print the audit as one JSON object")
+    return p
+
+
+def main(argv=None, out=sys.stdout):
+    args = parser().parse_args(argv)
+    if args.sim_command and not args.sim:
+        parser().error("--sim-command needs --sim")
+    try:
+        link = SimLink(args.state, args.fresh) if args.sim else SerialLink(args.port, args.baud)
+    except (OSError, ImportError) as error:
+        out.write("cannot open the table: %s\n" % error)
+        return 2
+    try:
+        for command in args.sim_command:
+            link.sim(command)
+        if args.command:
+            status = 0
+            for command in args.command:
+                reply = link.request(command)
+                out.write(json.dumps(reply) + "\n")
+                if not reply.get("ok"):
+                    status = 1
+            return status
+        data = read_all(link)
+    except ServiceError as error:
+        out.write("table did not answer in protocol: %s\n" % error)
+        return 2
+    finally:
+        link.close()
+    if args.json:
+        out.write(json.dumps(data, indent=1) + "\n")
+    else:
+        out.write(report(data) + "\n")
+    if args.export:
+        for path in export(data, args.export):
+            out.write("wrote %s\n" % path)
+    return 0 if data["chain"]["intact"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
