@@ -1,0 +1,424 @@
+"""The service protocol (firmware/service.py) against a real controller on critical memory.
+
+Each hostile or refused command is checked to change nothing: the critical-memory copies,
+the sequence number, the event log and the controller's phase are compared before and after.
+Expected amounts come from the default jackpot configuration (firmware/jackpot/config.py:
+100-cent wager, 70/100 to the pool, reset 1,000,000 cents) and rules.md 11.9 (royal flush:
+10,000 to 1 or 100% of the pool, whichever is greater), worked out by hand.
+"""
+
+import json
+
+import pytest
+
+from firmware import manifest
+from firmware import service as svc
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_sensors as sens
+from firmware.poker import cards
+from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot, PathFS
+from firmware.table import controller as tc
+
+RESET = 1000000
+
+
+class Port:
+    """A service port: bytes the test queues, replies the service writes."""
+
+    def __init__(self):
+        self.rx = bytearray()
+        self.tx = bytearray()
+
+    def any(self):
+        return len(self.rx)
+
+    def readinto(self, buf):
+        n = min(len(buf), len(self.rx))
+        buf[:n] = self.rx[:n]
+        del self.rx[:n]
+        return n
+
+    def write(self, data):
+        self.tx += data
+
+    def replies(self):
+        lines = bytes(self.tx).decode().splitlines()
+        self.tx.clear()
+        return [json.loads(line) for line in lines]
+
+
+class Table:
+    """A controller on critical memory in a directory, with its service."""
+
+    def __init__(self, directory):
+        self.fs = PathFS(str(directory))
+        self.directory = directory
+        self.now = 0
+        self.boot()
+
+    def boot(self):
+        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
+        self.c = tc.RoundController(self.memory)
+        self.c.boot(self.now, 1000)
+        self.port = Port()
+        self.service = svc.Service(self.c, self.port)
+
+    def tick(self, ms=20):
+        self.now += ms
+        return self.now
+
+    def ask(self, line):
+        """Send one line through the port and the loop's poll; return the one reply."""
+        self.port.rx += line.encode() + b"\n" if isinstance(line, str) else line
+        for _ in range(200):
+            self.service.poll(self.tick())
+            if not self.port.rx:
+                break
+        replies = self.port.replies()
+        assert len(replies) == 1, replies
+        return replies[0]
+
+    def key(self, on):
+        self.c.panel(btn.KEY_ON if on else btn.KEY_OFF, 0, self.tick())
+
+    def press(self, button, long=False):
+        self.c.panel(btn.LONG if long else btn.PRESS, button, self.tick())
+
+    def chip(self, seat, ante=True):
+        self.c.spot(sens.PLACED, sens.jackpot_spot(seat), self.tick())
+        if ante:
+            self.c.spot(sens.PLACED, sens.ante_spot(seat), self.tick())
+
+    def deal(self, pairs):
+        for dest, text in pairs:
+            for card in cards.parse(text):
+                self.c.card(dest, card, self.tick())
+
+    def ram_clear(self):
+        self.key(True)
+        self.press(btn.OK, long=True)
+        self.press(btn.OK)
+        self.key(False)
+
+    def fingerprint(self):
+        """Everything a refused command must leave alone."""
+        files = {}
+        for name in sorted(p.name for p in self.directory.iterdir()):
+            files[name] = (self.directory / name).read_bytes()
+        jp = self.c.jackpot
+        return (files, self.memory.seq, self.memory.log.count, self.c.phase,
+                None if jp is None else (jp.config.as_dict(), list(jp.value), jp.table_meters()))
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def royal_round(t):
+    """Seats 1 and 3 wager; seat 1 holds a royal flush with the flop (demo script's deal)."""
+    t.chip(1)
+    t.chip(3)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.CONFIRM
+    t.key(True)
+    t.press(btn.OK)
+    t.key(False)
+    assert t.c.phase == tc.RESULTS
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.OPEN
+
+
+# ---------------------------------------------------------------------- reading
+
+def test_help_lists_every_command(table):
+    reply = table.ask("help")
+    assert reply["ok"] is True and reply["protocol"] == 1
+    for name in ("status", "meters", "hits", "log [START [COUNT]]", "program", "config",
+                 "config_set {JSON}", "ram_clear", "ram_clear accept"):
+        assert name in reply["commands"]
+
+
+def test_status_says_where_the_table_is(table):
+    reply = table.ask("status")
+    assert reply["phase"] == "OPEN" and reply["round"] == 1 and reply["memory"] == "ok"
+    assert reply["key_on"] is False and reply["jackpot_open"] is True
+
+
+def test_meters_after_a_round_with_two_wagers(table):
+    table.chip(1)
+    table.chip(3)
+    table.press(btn.LOCK)
+    reply = table.ask("meters")
+    main = reply["pools"]["main"]
+    assert main["value"] == RESET + 140          # 2 x 100 cents x 70/100
+    assert main["wagers"] == 2 and main["wagered"] == 200 and main["contributions"] == 140
+    assert reply["table"]["wagered"] == 200 and reply["table"]["retention"] == 60
+    assert reply["audit"] == []
+    assert list(reply["pools"]) == ["main"]
+
+
+def test_hits_show_the_royal_flush_paid(table):
+    royal_round(table)
+    reply = table.ask("hits")
+    assert len(reply["hits"]) == 1
+    hit = reply["hits"][0]
+    # 100% of the pool (1,000,140) beats 10,000 to 1 (1,000,000) [rules.md 11.9]
+    assert (hit["seat"], hit["hand"], hit["amount"]) == (1, "Royal Flush", RESET + 140)
+    assert hit["cards"] == "As Ks Qs Js Ts"
+
+
+def test_log_pages_through_every_event_in_order(table):
+    for _ in range(20):                  # 40 door events: more than one page of 32
+        table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+        table.c.panel(btn.DOOR_CLOSED, 0, table.tick())
+    count = table.memory.log.count
+    assert count == 41                   # RAM clear + 40 door events
+    first = table.ask("log")
+    assert first["start"] == 0 and len(first["entries"]) == 32 and first["next"] == 32
+    second = table.ask("log 32 32")
+    assert [e[0] for e in first["entries"] + second["entries"]] == list(range(count))
+    assert second["next"] is None and second["count"] == count
+    assert second["entries"][-1][7] == second["head"]
+    kinds = [e[3] for e in first["entries"] + second["entries"]]
+    assert kinds[0] == ev.RAM_CLEAR and kinds[1:3] == [ev.DOOR_OPEN, ev.DOOR_CLOSE]
+    short = table.ask("log 5 3")
+    assert [e[0] for e in short["entries"]] == [5, 6, 7] and short["next"] == 8
+
+
+def test_program_reports_the_boot_check(table):
+    table.c.set_program(False, "changed-file firmware/app.mpy", "ab" * 32)
+    reply = table.ask("program")
+    assert reply["verified"] is False and reply["digest"] == "ab" * 32
+    assert "changed-file" in reply["text"]
+
+
+def test_program_with_the_manifest_result_gives_its_details(table):
+    result = manifest.Result(manifest.OK, "all files match", digest="cd" * 32, authenticated=True,
+                             board="pico_w", build_id="b-42")
+    table.service.program = result
+    reply = table.ask("program")
+    assert (reply["reason"], reply["build_id"], reply["authenticated"]) == ("ok", "b-42", True)
+
+
+def test_config_reads_the_configuration_in_force(table):
+    reply = table.ask("config")
+    assert reply["jackpot"]["wager"] == 100 and reply["jackpot"]["main"]["reset"] == RESET
+    assert reply["jackpot"]["pay"]["royal_flush"] == [10000, 100]
+    assert reply["hand_rule"] == "hole2_board3" and reply["seats"] == 7
+
+
+# ---------------------------------------------------------------------- writing
+
+def test_config_set_with_the_key_changes_commits_and_logs(table):
+    table.key(True)
+    reply = table.ask('config_set {"wager": 200}')
+    assert reply["ok"] is True and reply["changes"] == [["wager", 100, 200]]
+    assert table.c.jackpot.config.wager == 200
+    change = [e for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE][-1]
+    assert change[4:7] == (svc.SETTING_BASE + 0, 100, 200)
+    table.boot()                          # power cut: the change was committed
+    assert table.c.jackpot.config.wager == 200
+
+
+def test_config_set_of_a_pool_in_use_waits_for_its_next_hit(table):
+    table.key(True)
+    reply = table.ask('config_set {"main": {"rate": [60, 100]}}')
+    assert reply["ok"] and reply["changes"] == []
+    assert reply["pending"] == [["main.rate", [70, 100], [60, 100]]]
+    rate = [e for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE][-1]
+    assert rate[5:7] == (700000, 600000)  # logged in parts per million
+
+
+def test_config_set_needs_the_key(table):
+    before = table.fingerprint()
+    reply = table.ask('config_set {"wager": 200}')
+    assert (reply["ok"], reply["code"]) == (False, svc.NOT_AUTHORISED)
+    assert "key switch" in reply["error"]
+    assert table.fingerprint() == before
+
+
+def test_config_set_only_between_rounds(table):
+    table.chip(1)
+    table.press(btn.LOCK)
+    table.key(True)
+    before = table.fingerprint()
+    reply = table.ask('config_set {"wager": 200}')
+    assert (reply["ok"], reply["code"]) == (False, svc.NOT_NOW)
+    assert "LOCKED" in reply["error"]
+    assert table.fingerprint() == before
+
+
+@pytest.mark.parametrize("payload,code,words", [
+    ('{"wager": "200"}', svc.REFUSED, "config wager: '200'"),
+    ('{"wager": 2.5}', svc.REFUSED, "config wager: 2.5"),
+    ('{"wager": true}', svc.REFUSED, "config wager: True"),
+    ('{"wager": 99999999999999999999999}', svc.REFUSED, "config wager: 99999999999999999999999"),
+    ('{"wager": -1}', svc.REFUSED, "config wager: -1"),
+    ('{"main": {"reset": 1073741824}}', svc.REFUSED, "config main.reset: 1073741824"),
+    ('{"main": {"rate": [70, 3]}}', svc.REFUSED, "denominator 3"),
+    ('{"main": {"rate": [2, 1]}}', svc.REFUSED, "config main.rate"),
+    ('{"main": {"colour": 1}}', svc.REFUSED, "config main.colour: unknown pool parameter"),
+    ('{"colour": "red"}', svc.REFUSED, "config colour: unknown key"),
+    ('{"pay": {"royal_flush": [10000, 101]}}', svc.REFUSED, "pay.royal_flush percent"),
+    ('{"pay": {"five_aces": [1, 0]}}', svc.REFUSED, "pay.five_aces: unknown hand"),
+    ('{"split": "yes"}', svc.REFUSED, "config split: 'yes'"),
+    ('{"wager": 200', svc.BAD_ARGUMENT, "not valid JSON"),
+    ('[1, 2]', svc.BAD_ARGUMENT, "non-empty JSON object"),
+    ('{}', svc.BAD_ARGUMENT, "non-empty JSON object"),
+    ('', svc.BAD_ARGUMENT, "expected a JSON object"),
+    ('{"wager": NaN}', svc.REFUSED, "config wager: nan"),
+    ("[" * 200 + "]" * 200, svc.BAD_ARGUMENT, "non-empty JSON object"),
+    ('{"pay": {"flush": {"flush": {"flush": [1, 0]}}}}', svc.REFUSED, "config pay.flush"),
+])
+def test_hostile_config_set_is_refused_and_changes_nothing(table, payload, code, words):
+    table.key(True)
+    before = table.fingerprint()
+    reply = table.ask(("config_set " + payload).strip())
+    assert (reply["ok"], reply["code"], reply["cmd"]) == (False, code, "config_set")
+    assert words in reply["error"]
+    assert table.fingerprint() == before
+
+
+class FailingSlot:
+    """A copy whose writes fail (a dead FRAM and flash)."""
+
+    physical = "dead"
+
+    def __init__(self, slot):
+        self.slot = slot
+
+    def read(self):
+        return self.slot.read()
+
+    def write(self, data):
+        raise OSError(5, "EIO")
+
+
+def test_config_set_that_cannot_be_committed_is_undone(table):
+    table.key(True)
+    table.memory.copies = [FailingSlot(s) for s in table.memory.copies]
+    reply = table.ask('config_set {"wager": 500}')
+    assert (reply["ok"], reply["code"]) == (False, svc.STORE_FAILED)
+    assert table.c.jackpot.config.wager == 100    # reloaded from what was committed
+
+
+def test_ram_clear_from_ram_error_start_then_accept(tmp_path):
+    t = Table(tmp_path)                          # blank memory: RAM ERROR
+    assert t.ask("meters")["code"] == svc.RAM_ERROR
+    assert t.ask("ram_clear")["code"] == svc.NOT_AUTHORISED
+    t.key(True)
+    started = t.ask("ram_clear")
+    assert started["ok"] and started["phase"] == "RAM CLEAR" and started["reset"] == {"main": RESET}
+    assert t.c.phase == tc.RAM_CLEAR and t.memory.status == "RAM ERROR"
+    done = t.ask("ram_clear accept")
+    assert done["ok"] and done["phase"] == "OPEN" and done["memory"] == "ok"
+    assert t.ask("meters")["pools"]["main"]["value"] == RESET
+    assert [e[3] for e in t.memory.log.events()] == [ev.RAM_CLEAR]
+
+
+def test_ram_clear_refused_when_memory_is_good(table):
+    royal_round(table)
+    table.key(True)
+    before = table.fingerprint()
+    for line, code in (("ram_clear", svc.NOT_NOW), ("ram_clear accept", svc.NOT_NOW),
+                       ("ram_clear now", svc.BAD_ARGUMENT)):
+        reply = table.ask(line)
+        assert (reply["ok"], reply["code"]) == (False, code), line
+    assert table.fingerprint() == before
+
+
+def test_ram_clear_accept_needs_a_start(tmp_path):
+    t = Table(tmp_path)
+    t.key(True)
+    before = t.fingerprint()
+    reply = t.ask("ram_clear accept")
+    assert reply["code"] == svc.NOT_NOW and "send ram_clear first" in reply["error"]
+    assert t.fingerprint() == before
+
+
+# ---------------------------------------------------------------------- hostile lines
+
+@pytest.mark.parametrize("raw,code,words", [
+    (b"x" * 5000 + b"\n", svc.BAD_LINE, "longer than 1024"),
+    (b"meters\x00\n", svc.BAD_LINE, "byte 0x00 at column 7"),
+    (b"\xff\xfe\xfd\n", svc.BAD_LINE, "byte 0xff at column 1"),
+    (b"\x1b[A meters\n", svc.BAD_LINE, "byte 0x1b"),
+    (b"\n", svc.BAD_LINE, "empty line"),
+    (b"   \t \n", svc.BAD_LINE, "empty line"),
+    (b"METERS\n", svc.UNKNOWN, "unknown command 'METERS'"),
+    (b"rm -rf /\n", svc.UNKNOWN, "unknown command 'rm'"),
+    (b"meters now\n", svc.BAD_ARGUMENT, "takes no arguments"),
+    (b"log -1\n", svc.BAD_ARGUMENT, "START '-1' is not a whole number"),
+    (b"log 99999999999\n", svc.BAD_ARGUMENT, "1..10 digits"),
+    (b"log 9999\n", svc.BAD_ARGUMENT, "outside the held entries"),
+    (b"log 0 0\n", svc.BAD_ARGUMENT, "COUNT 0 must be 1..32"),
+    (b"log 0 33\n", svc.BAD_ARGUMENT, "COUNT 33"),
+    (b"log 0 1 2\n", svc.BAD_ARGUMENT, "expected log [START [COUNT]]"),
+    (b"log 1e3\n", svc.BAD_ARGUMENT, "not a whole number"),
+])
+def test_hostile_lines_get_an_error_and_change_nothing(table, raw, code, words):
+    table.key(True)
+    before = table.fingerprint()
+    reply = table.ask(raw)
+    assert (reply["ok"], reply["code"]) == (False, code)
+    assert words in reply["error"]
+    assert table.fingerprint() == before
+    assert table.ask("status")["ok"] is True     # and the next line is answered normally
+
+
+def test_binary_flood_is_answered_line_by_line_and_the_buffer_recovers(table):
+    import random
+    rng = random.Random(7)
+    garbage = bytes(rng.randrange(256) for _ in range(20000))
+    before = table.fingerprint()
+    table.port.rx += garbage + b"\n"
+    for _ in range(2000):
+        table.service.poll(table.tick())
+        if not table.port.rx:
+            break
+    replies = table.port.replies()
+    assert replies and all(r["ok"] is False for r in replies)
+    assert len(replies) == garbage.count(b"\n") + 1
+    assert table.fingerprint() == before
+    assert table.ask("status")["phase"] == "OPEN"
+
+
+def test_an_unfinished_line_is_dropped_after_the_timeout(table):
+    table.port.rx += b'config_set {"wager": 2'
+    table.service.poll(table.tick())
+    assert table.port.replies() == []
+    table.service.poll(table.tick(svc.LINE_TIMEOUT_MS + 20))
+    reply = table.port.replies()
+    assert len(reply) == 1 and reply[0]["code"] == svc.BAD_LINE and "incomplete line" in reply[0]["error"]
+    assert table.ask("config")["jackpot"]["wager"] == 100     # the rest was not glued on
+
+
+def test_a_line_split_across_polls_and_crlf_is_one_command(table):
+    table.port.rx += b"sta"
+    table.service.poll(table.tick())
+    table.port.rx += b"tus\r\n"
+    table.service.poll(table.tick())
+    replies = table.port.replies()
+    assert len(replies) == 1 and replies[0]["cmd"] == "status"
+
+
+def test_poll_reads_at_most_a_chunk_per_pass(table):
+    table.port.rx += b"status\n" * 20            # 140 bytes
+    table.service.poll(table.tick())
+    assert len(table.port.rx) == 140 - svc.READ_CHUNK
+
+
+def test_an_internal_failure_is_a_reply_not_a_crash(table):
+    def broken(start=None):
+        raise OSError(5, "EIO")
+        yield  # pragma: no cover
+    table.memory.log.entries = broken
+    reply = table.ask("log")
+    assert (reply["ok"], reply["code"]) == (False, svc.INTERNAL) and "OSError" in reply["error"]
