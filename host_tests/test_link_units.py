@@ -278,16 +278,17 @@ def test_table_rejects_forged_replayed_stale_and_malformed_controller_messages(t
     w.step(100, 5)
     link = w.links[1]
     pool = list(link.amounts())
-    good = codec.encode(w.keys[1], codec.STATUS, 1, 10 ** 6, NOW, [0, [0, 0, 0, 0, 0], pool])
+    base = link.down_sq + 1000
+    good = codec.encode(w.keys[1], codec.STATUS, 1, base, NOW, [0, [0, 0, 0, 0, 0], pool])
     assert link.on_message(link.topic_down, good, w.now)
     cases = [
-        (codec.encode(KEY2, codec.STATUS, 1, 10 ** 6 + 1, NOW, [0, [0, 0, 0, 0, 0], [5]]), "forged"),
+        (codec.encode(KEY2, codec.STATUS, 1, base + 1, NOW, [0, [0, 0, 0, 0, 0], [5]]), "forged"),
         (good, "replayed"),
-        (codec.encode(w.keys[1], codec.STATUS, 1, 10 ** 6 + 2, NOW - 3600, [0, [0, 0, 0, 0, 0], [5]]),
+        (codec.encode(w.keys[1], codec.STATUS, 1, base + 2, NOW - 3600, [0, [0, 0, 0, 0, 0], [5]]),
          "stale"),
         (b"0" * 64 + b"{}", "forged"),
         (hmac256.hexdigest(w.keys[1], b"[]") + b"[]", "malformed"),
-        (codec.encode(w.keys[1], codec.PING, 1, 10 ** 6 + 3, NOW, [0, []]), "malformed"),
+        (codec.encode(w.keys[1], codec.PING, 1, base + 3, NOW, [0, []]), "malformed"),
     ]
     for payload, reason in cases:
         count = link.rejects.get(reason, 0)
@@ -360,3 +361,34 @@ def test_split_pools_reach_every_table_and_a_straight_flush_pays_from_the_major(
     assert ledger["pool_object"].audit(1000) == []
     with pytest.raises(ValueError, match="configuration differs"):
         Controller(w.db, w.keys, lambda t, p: None, config={"split": False})
+
+
+def test_a_controller_that_forgot_acknowledged_entries_is_a_mismatch(tmp_path):
+    import shutil
+
+    w = Wire(tmp_path)
+    w.step(100, 5)
+
+    def reopen():
+        w.clock[0] += 5  # time passes between a stop and a start
+        w.controller = Controller(w.db, w.keys, lambda t, p: w.to_tables.append((t, p)),
+                                  clock_s=lambda: w.clock[0], order_window=0, broadcast_every=0)
+
+    w.controller.close()  # a backup of the ledger taken now, before the table's first entry
+    shutil.copy(w.db, str(tmp_path / "backup.db"))
+    reopen()
+    link = w.links[1]
+    link.contribute(1, NOW, 2, 200)
+    w.step(100, 5)
+    assert link.state == UP and link.acked == 1
+    w.controller.close()  # the ledger is restored from that backup
+    for suffix in ("-wal", "-shm"):
+        if (tmp_path / ("ledger.db" + suffix)).exists():
+            (tmp_path / ("ledger.db" + suffix)).unlink()
+    shutil.copy(str(tmp_path / "backup.db"), w.db)
+    reopen()
+    w.step(100, 15)
+    assert link.state == MISMATCH and not link.wagers_open()
+    assert "lost entries" in link.mismatch_text
+    link.clear_mismatch()
+    assert link.state == DOWN

@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS events (
     text TEXT NOT NULL);
 """
 
-DOWN_LEASE = 4096  # down-link sequence numbers reserved per write of the floor
+DOWN_LEASE = 1024  # down-link sequence numbers reserved per write of the floor (one second of clock)
+SEQ_PER_SECOND = 1024
 ORDER_WINDOW = 1000  # ms a hit waits for earlier-locked hits from other tables
 BROADCAST_EVERY = 1000  # ms between pool broadcasts while the pool changes (hits go out at once)
 MAX_EVENTS_KEPT = 100000
@@ -131,7 +132,10 @@ class Controller:
             if config is not None and cfg.diff(self.config, cfg.build(config)):
                 raise ValueError("the ledger's configuration differs from the one given")
         self.pool = LinkedPool.from_dict(self.config, json.loads(self._meta("pool")))
-        base = int(self._meta("down_floor")) + 1
+        # Numbers also start above clock seconds x 1024, so a ledger restored from a backup (whose
+        # stored lease is behind) still sends numbers the tables have not seen, as long as no
+        # table was sent more than 1,024 messages a second.
+        base = max(int(self._meta("down_floor")) + 1, int(self.clock_s()) * SEQ_PER_SECOND)
         self.db.execute("UPDATE meta SET value=? WHERE name='down_floor'", (str(base + DOWN_LEASE),))
         self.down_floor = base + DOWN_LEASE
         for table in self.keys:

@@ -24,6 +24,7 @@ MAX_PAYLOAD = const(1024)
 MAC_HEX = const(64)
 MAX_TABLE = const(9999)
 MAX_U32 = 0xFFFFFFFF
+MAX_SEQ = (1 << 53) - 1  # controller numbers start at clock seconds x 1024 (see link_controller)
 MAX_MONEY = const(0x3FFFFFFF)
 MAX_TOTAL = 1 << 48  # lifetime ledger totals in cents
 REPLAY_WINDOW = const(32)
@@ -179,7 +180,7 @@ def _check(kind, obj):
             _bad("%s has no field %s" % (kind, name))
     _int_in(obj, "v", VERSION, VERSION)
     _int_in(obj, "tb", 1, MAX_TABLE)
-    _int_in(obj, "sq", 1, MAX_U32)
+    _int_in(obj, "sq", 1, MAX_SEQ)
     _int_in(obj, "ts", 0, MAX_U32)
     if kind == HELLO or kind == STATUS:
         _int_in(obj, "n", 0, MAX_U32)

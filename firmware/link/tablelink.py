@@ -300,6 +300,9 @@ class TableLink:
         if n > self.last_n:
             self._mismatch("controller applied entry %d, table made only %d" % (n, self.last_n))
             return
+        if n < self.acked:
+            self._mismatch("controller lost entries: it had applied %d, now says %d" % (self.acked, n))
+            return
         if n > self.acked:
             self.acked = n
             keep = []
@@ -324,6 +327,8 @@ class TableLink:
             self._mismatch("payouts differ: table %r, controller %r" % (t, tot))
             return
         if tot[codec.T_HITS] > t[codec.T_HITS]:
+            if not self.awaiting:
+                self._mismatch("controller paid hits the table never claimed: %r, table %r" % (tot, t))
             return  # a payout is on its way; pings name the hits still awaited
         if self.state == SYNCING:
             self.state = UP
