@@ -348,7 +348,8 @@ def parser():
     return p
 
 
-def main(argv=None, out=sys.stdout):
+def main(argv=None, out=None):
+    out = out or sys.stdout
     args = parser().parse_args(argv)
     if args.sim_command and not args.sim:
         parser().error("--sim-command needs --sim")

@@ -89,7 +89,8 @@ def math_rows(table, trials=run.DEFAULT_TRIALS, jobs=2):
     return rows, notes
 
 
-def main(argv=None, out=sys.stdout):
+def main(argv=None, out=None):
+    out = out or sys.stdout
     p = argparse.ArgumentParser(prog="python -m tools.config_check", description=__doc__.splitlines()[0])
     p.add_argument("file", help="the configuration file (JSON)")
     p.add_argument("--board", help="the board the file must be for (%s)" % ", ".join(known_boards()))
