@@ -1,0 +1,300 @@
+"""tools/audit.py end to end: the simulator's firmware main loop answering the service protocol.
+
+Every protocol command is sent through tools.audit to `python -m tools.sim --service` (the
+app's loop with the service polled in App.step).  Expected amounts are worked out by hand
+from the default jackpot configuration (100-cent wager, 70/100 to the pool, reset 1,000,000
+cents) and rules.md 11.9 (royal flush: 10,000 to 1 or 100% of the pool, the greater).  The
+hash-chain oracle is built here with hashlib and struct from the entry layout documented in
+firmware/store/eventlog.py, not with the module's own link_of.
+"""
+
+import csv
+import hashlib
+import json
+import os
+import select
+import struct
+import threading
+import tty
+
+import pytest
+
+from firmware import service as svc
+from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot, PathFS
+from firmware.table import controller as tc
+from tools import audit
+
+RESET = 1000000
+ROYAL_ROUND = ["chip 1", "ante 1", "chip 3", "ante 3", "press LOCK",
+               "shoe S1 As", "shoe S1 Ks", "shoe S3 2c", "shoe S3 7d",
+               "shoe B Qs", "shoe B Js", "shoe B Ts", "shoe B 3h", "shoe B 4h",
+               "shoe D 9c", "shoe D 9d", "press SETTLE", "key on", "press OK", "key off",
+               "press SETTLE"]
+
+
+def ram_clear(link):
+    link.sim("key on")
+    assert audit.ask(link, "ram_clear")["phase"] == "RAM CLEAR"
+    assert audit.ask(link, "ram_clear accept")["phase"] == "OPEN"
+    link.sim("key off")
+
+
+@pytest.fixture
+def sim():
+    link = audit.SimLink(fresh=True)
+    yield link
+    link.close()
+
+
+def test_every_command_against_the_simulator(sim):
+    assert audit.ask(sim, "help")["protocol"] == svc.PROTOCOL
+    status = audit.ask(sim, "status")
+    assert (status["phase"], status["memory"]) == ("RAM ERROR", "RAM ERROR")
+    assert sim.request("meters")["code"] == svc.RAM_ERROR
+    assert sim.request("ram_clear")["code"] == svc.NOT_AUTHORISED
+    ram_clear(sim)
+    for line in ROYAL_ROUND:
+        sim.sim(line)
+    hits = audit.ask(sim, "hits")["hits"]
+    assert [(h["round"], h["seat"], h["hand"], h["amount"]) for h in hits] == \
+        [(1, 1, "Royal Flush", RESET + 140)]          # 100% of 1,000,140 > 10,000 x 100
+    meters = audit.ask(sim, "meters")
+    assert meters["pools"]["main"]["value"] == RESET  # reset after the royal
+    assert meters["table"]["paid"] == RESET + 140 and meters["audit"] == []
+    log = audit.ask(sim, "log")
+    assert [e[3] for e in log["entries"]] == [ev.RAM_CLEAR, ev.LOCK, ev.SUPERVISOR_CONFIRM,
+                                              ev.JACKPOT_HIT, ev.SETTLE]
+    program = audit.ask(sim, "program")
+    assert program["verified"] is True and program["text"] == "not checked"
+    assert sim.request('config_set {"wager": 200}')["code"] == svc.NOT_AUTHORISED
+    sim.sim("key on")
+    assert audit.ask(sim, 'config_set {"wager": 200}')["changes"] == [["wager", 100, 200]]
+    assert audit.ask(sim, "config")["jackpot"]["wager"] == 200
+    before = audit.ask(sim, "status")["seq"]
+    refused = sim.request('config_set {"wager": 1e9}')
+    assert refused["code"] == svc.REFUSED and "config wager" in refused["error"]
+    assert audit.ask(sim, "status")["seq"] == before
+
+
+def test_hostile_bytes_through_the_simulators_loop_change_nothing(sim):
+    ram_clear(sim)
+    before = audit.ask(sim, "meters")
+    seq = audit.ask(sim, "status")["seq"]
+    for line in ("x" * 3000, "\x00\x01\x02", "\x7fmeters", "log 0 99", "config_set {"):
+        assert sim.request(line)["ok"] is False
+    assert audit.ask(sim, "meters") == before
+    assert audit.ask(sim, "status")["seq"] == seq
+
+
+def test_read_all_report_and_export(sim, tmp_path):
+    ram_clear(sim)
+    for line in ROYAL_ROUND:
+        sim.sim(line)
+    data = audit.read_all(sim)
+    assert data["chain"]["intact"] is True and data["chain"]["checked"] == 5
+    text = audit.report(data)
+    assert "event log chain intact: 5 entries" in text
+    assert "round 1 seat 1 Royal Flush As Ks Qs Js Ts $10001.40" in text
+    assert "Books: balance" in text
+    paths = audit.export(data, tmp_path / "out")
+    assert sorted(p.name for p in paths) == ["audit.json", "events.csv", "events.json", "hits.csv",
+                                             "hits.json", "meters.csv", "meters.json"]
+    with open(tmp_path / "out" / "events.csv") as f:
+        events = list(csv.DictReader(f))
+    assert [e["kind_name"] for e in events] == ["RAM clear", "lock", "supervisor confirmation",
+                                                "jackpot hit", "settle"]
+    assert events[3]["c"] == str(RESET + 140)
+    with open(tmp_path / "out" / "meters.csv") as f:
+        meters = {(r["scope"], r["meter"]): int(r["value"]) for r in csv.DictReader(f)}
+    assert meters[("main", "value")] == RESET and meters[("table", "wagered")] == 200
+    hits = json.loads((tmp_path / "out" / "hits.json").read_text())
+    assert hits[0]["cards"] == "As Ks Qs Js Ts"
+
+
+def test_cli_commands_print_one_reply_each(capsys):
+    rc = audit.main(["--sim", "--fresh", "--sim-command", "key on", "--command", "ram_clear",
+                     "--command", "ram_clear accept", "--command", 'config_set {"wager": 500}',
+                     "--command", "config"])
+    replies = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rc == 0 and [r["ok"] for r in replies] == [True] * 4
+    assert replies[3]["jackpot"]["wager"] == 500
+    rc = audit.main(["--sim", "--fresh", "--command", "meters"])
+    assert rc == 1 and json.loads(capsys.readouterr().out)["code"] == svc.RAM_ERROR
+
+
+def play_door_events(state, pairs):
+    link = audit.SimLink(state=state, fresh=True)
+    try:
+        ram_clear(link)
+        for _ in range(pairs):
+            link.sim("door open")
+            link.sim("door shut")
+    finally:
+        link.close()
+
+
+def test_cli_audit_of_a_kept_table_pages_the_whole_log(tmp_path, capsys):
+    state = tmp_path / "table"
+    play_door_events(state, 20)                 # 1 + 40 events: two pages
+    out = tmp_path / "export"
+    assert audit.main(["--sim", "--state", str(state), "--export", str(out)]) == 0
+    text = capsys.readouterr().out
+    # the second boot adds its power-up event
+    assert "event log chain intact: 42 entries, 42 links recomputed" in text
+    assert "operator_additions" in text and "1000000" in text
+    with open(out / "events.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["seq"]) for r in rows] == list(range(42))
+    assert rows[-1]["kind_name"] == "power up"
+
+
+def test_a_tampered_log_page_is_found(tmp_path, capsys):
+    state = tmp_path / "table"
+    play_door_events(state, 20)
+    page = state / "flash" / "ev00.bin"
+    data = bytearray(page.read_bytes())
+    at = 5 * ev.ENTRY_SIZE + 20                 # entry 5's `c` field
+    data[at] ^= 0x01
+    page.write_bytes(bytes(data))
+    assert audit.main(["--sim", "--state", str(state)]) == 1
+    assert "event log chain BROKEN at entry 5" in capsys.readouterr().out
+    link = audit.SimLink(state=state)
+    try:
+        assert audit.ask(link, "status")["log_broken_at"] == 5     # the board saw it at boot too
+    finally:
+        link.close()
+
+
+def test_a_missing_log_page_is_found(tmp_path, capsys):
+    state = tmp_path / "table"
+    play_door_events(state, 20)
+    os.remove(state / "flash" / "ev00.bin")
+    assert audit.main(["--sim", "--state", str(state), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["log"]["missing"] == list(range(32))
+    assert data["chain"]["broken_at"] == 0
+
+
+# ---------------------------------------------------------------------- chain oracle
+
+def chain(first, rows, previous=bytes(8)):
+    """Entries as the protocol gives them, linked with hashlib: link = sha256(prev + body)[:8]."""
+    out = []
+    for i, (t, r, k, a, b, c) in enumerate(rows):
+        seq = first + i
+        body = struct.pack("<IIIHHii", seq, t, r, k, a, b, c)
+        previous = hashlib.sha256(previous + body).digest()[:8]
+        out.append({"seq": seq, "time": t, "round": r, "kind": k, "a": a, "b": b, "c": c,
+                    "link": previous.hex()})
+    return out
+
+
+ROWS = [(1000, 0, ev.RAM_CLEAR, 1, 0, 0), (1010, 1, ev.LOCK, 0, 5, 200),
+        (1020, 1, ev.SETTLE, 0, 0, 1000140), (1030, 1, ev.DOOR_OPEN, 1, 0, 0)]
+
+
+def as_log(entries, first=0, count=None, head=None):
+    return {"entries": entries, "first": first, "count": len(entries) + first if count is None else count,
+            "head": entries[-1]["link"] if head is None else head, "missing": []}
+
+
+def test_chain_intact():
+    result = audit.verify_chain(as_log(chain(0, ROWS)))
+    assert result["intact"] is True and result["checked"] == 4 and result["broken_at"] is None
+
+
+def test_chain_changed_field():
+    entries = chain(0, ROWS)
+    entries[2]["c"] = 2000140
+    result = audit.verify_chain(as_log(entries))
+    assert (result["intact"], result["broken_at"]) == (False, 2)
+
+
+def test_chain_removed_entry():
+    entries = chain(0, ROWS)
+    del entries[1]
+    result = audit.verify_chain(as_log(entries, count=4))
+    assert (result["intact"], result["broken_at"]) == (False, 1)
+    assert "missing" in result["message"]
+
+
+def test_chain_removed_newest_entry():
+    entries = chain(0, ROWS)
+    result = audit.verify_chain(as_log(entries[:3], count=4, head=entries[3]["link"]))
+    assert (result["intact"], result["broken_at"]) == (False, 3)
+
+
+def test_chain_head_not_matching_the_anchor():
+    result = audit.verify_chain(as_log(chain(0, ROWS), head="00" * 8))
+    assert (result["intact"], result["broken_at"]) == (False, 3)
+
+
+def test_chain_relinked_after_an_edit_still_fails_at_the_anchor():
+    entries = chain(0, ROWS)
+    forged = chain(0, ROWS[:2] + [(1020, 1, ev.SETTLE, 0, 0, 5)] + ROWS[3:])
+    result = audit.verify_chain(as_log(forged, head=entries[-1]["link"]))
+    assert (result["intact"], result["broken_at"]) == (False, 3)
+
+
+def test_chain_of_a_ring_that_has_dropped_its_oldest_page():
+    entries = chain(32, ROWS, previous=b"\x5a" * 8)
+    result = audit.verify_chain(as_log(entries, first=32))
+    assert result["intact"] is True and result["checked"] == 3
+    assert "entries before 32 have left the ring" in result["message"]
+
+
+def test_chain_entry_out_of_range_is_broken_not_a_crash():
+    entries = chain(0, ROWS)
+    entries[1]["a"] = 70000
+    entries[2]["link"] = "zz"
+    assert audit.verify_chain(as_log(entries))["broken_at"] == 1
+
+
+# ---------------------------------------------------------------------- serial link
+
+class _BoardOnPty(threading.Thread):
+    """A controller and its service behind the master side of a pseudo-terminal, with the
+    console noise a board prints (boot text) before the replies."""
+
+    def __init__(self, master, directory):
+        super().__init__(daemon=True)
+        self.master = master
+        fs = PathFS(str(directory))
+        memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+        self.controller = tc.RoundController(memory)
+        self.controller.boot(0, 1000)
+        self.service = svc.Service(self.controller, self)
+        self.stop = False
+
+    def write(self, data):
+        os.write(self.master, b"MPY: soft reboot\r\n" + data)
+
+    def run(self):
+        while not self.stop:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                try:
+                    self.service.feed(os.read(self.master, 256))
+                except OSError:
+                    return
+
+
+def test_serial_link_talks_to_a_board_over_a_tty(tmp_path):
+    pytest.importorskip("serial")
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    board = _BoardOnPty(master, tmp_path)
+    board.start()
+    link = audit.SerialLink(os.ttyname(slave))
+    try:
+        assert audit.ask(link, "status")["phase"] == "RAM ERROR"
+        assert link.request("hits")["code"] == svc.RAM_ERROR
+        assert audit.read_log(link)["count"] == 0
+    finally:
+        board.stop = True
+        link.close()
+        board.join(2)
+        os.close(master)
+        os.close(slave)
