@@ -373,8 +373,10 @@ class Service:
             raise ValueError("expected a JSON object of configuration keys")
         try:
             changes = json.loads(rest)
-        except ValueError as error:
-            return _error(cmd, BAD_ARGUMENT, "config_set: not valid JSON (%s)" % error)
+        except ValueError:
+            # the parsers' own messages differ between CPython and MicroPython
+            return _error(cmd, BAD_ARGUMENT, "config_set: not valid JSON (one complete object "
+                          "on the line is expected)")
         if not isinstance(changes, dict) or not changes:
             raise ValueError("expected a non-empty JSON object of configuration keys, got %s"
                              % rest[:40])

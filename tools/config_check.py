@@ -6,7 +6,8 @@ then print the pay-table math (house edge) of what the file selects.
     python -m tools.config_check FILE --no-math          validation only (UTH math takes a minute)
 
 The validation is firmware.config_file.parse itself, so the host and the board accept and
-refuse exactly the same files with the same messages.  The math comes from tools.game_math
+refuse exactly the same files with the same messages (only a JSON syntax error is worded by
+each runtime's own parser).  The math comes from tools.game_math
 (exact enumerations; the UTH Blind adds a Monte Carlo estimate of --trials showdowns): each
 pay-table bet at the preset the file selects, UTH Trips and Blind under the file's hand rules,
 and the Progressive Jackpot at the file's wager with the pool at its reset amount.

@@ -1,0 +1,155 @@
+# The service protocol (firmware/service.py) on both runtimes: every command against a round
+# controller on critical memory in a memory filesystem, then hostile lines and configuration
+# payloads, each refused with a reason while the memory files, the log and the meters stay
+# as they were.  Expected amounts: default config, 70 of each 100 cents to the pool, reset
+# $10,000.00; the royal takes the whole pool [rules.md 11.9].
+import json
+
+from firmware import service as svc
+from firmware.compat import micropython
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_sensors as sens
+from firmware.poker import cards
+from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot
+from firmware.table import controller as tc
+from host_tests.fakes.flash import MemFS
+from host_tests.fakes.pins import FakeUART
+from host_tests.scenario_support import Checker
+
+checker = Checker(40)
+check = checker.check
+
+
+class Port:
+    """The receive FIFO of a UART and the replies written back."""
+
+    def __init__(self):
+        self.uart = FakeUART(256)
+        self.out = []
+
+    def any(self):
+        return self.uart.any()
+
+    def readinto(self, buf):
+        return self.uart.readinto(buf)
+
+    def write(self, data):
+        self.out.append(data)
+
+
+files = {}
+fs = MemFS(files)
+memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+c = tc.RoundController(memory)
+c.boot(0, 100)
+port = Port()
+service = svc.Service(c, port)
+now = [0]
+
+
+def ask(line):
+    """Send a line a chunk at a time, polling like the main loop; return the replies."""
+    data = line if isinstance(line, bytes) else line.encode() + b"\n"
+    for i in range(0, len(data), 128):
+        port.uart.inject(data[i:i + 128])
+        for _ in range(4):
+            now[0] += 20
+            service.poll(now[0])
+    replies = [json.loads(r) for r in port.out]
+    port.out = []
+    return replies
+
+
+def one(line):
+    replies = ask(line)
+    if len(replies) != 1:
+        check("one reply to " + repr(line)[:30], len(replies), 1)
+        return {}
+    return replies[0]
+
+
+def fingerprint():
+    jp = c.jackpot
+    copies = (bytes(files.get("a.bin", b"")), bytes(files.get("b.bin", b"")))
+    return (copies, memory.seq, memory.log.count, c.phase,
+            None if jp is None else (jp.config.ints(), list(jp.value)))
+
+
+check("RAM ERROR meters", one("meters")["code"], svc.RAM_ERROR)
+check("ram_clear without key", one("ram_clear")["code"], svc.NOT_AUTHORISED)
+c.panel(btn.KEY_ON, 0, 1)
+check("ram_clear start", one("ram_clear")["reset"], {"main": 1000000})
+check("ram_clear accept", one("ram_clear accept")["phase"], "OPEN")
+c.panel(btn.KEY_OFF, 0, 2)
+for seat in (1, 3):
+    c.spot(sens.PLACED, sens.jackpot_spot(seat), 10)
+    c.spot(sens.PLACED, sens.ante_spot(seat), 10)
+c.panel(btn.PRESS, btn.LOCK, 20)
+for dest, text in ((1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")):
+    for card in cards.parse(text):
+        c.card(dest, card, 30)
+c.panel(btn.PRESS, btn.SETTLE, 40)
+c.panel(btn.KEY_ON, 0, 41)
+c.panel(btn.PRESS, btn.OK, 42)
+c.panel(btn.PRESS, btn.SETTLE, 43)
+status = one("status")
+check("status", (status["phase"], status["round"], status["key_on"]), ("OPEN", 2, True))
+meters = one("meters")
+check("pool after the royal", meters["pools"]["main"]["value"], 1000000)
+check("paid", (meters["table"]["paid"], meters["table"]["wagered"]), (1000140, 200))
+check("books balance", meters["audit"], [])
+hits = one("hits")["hits"]
+check("hits", [(h["seat"], h["hand"], h["amount"], h["cards"]) for h in hits],
+      [(1, "Royal Flush", 1000140, "As Ks Qs Js Ts")])
+log = one("log")
+check("log kinds", [e[3] for e in log["entries"]],
+      [ev.RAM_CLEAR, ev.LOCK, ev.SUPERVISOR_CONFIRM, ev.JACKPOT_HIT, ev.SETTLE])
+check("log head", log["head"], log["entries"][-1][7])
+check("log page", [e[0] for e in one("log 1 2")["entries"]], [1, 2])
+check("program", one("program")["text"], "not checked")
+check("config wager", one("config")["jackpot"]["wager"], 100)
+check("config_set", one('config_set {"wager": 200}')["changes"], [["wager", 100, 200]])
+check("logged change", [e[4:7] for e in memory.log.events() if e[3] == ev.CONFIG_CHANGE],
+      [(svc.SETTING_BASE, 100, 200)])
+
+before = fingerprint()
+hostile = [
+    ('config_set {"wager": "200"}', svc.REFUSED),
+    ('config_set {"wager": 2.5}', svc.REFUSED),
+    ('config_set {"wager": 99999999999999999999}', svc.REFUSED),
+    ('config_set {"main": {"reset": 1073741824}}', svc.REFUSED),
+    ('config_set {"colour": 1}', svc.REFUSED),
+    ('config_set {"wager": 2', svc.BAD_ARGUMENT),
+    ("config_set [1]", svc.BAD_ARGUMENT),
+    (b"x" * 3000 + b"\n", svc.BAD_LINE),
+    (b"\x00\xff\x80garbage\n", svc.BAD_LINE),
+    (b"\n", svc.BAD_LINE),
+    ("reboot", svc.UNKNOWN),
+    ("log 99999999999", svc.BAD_ARGUMENT),
+    ("log 0 33", svc.BAD_ARGUMENT),
+    ("ram_clear", svc.NOT_NOW),
+    ("meters all", svc.BAD_ARGUMENT),
+]
+for line, code in hostile:
+    reply = one(line)
+    label = repr(line)[:28]
+    check("refused " + label, (reply.get("ok"), reply.get("code")), (False, code))
+    print("   ", reply.get("error", "")[:72])
+c.panel(btn.KEY_OFF, 0, 50)
+check("config_set without key", one('config_set {"wager": 500}')["code"], svc.NOT_AUTHORISED)
+check("nothing changed", fingerprint() == before, True)
+
+# An idle loop pass (no byte waiting) allocates nothing.
+service.poll(now[0])
+allocated = 0
+micropython.heap_lock()
+try:
+    for t in range(200):
+        service.poll(now[0] + t)
+except MemoryError:
+    allocated = 1
+micropython.heap_unlock()
+check("idle poll allocates", allocated, 0)
+checker.finish()
