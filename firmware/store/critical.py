@@ -1,0 +1,333 @@
+"""Critical memory: the mirrored, checked record of everything that must survive a power cut.
+
+The record is a set of named byte sections (the jackpot pools and meters, the round state,
+the configuration: each owned and encoded by its module) plus two sections of this package:
+the round journal (round number and step) and the event-log anchor.  Every change is one
+commit: the whole record, with sequence number + 1 and a CRC-32, is written to every copy in
+turn (FRAM first, then the flash file, on the reference board).  A cut during the write of
+one copy leaves the others holding the record before (copies after it) or after (copies
+before it), and boot takes the valid copy with the highest sequence number, so the device
+comes back with exactly the state before or after the commit.
+
+Round journal: ``commit(round, step, ...)`` is accepted once per (round, step).  The same or
+an earlier step again returns False and changes nothing, so a controller that replays a step
+after a restart can never count a contribution or a payout twice.
+"""
+
+import struct
+
+from firmware.compat import const
+from firmware.store import eventlog, record
+from firmware.store.errors import DuplicateStep, RamError, RecordError, StoreError
+
+STEP_IDLE = const(0)     # no round open (after a RAM clear)
+STEP_LOCK = const(1)     # "No more bets": jackpot wagers accepted and contributed
+STEP_CONFIRM = const(2)  # supervisor confirmed the jackpot hands
+STEP_SETTLE = const(3)   # round settled, jackpots paid (ends the round)
+STEP_VOID = const(4)     # round void, contributions reversed (ends the round)
+STEP_NAMES = ("idle", "lock", "confirm", "settle", "void")
+
+STATUS_UNBOOTED = "not booted"
+STATUS_OK = "ok"
+STATUS_REPAIRED = "repaired"
+STATUS_RAM_ERROR = "RAM ERROR"
+
+MODE_TWO_DEVICES = "two devices"
+MODE_ONE_DEVICE = "one device"
+
+JOURNAL = "_journal"
+LOG = "_log"
+_JOURNAL_FORMAT = "<IB"
+_MAX_ROUND = 0xFFFFFFFF
+
+
+def _ended(step):
+    return step == STEP_SETTLE or step == STEP_VOID
+
+
+class CriticalMemory:
+    """Mirrored critical memory on `copies` (two or more slots, see ``slots``), event pages on `log_fs`."""
+
+    def __init__(self, copies, log_fs, verify_after_commit=True):
+        if len(copies) < 2:
+            raise ValueError("critical memory needs at least two copies, got %d" % len(copies))
+        self.copies = list(copies)
+        self.log = eventlog.EventLog(log_fs)
+        self.verify_after_commit = verify_after_commit
+        self.status = STATUS_UNBOOTED
+        self.ram_error_reason = ""
+        self.copy_status = ["unknown"] * len(self.copies)
+        self.seq = 0
+        self.round_no = 0
+        self.step = STEP_IDLE
+        self.repairs = 0
+        self.log_broken_at = None
+        self._sections = {}
+        self._record = None
+        self._pending = []
+        self._highest_seen = 0
+
+    # --- what the application reads --------------------------------------------------------
+    @property
+    def mode(self):
+        """MODE_TWO_DEVICES if the copies sit on two kinds of device, else MODE_ONE_DEVICE."""
+        kinds = []
+        for slot in self.copies:
+            if slot.physical not in kinds:
+                kinds.append(slot.physical)
+        return MODE_TWO_DEVICES if len(kinds) > 1 else MODE_ONE_DEVICE
+
+    @property
+    def ram_error(self):
+        """True while no good copy exists: jackpot wagering must stay disabled."""
+        return self.status == STATUS_RAM_ERROR
+
+    @property
+    def wagering_allowed(self):
+        """True once booted with a good copy (or after a RAM clear)."""
+        return self.status == STATUS_OK or self.status == STATUS_REPAIRED
+
+    def status_text(self):
+        """One short line for the dealer display and the technician."""
+        if self.status == STATUS_RAM_ERROR:
+            return "RAM ERROR - JACKPOT DISABLED (%s)" % self.ram_error_reason
+        where = "FRAM+FLASH" if self.mode == MODE_TWO_DEVICES else "2 COPIES IN FLASH ONLY"
+        return "MEMORY %s %s SEQ %d" % (self.status.upper(), where, self.seq)
+
+    def section(self, name):
+        """The bytes of a section committed last, or None."""
+        return self._sections.get(name)
+
+    def section_names(self):
+        """Names of the application's sections."""
+        return sorted(n for n in self._sections if not n.startswith("_"))
+
+    # --- boot and checking -----------------------------------------------------------------
+    def _read_copy(self, index):
+        """Return (seq, payload, raw) of a copy, or raise RecordError naming what is wrong."""
+        try:
+            raw = self.copies[index].read()
+        except OSError as error:
+            raise RecordError("io error %s" % error) from None
+        if raw is not None and len(raw) >= record.HEADER_SIZE and bytes(raw[:2]) == record.MAGIC:
+            seen = struct.unpack_from("<I", raw, 4)[0]
+            if seen > self._highest_seen:
+                self._highest_seen = seen
+        seq, payload = record.decode(raw)
+        sections = record.unpack_sections(payload)
+        if JOURNAL not in sections or LOG not in sections:
+            raise RecordError("missing journal or log section")
+        return seq, sections, bytes(raw)
+
+    def boot(self, now, reset_cause=0):
+        """Validate every copy, take the newest good one, rebuild the others from it and log
+        power-up and every repair.  Returns the status (STATUS_RAM_ERROR if no copy is good)."""
+        found = []
+        best = None
+        for i in range(len(self.copies)):
+            try:
+                found.append(self._read_copy(i))
+                if best is None or found[i][0] > found[best][0]:
+                    best = i
+            except RecordError as error:
+                found.append(str(error))
+        if best is None:
+            self.status = STATUS_RAM_ERROR
+            blank = True
+            for item in found:
+                if not item.startswith("blank"):
+                    blank = False
+            self.ram_error_reason = "memory blank" if blank else "no good copy"
+            self.copy_status = list(found)
+            return self.status
+        seq, sections, raw = found[best]
+        self._load(seq, sections, raw)
+        events = [(eventlog.POWER_UP, reset_cause & 0xFFFF)]
+        repaired = False
+        for i in range(len(self.copies)):
+            item = found[i]
+            if i == best or (isinstance(item, tuple) and item[2] == raw):
+                self.copy_status[i] = "ok"
+                continue
+            if isinstance(item, tuple):
+                code = eventlog.REASON_STALE
+                self.copy_status[i] = "stale seq %d" % item[0]
+            else:
+                code = eventlog.reason_code(item)
+                self.copy_status[i] = item
+            events.append((eventlog.CM_ERROR, i, code))
+            if self._rewrite(i, raw):
+                events.append((eventlog.CM_RECOVERED, i, best, seq))
+            repaired = True
+        self.status = STATUS_REPAIRED if repaired else STATUS_OK
+        self.log_broken_at = self.log.verify()
+        if self.log_broken_at is not None:
+            events.append((eventlog.LOG_ERROR, 0, self.log_broken_at))
+        self._write(None, events, now, self.round_no, self.step, False)
+        return self.status
+
+    def _load(self, seq, sections, raw):
+        self.seq = seq
+        self._sections = sections
+        self._record = raw
+        self.round_no, self.step = struct.unpack(_JOURNAL_FORMAT, sections[JOURNAL])
+        self.log.load_anchor(sections[LOG])
+
+    def _rewrite(self, index, raw):
+        """Write a good record over copy `index` and read it back; True if it now matches."""
+        try:
+            self.copies[index].write(raw)
+            ok = bytes(self.copies[index].read() or b"") == raw
+        except OSError:
+            ok = False
+        self.copy_status[index] = "ok" if ok else "failed"
+        if ok:
+            self.repairs += 1
+        return ok
+
+    def check(self, now=0):
+        """Read back every copy against the last commit, rebuild any that differ and log it
+        (in a commit of its own).  Returns the number of copies found bad."""
+        self._require_ready()
+        events = self._check_copies()
+        if events:
+            self._write(None, events, now, self.round_no, self.step, False)
+        return len(events) // 2
+
+    def _check_copies(self):
+        events = []
+        for i in range(len(self.copies)):
+            try:
+                raw = self.copies[i].read()
+            except OSError:
+                raw = None
+            if raw is not None and bytes(raw) == self._record:
+                continue
+            try:
+                self._read_copy(i)
+                code = eventlog.REASON_READBACK  # a valid record, but not the one just committed
+            except RecordError as error:
+                code = eventlog.reason_code(str(error))
+            events.append((eventlog.CM_ERROR, i, code))
+            if self._rewrite(i, self._record):
+                events.append((eventlog.CM_RECOVERED, i, 0xFFFF, self.seq))
+            else:
+                events.append((eventlog.CM_ERROR, i, eventlog.REASON_IO))
+        return events
+
+    # --- commits ---------------------------------------------------------------------------
+    def _require_ready(self):
+        if self.status == STATUS_RAM_ERROR:
+            raise RamError("RAM ERROR (%s): only a supervisor RAM clear can continue" % self.ram_error_reason)
+        if self.status == STATUS_UNBOOTED:
+            raise StoreError("critical memory used before boot()")
+
+    def commit(self, round_no, step, sections=None, events=(), now=0):
+        """Commit one step of a round with the sections it changed and its events.
+
+        Returns True when committed, False when this (round, step) or a later step of the
+        same round is already committed (a replay: nothing changes).  ValueError if the step
+        is out of order (a new round while the last one is open, or a step after the end)."""
+        self._require_ready()
+        if not isinstance(round_no, int) or round_no < 0 or round_no > _MAX_ROUND:
+            raise ValueError("round number %r is not an integer 0..2**32-1" % (round_no,))
+        if step not in (STEP_LOCK, STEP_CONFIRM, STEP_SETTLE, STEP_VOID):
+            raise ValueError("step %r is not STEP_LOCK, STEP_CONFIRM, STEP_SETTLE or STEP_VOID" % (step,))
+        if round_no < self.round_no or (round_no == self.round_no and step <= self.step):
+            return False
+        if round_no == self.round_no and _ended(self.step):
+            raise ValueError("round %d already ended with %s; %s refused"
+                             % (round_no, STEP_NAMES[self.step], STEP_NAMES[step]))
+        if round_no > self.round_no:
+            if self.step != STEP_IDLE and not _ended(self.step):
+                raise ValueError("round %d is still open at %s; round %d refused"
+                                 % (self.round_no, STEP_NAMES[self.step], round_no))
+            if step != STEP_LOCK:
+                raise ValueError("round %d must start with STEP_LOCK, not %s" % (round_no, STEP_NAMES[step]))
+        self._write(sections, events, now, round_no, step, False)
+        return True
+
+    def commit_step_once(self, round_no, step, sections=None, events=(), now=0):
+        """Like commit, but a replay raises DuplicateStep instead of returning False."""
+        if not self.commit(round_no, step, sections, events, now):
+            raise DuplicateStep("round %d %s already committed" % (round_no, STEP_NAMES[step]))
+
+    def commit_admin(self, sections=None, events=(), now=0):
+        """Commit a change outside the round steps (configuration, operator addition, a log
+        entry such as door open).  The journal keeps its round and step."""
+        self._require_ready()
+        self._write(sections, events, now, self.round_no, self.step, False)
+
+    def ram_clear(self, sections, now, supervisor, accepted, round_no=0):
+        """Supervisor RAM clear: replace every section by the reset values in `sections`
+        (which the supervisor entered or accepted: `accepted` must be True), keep the event
+        log, log the clear, and leave RAM ERROR."""
+        if accepted is not True:
+            raise ValueError("RAM clear refused: the supervisor has not accepted the reset values")
+        if not isinstance(sections, dict) or not sections:
+            raise ValueError("RAM clear needs the reset values of every section, got %r" % (sections,))
+        if not isinstance(supervisor, int) or supervisor < 0 or supervisor > 0xFFFF:
+            raise ValueError("supervisor id %r is not an integer 0..65535" % (supervisor,))
+        self._check_sections(sections)
+        previous = self.seq
+        if self.status == STATUS_RAM_ERROR or self.status == STATUS_UNBOOTED:
+            previous = self._highest_seen
+            self.log.recover_anchor()
+        self.seq = max(self.seq, self._highest_seen)
+        self._sections = {}
+        self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF)],
+                    now, round_no, STEP_IDLE, True)
+        self.status = STATUS_OK
+        self.ram_error_reason = ""
+
+    def _check_sections(self, sections):
+        if sections is None:
+            return
+        if not isinstance(sections, dict):
+            raise ValueError("sections must be a dict of name -> bytes, got %r" % (sections,))
+        for name in sections:
+            if not isinstance(name, str) or not name or name.startswith("_"):
+                raise ValueError("section name %r must be text not starting with '_'" % (name,))
+            if not isinstance(sections[name], (bytes, bytearray)):
+                raise ValueError("section %r must be bytes, got %s" % (name, type(sections[name]).__name__))
+
+    def _write(self, sections, events, now, round_no, step, replace):
+        self._check_sections(sections)
+        if not isinstance(now, int) or now < 0 or now > 0xFFFFFFFF:
+            raise ValueError("time %r is not an integer 0..2**32-1 seconds" % (now,))
+        new = {} if replace else dict(self._sections)
+        if sections:
+            for name in sections:
+                new[name] = bytes(sections[name])
+        new[JOURNAL] = struct.pack(_JOURNAL_FORMAT, round_no, step)
+        events = self._pending + list(events)
+        new[LOG] = self.log.stage(events, now, round_no)
+        data = record.encode(self.seq + 1, record.pack_sections(new))
+        written = 0
+        for i in range(len(self.copies)):
+            try:
+                self.copies[i].write(data)
+                written += 1
+            except OSError:
+                self.copy_status[i] = "write failed"
+        if written == 0:
+            self.log.abandon()
+            raise StoreError("commit %d failed on every copy" % (self.seq + 1))
+        self.log.confirm()
+        self._pending = []
+        self.seq += 1
+        self._sections = new
+        self._record = data
+        self.round_no, self.step = round_no, step
+        if self.verify_after_commit:
+            found = self._check_copies()
+            if found:
+                # log the repair in a commit of its own (checked again, but not repaired twice)
+                keep = self.verify_after_commit
+                self.verify_after_commit = False
+                try:
+                    self._write(None, found, now, round_no, step, False)
+                finally:
+                    self.verify_after_commit = keep
+                if self.status == STATUS_OK:
+                    self.status = STATUS_REPAIRED

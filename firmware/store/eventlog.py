@@ -1,0 +1,265 @@
+"""Hash-chained ring of significant events, kept on a filesystem in pages of 32 entries.
+
+Each entry is 32 bytes::
+
+    seq u32, time u32, round u32, kind u16, a u16, b i32, c i32, link 8 bytes
+
+``link = sha256(previous link + the 24 bytes before it)[:8]`` (the first entry ever chains from
+eight zero bytes), so changing any entry, or removing one, breaks the chain from there on.  The
+newest link and the entry count (the *anchor*) and the entries of the page still being filled
+(the *tail*) travel inside the checked critical-memory record, so a complete page is written to
+its file once, and an edited or rolled-back page cannot match the anchor.  The ring holds
+``PAGES`` files; at least ``(PAGES - 1) * PAGE_ENTRIES`` = 1,056 events are always readable.
+"""
+
+import hashlib
+import struct
+
+from firmware.compat import const
+from firmware.store.errors import RecordError
+
+ENTRY_SIZE = const(32)
+BODY_SIZE = const(24)
+LINK_SIZE = const(8)
+PAGE_ENTRIES = const(32)
+PAGES = const(34)
+GENESIS = bytes(LINK_SIZE)
+# More would let a cut-short commit overwrite the oldest page still held
+MAX_EVENTS_PER_COMMIT = const(32)
+_BODY = "<IIIHHii"
+_ANCHOR = "<I8s"
+_ANCHOR_SIZE = const(12)
+_I32_MIN = -0x80000000
+_I32_MAX = 0x7FFFFFFF
+
+# Event kinds (the `a`, `b`, `c` arguments each carries are listed with it)
+POWER_UP = const(1)         # a reset cause
+POWER_DOWN = const(2)
+CM_ERROR = const(3)         # a copy index, b reason code (REASON_*)
+CM_RECOVERED = const(4)     # a copy index rebuilt, b source copy index, c sequence number
+RAM_CLEAR = const(5)        # a supervisor id, b sequence number before the clear
+LOCK = const(6)             # b seats with a jackpot wager, c jackpot wager total (cents)
+VOID = const(7)             # b seats affected, c amount reversed (cents)
+JACKPOT_HIT = const(8)      # a seat, b hand category, c amount (cents)
+SUPERVISOR_CONFIRM = const(9)  # a supervisor id, b what was confirmed
+CONFIG_CHANGE = const(10)   # a setting id, b old value, c new value
+DOOR_OPEN = const(11)       # a door id
+DOOR_CLOSE = const(12)      # a door id
+TAMPER = const(13)          # a seat / sensor
+LINK_DOWN = const(14)
+LINK_UP = const(15)
+SETTLE = const(16)          # b jackpot paid (cents), c pool after (cents)
+LOG_ERROR = const(17)       # b first sequence number whose link failed
+OPERATOR_ADDITION = const(18)  # a pool, c amount (cents)
+
+NAMES = {
+    POWER_UP: "power up", POWER_DOWN: "power down", CM_ERROR: "critical memory error",
+    CM_RECOVERED: "critical memory recovered", RAM_CLEAR: "RAM clear", LOCK: "lock",
+    VOID: "void", JACKPOT_HIT: "jackpot hit", SUPERVISOR_CONFIRM: "supervisor confirmation",
+    CONFIG_CHANGE: "configuration change", DOOR_OPEN: "door open", DOOR_CLOSE: "door close",
+    TAMPER: "tamper", LINK_DOWN: "link down", LINK_UP: "link up", SETTLE: "settle",
+    LOG_ERROR: "event log error", OPERATOR_ADDITION: "operator addition",
+}
+
+# Reason codes of CM_ERROR
+REASON_BLANK = const(1)
+REASON_BAD_MAGIC = const(2)
+REASON_BAD_CRC = const(3)
+REASON_TRUNCATED = const(4)
+REASON_STALE = const(5)       # valid but older than another copy (a commit was cut short)
+REASON_READBACK = const(6)    # read-back after a write did not match
+REASON_IO = const(7)          # the device raised an I/O error
+REASON_OTHER = const(8)
+
+
+def reason_code(message):
+    """Map a RecordError message to a REASON_* code."""
+    for prefix, code in (("blank", REASON_BLANK), ("bad magic", REASON_BAD_MAGIC),
+                         ("bad crc", REASON_BAD_CRC), ("truncated", REASON_TRUNCATED),
+                         ("short", REASON_TRUNCATED)):
+        if message.startswith(prefix):
+            return code
+    return REASON_OTHER
+
+
+def link_of(previous, body):
+    """Return the 8-byte chain link of an entry body that follows a link `previous`."""
+    h = hashlib.sha256(previous)
+    h.update(body)
+    return h.digest()[:LINK_SIZE]
+
+
+def make_body(seq, time, round_no, kind, a=0, b=0, c=0):
+    """Return the 24-byte body of an entry; ValueError names a field out of range."""
+    for label, value, low, high in (("time", time, 0, 0xFFFFFFFF), ("round", round_no, 0, 0xFFFFFFFF),
+                                    ("kind", kind, 1, 0xFFFF), ("a", a, 0, 0xFFFF),
+                                    ("b", b, _I32_MIN, _I32_MAX), ("c", c, _I32_MIN, _I32_MAX)):
+        if not isinstance(value, int) or value < low or value > high:
+            raise ValueError("event %s %r outside %d..%d" % (label, value, low, high))
+    return struct.pack(_BODY, seq, time, round_no, kind, a, b, c)
+
+
+def unpack(entry):
+    """Return (seq, time, round, kind, a, b, c, link) of a 32-byte entry."""
+    return struct.unpack_from(_BODY, entry, 0) + (bytes(entry[BODY_SIZE:ENTRY_SIZE]),)
+
+
+class EventLog:
+    """The event ring: page files on `fs`, anchor and tail held by the caller's checked record."""
+
+    def __init__(self, fs, prefix="ev"):
+        self.fs = fs
+        self.prefix = prefix
+        self.count = 0            # events ever logged = seq of the next event
+        self.head = GENESIS       # link of the newest event
+        self.tail = b""           # entries of the page being filled (count % PAGE_ENTRIES of them)
+        self._staged = None
+
+    # --- the part stored inside the critical-memory record -------------------------------
+    def anchor_bytes(self, count=None, head=None, tail=None):
+        """Return the record section holding the anchor and the tail."""
+        if count is None:
+            count, head, tail = self.count, self.head, self.tail
+        return struct.pack(_ANCHOR, count, head) + tail
+
+    def load_anchor(self, data):
+        """Restore count, head and tail from a record section; RecordError if inconsistent."""
+        if len(data) < _ANCHOR_SIZE:
+            raise RecordError("event anchor short: %d bytes" % len(data))
+        count, head = struct.unpack_from(_ANCHOR, data, 0)
+        tail = bytes(data[_ANCHOR_SIZE:])
+        if len(tail) != (count % PAGE_ENTRIES) * ENTRY_SIZE:
+            raise RecordError("event tail of %d bytes does not match count %d" % (len(tail), count))
+        self.count, self.head, self.tail = count, bytes(head), tail
+        self._staged = None
+
+    # --- appending ------------------------------------------------------------------------
+    def stage(self, events, time, round_no):
+        """Chain events [(kind, a, b, c), ...] after the committed ones; write any page they
+        complete; return the anchor section for the record.  Nothing counts until `confirm`."""
+        count, head, tail = self.count, self.head, self.tail
+        if len(events) > MAX_EVENTS_PER_COMMIT:
+            raise ValueError("%d events in one commit, at most %d" % (len(events), MAX_EVENTS_PER_COMMIT))
+        bodies = []
+        for event in events:
+            if not isinstance(event, tuple) or len(event) < 1 or len(event) > 4:
+                raise ValueError("event %r must be a tuple (kind, a, b, c)" % (event,))
+            if event[0] not in NAMES:
+                raise ValueError("unknown event kind %r" % (event[0],))
+            bodies.append(make_body(0, time, round_no, *event))  # validates before any write
+        for body in bodies:
+            body = struct.pack("<I", count) + body[4:]
+            head = link_of(head, body)
+            tail = tail + body + head
+            count += 1
+            if count % PAGE_ENTRIES == 0:
+                self._write_page((count - 1) // PAGE_ENTRIES, tail)
+                tail = b""
+        self._staged = (count, head, tail)
+        return self.anchor_bytes(count, head, tail)
+
+    def confirm(self):
+        """Make the staged events part of the log (call once the record is committed)."""
+        if self._staged is not None:
+            self.count, self.head, self.tail = self._staged
+            self._staged = None
+
+    def abandon(self):
+        """Drop staged events (the record commit did not happen)."""
+        self._staged = None
+
+    def _page_name(self, page):
+        return "%s%02d.bin" % (self.prefix, page % PAGES)
+
+    def _write_page(self, page, data):
+        with self.fs.open(self._page_name(page), "wb") as f:
+            f.write(data)
+
+    def _read_page(self, page):
+        try:
+            with self.fs.open(self._page_name(page), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    # --- reading and checking -------------------------------------------------------------
+    def first_available(self):
+        """Sequence number of the oldest event the ring still holds."""
+        first_page = self.count // PAGE_ENTRIES - (PAGES - 1)
+        return max(0, first_page * PAGE_ENTRIES)
+
+    def entries(self, start=None):
+        """Yield the raw 32-byte entries from `start` (default: the oldest held) to the newest.
+        A page missing or of the wrong length yields None for each of its entries."""
+        if start is None:
+            start = self.first_available()
+        tail_page = self.count // PAGE_ENTRIES
+        page = start // PAGE_ENTRIES
+        while page <= tail_page:
+            data = self.tail if page == tail_page else self._read_page(page)
+            for i in range(PAGE_ENTRIES):
+                seq = page * PAGE_ENTRIES + i
+                if seq < start:
+                    continue
+                if seq >= self.count:
+                    return
+                if data is None or len(data) < (i + 1) * ENTRY_SIZE:
+                    yield None
+                else:
+                    yield data[i * ENTRY_SIZE:(i + 1) * ENTRY_SIZE]
+            page += 1
+
+    def events(self, start=None):
+        """Yield the unpacked tuples (seq, time, round, kind, a, b, c, link) from `start`."""
+        for entry in self.entries(start):
+            if entry is not None:
+                yield unpack(entry)
+
+    def verify(self):
+        """Walk the chain over every held event; return None if intact, else the sequence
+        number of the first entry whose link or number is wrong (or that is missing)."""
+        expected_seq = self.first_available()
+        previous = None
+        for entry in self.entries(expected_seq):
+            if entry is None:
+                return expected_seq
+            seq = struct.unpack_from("<I", entry, 0)[0]
+            link = bytes(entry[BODY_SIZE:ENTRY_SIZE])
+            if seq != expected_seq:
+                return expected_seq
+            if seq == 0:
+                previous = GENESIS
+            if previous is not None and link_of(previous, entry[:BODY_SIZE]) != link:
+                return seq
+            previous = link
+            expected_seq += 1
+        if self.count and previous != self.head:
+            return self.count - 1
+        return None
+
+    def recover_anchor(self):
+        """After a RAM clear: continue the chain after the newest complete page on file.
+        Returns the number of events recovered into the anchor (0 if none)."""
+        best = None
+        for slot in range(PAGES):
+            try:
+                with self.fs.open("%s%02d.bin" % (self.prefix, slot), "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            if len(data) != PAGE_ENTRIES * ENTRY_SIZE:
+                continue
+            first = struct.unpack_from("<I", data, 0)[0]
+            if first % PAGE_ENTRIES or (first // PAGE_ENTRIES) % PAGES != slot:
+                continue
+            last = unpack(data[-ENTRY_SIZE:])
+            if last[0] != first + PAGE_ENTRIES - 1:
+                continue
+            if best is None or first > best[0]:
+                best = (first, last[7])
+        if best is None:
+            self.count, self.head, self.tail = 0, GENESIS, b""
+        else:
+            self.count, self.head, self.tail = best[0] + PAGE_ENTRIES, best[1], b""
+        self._staged = None
+        return self.count

@@ -1,0 +1,111 @@
+"""Places that hold one copy of critical memory: a FRAM region or a file on a filesystem.
+
+Each slot has ``read()`` (the stored copy's bytes, or None if there is none) and
+``write(data)`` (store a whole copy).  Slots know nothing of the record format except how to
+find its length from the header.
+"""
+
+from firmware.store import record
+from firmware.store.errors import RecordError
+
+
+class FramSlot:
+    """One copy in a fixed region [offset, offset+size) of a FRAM (``firmware.drivers.fram``)."""
+
+    physical = "fram"
+
+    def __init__(self, fram, offset, size, name="fram"):
+        if offset < 0 or size < record.OVERHEAD or offset + size > fram.size:
+            raise ValueError("FRAM slot %d+%d does not fit a %d-byte FRAM" % (offset, size, fram.size))
+        self.fram = fram
+        self.offset = offset
+        self.size = size
+        self.name = name
+        self._header = bytearray(record.HEADER_SIZE)
+
+    def read(self):
+        """Return the copy's bytes as stored (up to the announced length), or the header alone."""
+        self.fram.read_into(self.offset, self._header)
+        try:
+            length = record.total_length(self._header)
+        except RecordError:
+            return bytes(self._header)
+        if length > self.size:
+            return bytes(self._header)
+        return bytes(self.fram.read(self.offset, length))
+
+    def write(self, data):
+        """Store one copy (bytes of record.encode) at the start of the region."""
+        if len(data) > self.size:
+            raise ValueError("copy of %d bytes exceeds FRAM slot %s of %d"
+                             % (len(data), self.name, self.size))
+        self.fram.write(self.offset, data)
+
+    def wipe(self):
+        """Blank the region's header (tests and decommissioning only)."""
+        self.fram.write(self.offset, bytes(record.HEADER_SIZE))
+
+
+class FileSlot:
+    """One copy in a file of a filesystem object (a mounted ``vfs.VfsLfs2``, or ``PathFS``).
+
+    A write goes to ``name + ".new"`` and is renamed over ``name``: rename is atomic on
+    littlefs (and POSIX), so the file holds the old or the new copy, never a mix.
+    """
+
+    physical = "flash"
+
+    def __init__(self, fs, name):
+        if not name or "/" in name:
+            raise ValueError("slot file name %r must be a plain file name" % (name,))
+        self.fs = fs
+        self.name = name
+        self.temp = name + ".new"
+
+    def read(self):
+        """Return the file's bytes, or None if it does not exist."""
+        try:
+            with self.fs.open(self.name, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def write(self, data):
+        """Replace the file's content with data, atomically."""
+        with self.fs.open(self.temp, "wb") as f:
+            f.write(data)
+        self.fs.rename(self.temp, self.name)
+
+    def wipe(self):
+        """Delete the file (tests and decommissioning only)."""
+        for name in (self.name, self.temp):
+            try:
+                self.fs.remove(name)
+            except OSError:
+                pass
+
+
+class PathFS:
+    """The filesystem methods slots use, over a directory of the running system (board or host)."""
+
+    def __init__(self, directory):
+        self.directory = directory.rstrip("/")
+
+    def _path(self, name):
+        return self.directory + "/" + name
+
+    def open(self, name, mode):
+        return open(self._path(name), mode)
+
+    def rename(self, old, new):
+        import os
+        try:
+            os.rename(self._path(old), self._path(new))
+        except OSError:
+            # Some ports refuse to rename over an existing file: remove it first
+            os.remove(self._path(new))
+            os.rename(self._path(old), self._path(new))
+
+    def remove(self, name):
+        import os
+        os.remove(self._path(name))

@@ -1,0 +1,1 @@
+"""Fakes of the chips and buses, decoding what the drivers send on the wire."""

@@ -1,0 +1,189 @@
+"""A NOR-flash block device for ``vfs.VfsLfs2`` that can lose power at any operation.
+
+``Supply`` numbers every program, erase (flash) and byte write (FRAM) of every device that
+shares it, and fails at operation number ``cut_at``: that operation is torn (only part of it
+reaches the chip) and raises ``PowerCut``; afterwards the dead devices ignore every write, so
+objects left over from the old "boot" (littlefs file finalisers) cannot touch the memory the
+next boot mounts.  A reboot is a new device object on the same backing ``bytearray``.
+
+``FlashDevice`` behaves like NOR flash: erase sets a whole block to 0xFF, program can only
+clear bits (the stored byte becomes old AND new), and it counts programs, erases and bytes,
+which is what tools/wear_bench.py reports.  ``MemFS`` is a dict filesystem with littlefs'
+atomic file replace, for fast CPython tests of the FRAM side.
+"""
+
+ERASED = 0xFF
+IOCTL_INIT = 1
+IOCTL_DEINIT = 2
+IOCTL_SYNC = 3
+IOCTL_BLOCK_COUNT = 4
+IOCTL_BLOCK_SIZE = 5
+IOCTL_BLOCK_ERASE = 6
+
+
+class PowerCut(Exception):
+    """The supply failed during a write."""
+
+
+class Supply:
+    """Power shared by the devices of one board; fails at operation number cut_at (0-based)."""
+
+    def __init__(self, cut_at=None):
+        self.cut_at = cut_at
+        self.ops = 0
+        self.off = False
+
+    def spend(self, counted=True):
+        """Account for one write operation: 'ok', 'cut' (this one is torn) or 'dead'.
+        A device whose operations are not `counted` never triggers the cut, but dies with it."""
+        if self.off:
+            return "dead"
+        if not counted:
+            return "ok"
+        if self.cut_at is not None and self.ops >= self.cut_at:
+            self.off = True
+            return "cut"
+        self.ops += 1
+        return "ok"
+
+
+def torn_length(length, cut_at):
+    """How much of a torn operation reaches the chip: 1/8 .. 7/8 of it, varying with the cut."""
+    return length * (1 + cut_at % 7) // 8
+
+
+class FlashDevice:
+    """Block device over `memory` (bytearray, a whole number of blocks) for vfs.VfsLfs2."""
+
+    def __init__(self, memory, block_size=4096, supply=None, counted=True):
+        if len(memory) % block_size:
+            raise ValueError("flash memory of %d bytes is not whole %d-byte blocks"
+                             % (len(memory), block_size))
+        self.memory = memory
+        self.block_size = block_size
+        self.block_count = len(memory) // block_size
+        self.supply = supply if supply is not None else Supply()
+        self.counted = counted
+        self.programs = 0
+        self.erases = 0
+        self.bytes_programmed = 0
+        self.overprograms = 0
+        self.erase_counts = [0] * self.block_count
+
+    def readblocks(self, block, buf, offset=0):
+        if self.supply.off:
+            return  # dead: a finaliser of the old boot may read with the heap locked
+        start = block * self.block_size + offset
+        n = len(buf)
+        buf[0:n] = self.memory[start:start + n]
+
+    def writeblocks(self, block, buf, offset=None):
+        if offset is None:
+            # simple block interface: erase the blocks, then program them
+            for i in range(len(buf) // self.block_size):
+                self._erase(block + i)
+            offset = 0
+        self._program(block * self.block_size + offset, buf)
+
+    def ioctl(self, op, arg):
+        if op == IOCTL_BLOCK_COUNT:
+            return self.block_count
+        if op == IOCTL_BLOCK_SIZE:
+            return self.block_size
+        if op == IOCTL_BLOCK_ERASE:
+            self._erase(arg)
+            return 0
+        return 0
+
+    def _erase(self, block):
+        state = self.supply.spend(self.counted)
+        if state == "dead":
+            return
+        start = block * self.block_size
+        n = self.block_size
+        if state == "cut":
+            n = torn_length(n, self.supply.cut_at)
+        memory = self.memory
+        for i in range(start, start + n):
+            memory[i] = ERASED
+        if state == "cut":
+            raise PowerCut("erase of block %d torn after %d bytes" % (block, n))
+        self.erases += 1
+        self.erase_counts[block] += 1
+
+    def _program(self, start, buf):
+        state = self.supply.spend(self.counted)
+        if state == "dead":
+            return
+        n = len(buf)
+        if state == "cut":
+            n = torn_length(n, self.supply.cut_at)
+        memory = self.memory
+        for i in range(n):
+            old = memory[start + i]
+            new = old & buf[i]
+            if new != buf[i]:
+                self.overprograms += 1
+            memory[start + i] = new
+        if state == "cut":
+            if n < len(buf):
+                # the byte being programmed when the power went: only some of its bits cleared
+                memory[start + n] &= buf[n] | 0x0F
+            raise PowerCut("program of %d bytes at %d torn after %d" % (len(buf), start, n))
+        self.programs += 1
+        self.bytes_programmed += len(buf)
+
+
+class _MemFile:
+    def __init__(self, fs, name, mode):
+        self.fs = fs
+        self.name = name
+        self.writing = "w" in mode
+        if self.writing:
+            self.data = bytearray()
+        else:
+            if name not in fs.files:
+                raise OSError(2)  # ENOENT
+            self.data = fs.files[name]
+        self.pos = 0
+
+    def read(self):
+        data = bytes(self.data[self.pos:])
+        self.pos = len(self.data)
+        return data
+
+    def write(self, data):
+        self.data += data
+        return len(data)
+
+    def close(self):
+        if self.writing:
+            self.fs.files[self.name] = bytes(self.data)  # appears whole, like littlefs on close
+            self.writing = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class MemFS:
+    """Filesystem object (open/rename/remove) over a dict name -> bytes."""
+
+    def __init__(self, files=None):
+        self.files = files if files is not None else {}
+
+    def open(self, name, mode):
+        return _MemFile(self, name, mode)
+
+    def rename(self, old, new):
+        if old not in self.files:
+            raise OSError(2)
+        self.files[new] = self.files.pop(old)
+
+    def remove(self, name):
+        if name not in self.files:
+            raise OSError(2)
+        del self.files[name]

@@ -1,0 +1,223 @@
+"""Power cuts at every write and bit flips in every copy, on the real MicroPython littlefs.
+
+Run by pytest under CPython: each test starts the MicroPython unix VM on this same file, which
+mounts ``vfs.VfsLfs2`` on ``host_tests.fakes.flash.FlashDevice`` and drives critical memory
+through the stand-in scenario rounds (test_store_standin.script: every seat betting, a flush
+and a royal with a shortfall and a reset, a void, an operator addition).  For each cut point:
+cut the power there (the operation is torn), reboot on the same memory, check the state is
+exactly the one before or after the interrupted commit with the meters reconciling to the
+cent, resume, and check the finished run equals the uncut one (nothing counted twice or lost).
+The VM prints one ``RESULT`` line that the test parses.
+"""
+
+import sys
+
+MICROPYTHON = sys.implementation.name == "micropython"
+
+
+def sweep(kind, cut_on, stride, first=0):
+    """Cut at every `stride`-th operation of the script; print the RESULT line."""
+    from host_tests import test_store_standin as h
+    board = h.new_board(kind)
+    reference = h.run_reference(board, cut_on)
+    failed = 0
+    tried = 0
+    for cut in range(first, reference[0], stride):
+        tried += 1
+        error = h.cut_and_check(board, cut, reference, cut_on)
+        if error:
+            failed += 1
+            if failed <= 5:
+                print("FAIL", error)
+    print("RESULT tried=%d failed=%d ops=%d" % (tried, failed, reference[0]))
+
+
+def fram_points(kind):
+    """Cut points of the FRAM writes worth trying every time: for each copy written to the
+    FRAM, the first 13 bytes (nothing written, header), the last 5 (CRC) and one past the end."""
+    from host_tests import test_store_standin as h
+    from host_tests.fakes.flash import Supply
+    board = h.new_board(kind)
+    supply = Supply()
+    cm = board.copy().power_on(supply, "fram")
+    slot = cm.copies[0]
+    spans = []
+    write = slot.write
+
+    def spy(data):
+        start = supply.ops
+        write(data)
+        spans.append((start, supply.ops))
+
+    slot.write = spy
+    cm.boot(2000, 1)
+    state = h.decode(cm.section("jackpot"))
+    for i, item in enumerate(h.script()):
+        _done, state = h.apply(cm, item, state, 2000 + i)
+    points = []
+    for start, end in spans:
+        for cut in list(range(start, start + 13)) + list(range(end - 5, end + 1)):
+            if cut not in points and cut < supply.ops:
+                points.append(cut)
+    return board, points
+
+
+def fram_sweep(kind, stride):
+    """Cut at the FRAM header/CRC bytes of every commit plus every `stride`-th FRAM byte."""
+    from host_tests import test_store_standin as h
+    board, points = fram_points(kind)
+    reference = h.run_reference(board, "fram")
+    for cut in range(0, reference[0], stride):
+        if cut not in points:
+            points.append(cut)
+    failed = 0
+    for cut in points:
+        error = h.cut_and_check(board, cut, reference, "fram")
+        if error:
+            failed += 1
+            if failed <= 5:
+                print("FAIL", error)
+    print("RESULT tried=%d failed=%d ops=%d" % (len(points), failed, reference[0]))
+
+
+def flips(kind, positions_stride):
+    """Flip bits in each copy, then in every copy, and check detection and recovery."""
+    from firmware.store import eventlog
+    from firmware.store.errors import RamError
+    from host_tests import test_store_standin as h
+    from host_tests.fakes.flash import Supply
+    board = h.new_board(kind)
+    reference = h.run_reference(board, "all")
+    # the board after the uncut script
+    done = board.copy()
+    cm = done.power_on(Supply())
+    cm.boot(2000, 1)
+    state = h.decode(cm.section("jackpot"))
+    for i, item in enumerate(h.script()):
+        _ok, state = h.apply(cm, item, state, 2000 + i)
+    raw = cm._record
+
+    def locate(target, index):
+        """(memory, offset) where copy `index` of the record sits on `target`."""
+        if target.fram_memory is not None and index == 0:
+            return target.fram_memory, 0
+        memory = target.flash_memory
+        at = bytes(memory).find(raw)
+        if index == 1 and target.fram_memory is None:
+            # two files: the second copy is the other occurrence
+            at = bytes(memory).find(raw, at + 1)
+        return memory, at
+
+    tried = 0
+    failed = 0
+
+    def fail(text):
+        print("FAIL", text)
+        return 1
+
+    single = (list(range(0, 12)) + list(range(12, len(raw) - 4, positions_stride))
+              + list(range(len(raw) - 4, len(raw))))
+    for index in range(2):
+        memory, at = locate(done, index)
+        if at < 0:
+            failed += fail("copy %d not found in memory" % index)
+            continue
+        cases = [[p] for p in single] + [[p, (p * 7 + 13) % len(raw), (p * 31 + 5) % len(raw)]
+                                          for p in single[::3]]
+        for flips_at in cases:
+            tried += 1
+            work = done.copy()
+            memory, at = locate(work, index)
+            for p in flips_at:
+                memory[at + p] ^= 1 << (p % 8)
+            cm = work.power_on(Supply())
+            status = cm.boot(3000, 2)
+            kinds = [(e[3], e[4]) for e in cm.log.events(cm.log.count - 4)]
+            if status != "repaired":
+                failed += fail("flip %r in copy %d: status %s" % (flips_at, index, status))
+            elif (eventlog.CM_ERROR, index) not in kinds or (eventlog.CM_RECOVERED, index) not in kinds:
+                failed += fail("flip %r in copy %d: not logged %r" % (flips_at, index, kinds))
+            elif h.decode(cm.section("jackpot")) != reference[1]:
+                failed += fail("flip %r in copy %d: state changed" % (flips_at, index))
+            elif work.power_on(Supply()).boot(3001, 2) != "ok":
+                failed += fail("flip %r in copy %d: copy not rebuilt" % (flips_at, index))
+    # a flip in every copy: RAM ERROR until a supervisor RAM clear
+    for p in single[::5]:
+        tried += 1
+        work = done.copy()
+        places = [locate(work, index) for index in range(2)]
+        for memory, at in places:
+            memory[at + p] ^= 1 << (p % 8)
+        cm = work.power_on(Supply())
+        if cm.boot(3000, 2) != "RAM ERROR" or cm.wagering_allowed:
+            failed += fail("flip at %d in both copies not a RAM ERROR" % p)
+            continue
+        try:
+            cm.commit(99, 1, {"jackpot": h.encode(h.fresh())}, (), 3000)
+            failed += fail("commit accepted in RAM ERROR")
+            continue
+        except RamError:
+            pass
+        cm.ram_clear({"jackpot": h.encode(h.fresh())}, 3001, 9, True)
+        again = work.power_on(Supply())
+        if again.boot(3002, 2) != "ok" or h.decode(again.section("jackpot")) != h.fresh():
+            failed += fail("RAM clear at %d did not take" % p)
+        elif again.log.verify() is not None:
+            failed += fail("log broken after RAM clear at %d" % p)
+        elif eventlog.RAM_CLEAR not in [e[3] for e in again.log.events(again.log.count - 3)]:
+            failed += fail("RAM clear not logged")
+    print("RESULT tried=%d failed=%d ops=%d" % (tried, failed, len(raw)))
+
+
+if MICROPYTHON and __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "sweep":
+        sweep(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif mode == "fram":
+        fram_sweep(sys.argv[2], int(sys.argv[3]))
+    elif mode == "flips":
+        flips(sys.argv[2], int(sys.argv[3]))
+
+if not MICROPYTHON:
+    import re
+    from pathlib import Path
+
+    import pytest
+
+    from host_tests.runtimes import run_micropython
+
+    def run(*args):
+        """Run this file's harness in the MicroPython VM; return (tried, failed, ops)."""
+        proc = run_micropython(Path(__file__), [str(a) for a in args], heapsize="16M", timeout=900)
+        found = re.search(r"RESULT tried=(\d+) failed=(\d+) ops=(\d+)", proc.stdout)
+        assert found, "no RESULT from MicroPython:\n" + proc.stdout[-3000:] + proc.stderr[-3000:]
+        tried, failed, ops = (int(x) for x in found.groups())
+        fails = [line for line in proc.stdout.splitlines() if line.startswith("FAIL")]
+        assert failed == 0, "\n".join(fails)
+        print("%s: %d cut points / cases tried of %d" % (" ".join(str(a) for a in args), tried, ops))
+        return tried, failed, ops
+
+    @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
+    def test_cut_at_every_flash_operation(kind):
+        # every program and erase of the whole script (including the boot commit) is a cut point
+        tried, _failed, ops = run("sweep", kind, "flash" if kind == "fram+lfs" else "all", 1)
+        assert tried == ops and ops >= 80
+
+    def test_cut_fram_header_crc_and_sampled_bytes():
+        tried, _failed, ops = run("fram", "fram+lfs", 211)
+        assert tried >= 250 and ops > 20000
+
+    @pytest.mark.slow
+    def test_cut_at_every_fram_byte():
+        tried, _failed, ops = run("sweep", "fram+lfs", "fram", 1)
+        assert tried == ops
+
+    @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
+    def test_bit_flips_in_each_copy_and_in_both(kind):
+        tried, _failed, _size = run("flips", kind, 61)
+        assert tried >= 100
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
+    def test_bit_flips_at_every_byte(kind):
+        run("flips", kind, 1)
