@@ -306,5 +306,9 @@ def wait_reconciled(tables, controller, timeout=15):
         box[0] = check_reconciled(tables, controller.ledger())
         return not box[0]
 
-    pump(tables, done, timeout)
+    if not pump(tables, done, timeout) and box[0] == ["not settled"]:
+        box[0] = ["not settled: " + "; ".join(
+            "table %d %s entries %r awaiting %r acked %d last %d remote %r rejects %r"
+            % (t.table, t.link.state_name(), [e[0] for e in t.link.entries], t.link.awaiting,
+               t.link.acked, t.link.last_n, t.link.remote, t.link.rejects) for t in tables)]
     return box[0]

@@ -392,3 +392,18 @@ def test_a_controller_that_forgot_acknowledged_entries_is_a_mismatch(tmp_path):
     assert "lost entries" in link.mismatch_text
     link.clear_mismatch()
     assert link.state == DOWN
+
+
+def test_a_late_status_neither_rolls_the_meter_back_nor_raises_a_mismatch(tmp_path):
+    w = Wire(tmp_path)
+    w.step(100, 5)
+    link = w.links[1]
+    link.contribute(1, NOW, 2, 200)
+    w.step(100, 3)
+    base = link.down_sq
+    older = codec.encode(w.keys[1], codec.STATUS, 1, base + 1, NOW, [0, [0, 0, 0, 0, 0], [1000000]])
+    newer = codec.encode(w.keys[1], codec.STATUS, 1, base + 2, NOW, [1, [200, 2, 0, 0, 0], [1000140]])
+    assert link.on_message(link.topic_down, newer, w.now)
+    assert link.on_message(link.topic_down, older, w.now)  # accepted once (inside the window)...
+    assert link.state == UP and link.amounts() == [1000140] and link.acked == 1  # ...but not applied
+    assert not link.on_message(link.topic_down, older, w.now)  # and a second copy is a replay

@@ -282,13 +282,14 @@ class TableLink:
             self.rejects[error.reason] = self.rejects.get(error.reason, 0) + 1
             self._log(EV_REJECT, str(error))
             return False
+        late = msg.seq < self.down_sq  # reordered: a newer message was applied already
         self.down_sq = top
         self.down_window = window
         self.heard = now
-        if msg.kind == codec.STATUS:
-            self._status(msg, now)
-        else:
+        if msg.kind == codec.PAID:
             self._paid(msg)
+        elif not late:
+            self._status(msg, now)  # a late status is older news than the last one: skipped
         return True
 
     def _status(self, msg, now):
