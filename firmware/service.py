@@ -136,11 +136,12 @@ class ConsolePort:
         data = self._in.read(1)
         if not data:
             return 0
-        buf[0] = data[0]
+        b = data[0]
+        buf[0] = b if isinstance(b, int) else ord(b)   # a text stdin (no .buffer) gives str
         return 1
 
     def write(self, data):
-        self._out.write(data)
+        self._out.write(data if self._out is not self.stdout else data.decode())
         flush = getattr(self._out, "flush", None)
         if flush:
             flush()

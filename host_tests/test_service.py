@@ -422,3 +422,32 @@ def test_an_internal_failure_is_a_reply_not_a_crash(table):
     table.memory.log.entries = broken
     reply = table.ask("log")
     assert (reply["ok"], reply["code"]) == (False, svc.INTERNAL) and "OSError" in reply["error"]
+
+
+# ---------------------------------------------------------------------- the console port
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_console_port_answers_on_stdin_stdout(runtime):
+    """The board's wiring (ConsolePort on sys.stdin/stdout) under both runtimes, through a pipe."""
+    import os
+    import subprocess
+    import sys
+
+    from host_tests import runtimes
+    script = str(runtimes.ROOT / "host_tests" / "service_console_mp.py")
+    env = dict(os.environ)
+    if runtime == "micropython":
+        command = [runtimes.micropython_binary(), script, "3"]
+        env["MICROPYPATH"] = ".frozen:" + str(runtimes.ROOT)
+    else:
+        command = [sys.executable, script, "3"]
+        env["PYTHONPATH"] = str(runtimes.ROOT)
+    process = subprocess.Popen(command, cwd=str(runtimes.ROOT), env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout.readline() == b"ready\n"
+    out, err = process.communicate(b"status\nlog 0 40\n\x07bell\n", timeout=30)
+    replies = [json.loads(line) for line in out.decode().splitlines()]
+    assert [r.get("cmd") for r in replies] == ["status", "log", None], out + err
+    assert replies[0]["phase"] == "RAM ERROR"
+    assert replies[1]["code"] == svc.BAD_ARGUMENT and replies[2]["code"] == svc.BAD_LINE
+    assert b"idle-allocated 0" in err
