@@ -298,3 +298,11 @@ def test_serial_link_talks_to_a_board_over_a_tty(tmp_path):
         board.join(2)
         os.close(master)
         os.close(slave)
+
+
+def test_a_bad_simulator_command_is_an_error_reply(sim):
+    reply = sim.request("sim dance")
+    assert (reply["ok"], reply["cmd"]) == (False, "sim") and "unknown command 'dance'" in reply["error"]
+    with pytest.raises(audit.ServiceError, match="simulator refused 'chip 9'"):
+        sim.sim("chip 9")
+    assert audit.ask(sim, "status")["ok"] is True
