@@ -236,6 +236,20 @@ def test_config_set_of_a_pool_in_use_waits_for_its_next_hit(table):
     assert rate[5:7] == (700000, 600000)  # logged in parts per million
 
 
+def test_config_set_split_moves_the_money_and_the_sign_follows(table):
+    table.key(True)
+    reply = table.ask('config_set {"split": true}')
+    assert reply["ok"] and ["split", False, True] in reply["changes"]
+    meters = table.ask("meters")
+    # firmware/jackpot/pools.py set_config: the pool becomes the Major pool and the Minor
+    # pool starts at its reset amount (default 100,000 cents, firmware/jackpot/config.py)
+    assert {k: v["value"] for k, v in meters["pools"].items()} == {"minor": 100000, "major": RESET}
+    assert meters["audit"] == []
+    assert table.c.view.meter_slots == (1, 2)
+    logged = [e for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE]
+    assert (svc.SETTING_BASE + 1, 0, 1) in [e[4:7] for e in logged]
+
+
 def test_config_set_needs_the_key(table):
     before = table.fingerprint()
     reply = table.ask('config_set {"wager": 200}')
