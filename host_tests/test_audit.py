@@ -124,6 +124,13 @@ def test_cli_commands_print_one_reply_each(capsys):
     assert rc == 1 and json.loads(capsys.readouterr().out)["code"] == svc.RAM_ERROR
 
 
+def test_cli_audit_of_a_table_in_ram_error_says_the_log_cannot_be_checked(capsys):
+    assert audit.main(["--sim", "--fresh"]) == 1
+    out = capsys.readouterr().out
+    assert "Meters: none (the table is in RAM ERROR)" in out
+    assert "event log NOT checked: critical memory is in RAM ERROR" in out
+
+
 def play_door_events(state, pairs):
     link = audit.SimLink(state=state, fresh=True)
     try:

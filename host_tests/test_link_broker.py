@@ -92,9 +92,9 @@ def test_broker_restart_closes_wagering_queues_hits_and_reconciles(rig):
     for t in tables:
         assert not t.link.wagers_open()
         assert ("link down" in [e[0] for e in t.events])
-    # the sign alternates the last amount with LINK DOWN
+    # the sign alternates the last amount with LINK DOWN ("LINK dn" in seven segments)
     texts = set(tables[0].link.sign_text(now) for now in (0, 1000, 2000, 3000))
-    assert texts == {None, "LINK DOWN"}
+    assert texts == {None, "LINK dn"}
     # a round locked before the outage is settled with its hit queued
     n = tables[0].claim([[5, ROYAL, WAGER]])
     pump(tables, lambda: False, 0.3)

@@ -12,7 +12,7 @@ def test_demo_tells_its_story_and_reconciles():
     out = run_cpython(link_support.ROOT / "tools" / "link_demo.py", ["--fast"], timeout=90)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     text = out.stdout
-    for line in ("ROYAL FLUSH confirmed", "the MQTT broker dies", "LINK DOWN", "jackpot wagers closed",
+    for line in ("ROYAL FLUSH confirmed", "the MQTT broker dies", "LINK dn", "jackpot wagers closed",
                  "four of a kind, queued", "the broker is back", "RECONCILED to the cent"):
         assert line in text, line
     assert "NOT RECONCILED" not in text and "DIFFERS" not in text

@@ -182,7 +182,8 @@ def test_table_starts_down_reconciles_then_opens_wagering(tmp_path):
     w = Wire(tmp_path)
     link = w.links[1]
     assert link.state == DOWN and not link.wagers_open()
-    assert link.sign_text(1500) == "LINK DOWN" and link.sign_text(2500) is None
+    assert link.sign_text(1500) == "LINK dn" and link.sign_text(2500) is None
+    assert link.fault_text() == "LINK dn"
     w.step(100, 1)
     assert link.state in (SYNCING, UP)
     w.step(100, 3)
@@ -234,7 +235,7 @@ def test_ledger_disagreement_is_a_mismatch_that_keeps_wagering_closed(tmp_path):
     link.state = DOWN
     w.step(100, 5)
     assert link.state == MISMATCH and not link.wagers_open()
-    assert link.sign_text(1000) == "LINK ERR"
+    assert link.sign_text(1000) == "LINK Err" == link.fault_text()
     assert "link mismatch" in w.events[1]
     events = read_ledger(w.db)["events"]
     assert any(e[1] == "mismatch" for e in events)
@@ -407,3 +408,11 @@ def test_a_late_status_neither_rolls_the_meter_back_nor_raises_a_mismatch(tmp_pa
     assert link.on_message(link.topic_down, older, w.now)  # accepted once (inside the window)...
     assert link.state == UP and link.amounts() == [1000140] and link.acked == 1  # ...but not applied
     assert not link.on_message(link.topic_down, older, w.now)  # and a second copy is a replay
+
+
+def test_sign_texts_fit_the_seven_segment_meter_line():
+    from firmware.drivers import meter_sign
+    from firmware.link import tablelink
+
+    for text in (tablelink.SIGN_LINK_DOWN, tablelink.SIGN_LINK_ERROR):
+        assert len(meter_sign.encode_text(text)) == meter_sign.DIGITS  # ValueError if it does not fit

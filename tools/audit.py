@@ -12,8 +12,8 @@ The audit prints the program verification, the meters as a table and the last ja
 reads the whole event log page by page and recomputes its hash chain on the host with
 ``firmware.store.eventlog.link_of``, then says whether the chain is intact.
 
-Exit status: 0 all well, 1 the event log's chain is broken or a command was refused,
-2 the table could not be reached or answered out of protocol.
+Exit status: 0 all well, 1 the event log's chain is broken or cannot be checked (RAM ERROR)
+or a command was refused, 2 the table could not be reached or answered out of protocol.
 """
 
 import argparse
@@ -186,7 +186,12 @@ def read_all(link):
     config = link.request("config")
     out["config"] = config if config.get("ok") else None
     out["log"] = read_log(link)
-    out["chain"] = verify_chain(out["log"])
+    if out["status"]["memory"] == "RAM ERROR":
+        out["chain"] = {"intact": False, "broken_at": None, "checked": 0,
+                        "message": "event log NOT checked: critical memory is in RAM ERROR, so the "
+                                   "log's anchor is unknown until a RAM clear"}
+    else:
+        out["chain"] = verify_chain(out["log"])
     return out
 
 

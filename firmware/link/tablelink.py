@@ -9,7 +9,7 @@ sequence check makes every resend harmless.
 Link states::
 
     DOWN      no valid controller message within LINK_TIMEOUT, or no broker: jackpot wagering
-              closed for the next round, the sign alternates the last amount with LINK DOWN
+              closed for the next round, the sign alternates the last amount with LINK dn
     SYNCING   the controller answers; unacknowledged entries are resent and both sides'
               ledger totals are compared (reconciliation); wagering still closed
     UP        reconciled: wagering open, the sign shows the controller's pool
@@ -37,15 +37,16 @@ LINK_TIMEOUT = const(4000)  # ms without a valid controller message -> DOWN
 PING_EVERY = const(1000)  # ms between pings (hello while not UP)
 RESEND_EVERY = const(1000)  # ms between resends of unacknowledged entries
 RESEND_BATCH = const(8)
-SIGN_PHASE = const(1000)  # ms each of amount / LINK DOWN on the sign
+SIGN_PHASE = const(1000)  # ms each of amount / fault text on the sign
 MAX_PENDING = const(32)  # unacknowledged entries kept; the table closes wagering when full
 MAX_RESULTS = const(16)
 MAX_SKEW = const(300)  # s between a message's clock and ours before it is stale
 SEQ_LEASE = const(1024)
 SECTION_VERSION = const(1)
 
-SIGN_LINK_DOWN = "LINK DOWN"
-SIGN_LINK_ERROR = "LINK ERR"
+# What an 8-digit 7-segment meter line can show (firmware/drivers/meter_sign.py has no W).
+SIGN_LINK_DOWN = "LINK dn"
+SIGN_LINK_ERROR = "LINK Err"
 
 # Event-log codes handed to log(code, text).
 EV_DOWN = "link down"
@@ -126,13 +127,17 @@ class TableLink:
         """True when the next round may accept jackpot wagers (link UP and room for entries)."""
         return self.state == UP and self.pool_known and len(self.entries) < MAX_PENDING - 1
 
+    def fault_text(self):
+        """The text the meter sign alternates with the last amount ("" while UP)."""
+        if self.state == UP:
+            return ""
+        return SIGN_LINK_ERROR if self.state == MISMATCH else SIGN_LINK_DOWN
+
     def sign_text(self, now):
         """None when the meter sign shows the amount now, else the fault text for this phase."""
-        if self.state == UP:
+        if self.state == UP or (now // SIGN_PHASE) & 1 == 0:
             return None
-        if (now // SIGN_PHASE) & 1 == 0:
-            return None
-        return SIGN_LINK_ERROR if self.state == MISMATCH else SIGN_LINK_DOWN
+        return self.fault_text()
 
     def amounts(self):
         """Last pool amounts (cents) received from the controller, one per pool."""
