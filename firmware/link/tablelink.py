@@ -56,6 +56,8 @@ EV_MISMATCH = "link mismatch"
 EV_REJECT = "link reject"
 EV_PAID = "link hit paid"
 
+SECTION = "link"  # name of the link's section in the critical-memory record
+
 TOPIC_UP = "jackpot/link/%d/up"
 TOPIC_DOWN = "jackpot/link/%d/down"
 
