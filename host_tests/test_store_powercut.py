@@ -15,16 +15,25 @@ import sys
 MICROPYTHON = sys.implementation.name == "micropython"
 
 
-def sweep(kind, cut_on, stride, first=0):
+def model_named(name):
+    """The stand-in state, or the real jackpot pools (firmware/jackpot)."""
+    if name == "jackpot":
+        from host_tests.test_store_jackpot import JackpotModel
+        return JackpotModel
+    from host_tests.test_store_standin import StandIn
+    return StandIn
+
+
+def sweep(model, kind, cut_on, stride, first=0):
     """Cut at every `stride`-th operation of the script; print the RESULT line."""
     from host_tests import test_store_standin as h
-    board = h.new_board(kind)
-    reference = h.run_reference(board, cut_on)
+    board = h.new_board(kind, model=model)
+    reference = h.run_reference(board, cut_on, model)
     failed = 0
     tried = 0
     for cut in range(first, reference[0], stride):
         tried += 1
-        error = h.cut_and_check(board, cut, reference, cut_on)
+        error = h.cut_and_check(board, cut, reference, cut_on, model)
         if error:
             failed += 1
             if failed <= 5:
@@ -32,12 +41,12 @@ def sweep(kind, cut_on, stride, first=0):
     print("RESULT tried=%d failed=%d ops=%d" % (tried, failed, reference[0]))
 
 
-def fram_points(kind):
+def fram_points(model, kind):
     """Cut points of the FRAM writes worth trying every time: for each copy written to the
     FRAM, the first 13 bytes (nothing written, header), the last 5 (CRC) and one past the end."""
     from host_tests import test_store_standin as h
     from host_tests.fakes.flash import Supply
-    board = h.new_board(kind)
+    board = h.new_board(kind, model=model)
     supply = Supply()
     cm = board.copy().power_on(supply, "fram")
     slot = cm.copies[0]
@@ -51,9 +60,9 @@ def fram_points(kind):
 
     slot.write = spy
     cm.boot(2000, 1)
-    state = h.decode(cm.section("jackpot"))
-    for i, item in enumerate(h.script()):
-        _done, state = h.apply(cm, item, state, 2000 + i)
+    state = model.decode(cm.section("jackpot"))
+    for i, item in enumerate(model.script()):
+        _done, state = h.apply(cm, item, state, 2000 + i, model)
     points = []
     for start, end in spans:
         for cut in list(range(start, start + 13)) + list(range(end - 5, end + 1)):
@@ -62,17 +71,17 @@ def fram_points(kind):
     return board, points
 
 
-def fram_sweep(kind, stride):
+def fram_sweep(model, kind, stride):
     """Cut at the FRAM header/CRC bytes of every commit plus every `stride`-th FRAM byte."""
     from host_tests import test_store_standin as h
-    board, points = fram_points(kind)
-    reference = h.run_reference(board, "fram")
+    board, points = fram_points(model, kind)
+    reference = h.run_reference(board, "fram", model)
     for cut in range(0, reference[0], stride):
         if cut not in points:
             points.append(cut)
     failed = 0
     for cut in points:
-        error = h.cut_and_check(board, cut, reference, "fram")
+        error = h.cut_and_check(board, cut, reference, "fram", model)
         if error:
             failed += 1
             if failed <= 5:
@@ -80,21 +89,21 @@ def fram_sweep(kind, stride):
     print("RESULT tried=%d failed=%d ops=%d" % (len(points), failed, reference[0]))
 
 
-def flips(kind, positions_stride):
+def flips(model, kind, positions_stride):
     """Flip bits in each copy, then in every copy, and check detection and recovery."""
     from firmware.store import eventlog
     from firmware.store.errors import RamError
     from host_tests import test_store_standin as h
     from host_tests.fakes.flash import Supply
-    board = h.new_board(kind)
-    reference = h.run_reference(board, "all")
+    board = h.new_board(kind, model=model)
+    reference = h.run_reference(board, "all", model)
     # the board after the uncut script
     done = board.copy()
     cm = done.power_on(Supply())
     cm.boot(2000, 1)
-    state = h.decode(cm.section("jackpot"))
-    for i, item in enumerate(h.script()):
-        _ok, state = h.apply(cm, item, state, 2000 + i)
+    state = model.decode(cm.section("jackpot"))
+    for i, item in enumerate(model.script()):
+        _ok, state = h.apply(cm, item, state, 2000 + i, model)
     raw = cm._record
 
     def locate(target, index):
@@ -137,7 +146,7 @@ def flips(kind, positions_stride):
                 failed += fail("flip %r in copy %d: status %s" % (flips_at, index, status))
             elif (eventlog.CM_ERROR, index) not in kinds or (eventlog.CM_RECOVERED, index) not in kinds:
                 failed += fail("flip %r in copy %d: not logged %r" % (flips_at, index, kinds))
-            elif h.decode(cm.section("jackpot")) != reference[1]:
+            elif model.decode(cm.section("jackpot")) != reference[1]:
                 failed += fail("flip %r in copy %d: state changed" % (flips_at, index))
             elif work.power_on(Supply()).boot(3001, 2) != "ok":
                 failed += fail("flip %r in copy %d: copy not rebuilt" % (flips_at, index))
@@ -153,14 +162,14 @@ def flips(kind, positions_stride):
             failed += fail("flip at %d in both copies not a RAM ERROR" % p)
             continue
         try:
-            cm.commit(99, 1, {"jackpot": h.encode(h.fresh())}, (), 3000)
+            cm.commit(99, 1, {"jackpot": model.encode(model.fresh())}, (), 3000)
             failed += fail("commit accepted in RAM ERROR")
             continue
         except RamError:
             pass
-        cm.ram_clear({"jackpot": h.encode(h.fresh())}, 3001, 9, True)
+        cm.ram_clear({"jackpot": model.encode(model.fresh())}, 3001, 9, True)
         again = work.power_on(Supply())
-        if again.boot(3002, 2) != "ok" or h.decode(again.section("jackpot")) != h.fresh():
+        if again.boot(3002, 2) != "ok" or model.decode(again.section("jackpot")) != model.fresh():
             failed += fail("RAM clear at %d did not take" % p)
         elif again.log.verify() is not None:
             failed += fail("log broken after RAM clear at %d" % p)
@@ -170,13 +179,13 @@ def flips(kind, positions_stride):
 
 
 if MICROPYTHON and __name__ == "__main__":
-    mode = sys.argv[1]
+    mode, chosen = sys.argv[1], model_named(sys.argv[2])
     if mode == "sweep":
-        sweep(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        sweep(chosen, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif mode == "fram":
-        fram_sweep(sys.argv[2], int(sys.argv[3]))
+        fram_sweep(chosen, sys.argv[3], int(sys.argv[4]))
     elif mode == "flips":
-        flips(sys.argv[2], int(sys.argv[3]))
+        flips(chosen, sys.argv[3], int(sys.argv[4]))
 
 if not MICROPYTHON:
     import re
@@ -200,24 +209,40 @@ if not MICROPYTHON:
     @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
     def test_cut_at_every_flash_operation(kind):
         # every program and erase of the whole script (including the boot commit) is a cut point
-        tried, _failed, ops = run("sweep", kind, "flash" if kind == "fram+lfs" else "all", 1)
+        tried, _failed, ops = run("sweep", "standin", kind, "flash" if kind == "fram+lfs" else "all", 1)
         assert tried == ops and ops >= 80
 
-    def test_cut_fram_header_crc_and_sampled_bytes():
-        tried, _failed, ops = run("fram", "fram+lfs", 211)
-        assert tried >= 250 and ops > 20000
+    @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
+    def test_cut_at_every_flash_operation_with_the_real_jackpot(kind):
+        tried, _failed, ops = run("sweep", "jackpot", kind, "flash" if kind == "fram+lfs" else "all", 1)
+        assert tried == ops and ops >= 50
+
+    @pytest.mark.parametrize("model", ["standin", "jackpot"])
+    def test_cut_fram_header_crc_and_sampled_bytes(model):
+        tried, _failed, ops = run("fram", model, "fram+lfs", 211)
+        assert tried >= 250 and ops > 5000
 
     @pytest.mark.slow
-    def test_cut_at_every_fram_byte():
-        tried, _failed, ops = run("sweep", "fram+lfs", "fram", 1)
+    @pytest.mark.parametrize("model", ["standin", "jackpot"])
+    def test_cut_at_every_fram_byte(model):
+        tried, _failed, ops = run("sweep", model, "fram+lfs", "fram", 1)
         assert tried == ops
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("model", ["standin", "jackpot"])
+    def test_cut_at_every_operation_of_both_devices_sampled(model):
+        run("sweep", model, "fram+lfs", "all", 7)
 
     @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
     def test_bit_flips_in_each_copy_and_in_both(kind):
-        tried, _failed, _size = run("flips", kind, 61)
+        tried, _failed, _size = run("flips", "standin", kind, 61)
+        assert tried >= 100
+
+    def test_bit_flips_with_the_real_jackpot():
+        tried, _failed, _size = run("flips", "jackpot", "fram+lfs", 29)
         assert tried >= 100
 
     @pytest.mark.slow
     @pytest.mark.parametrize("kind", ["fram+lfs", "lfs2"])
     def test_bit_flips_at_every_byte(kind):
-        run("flips", kind, 1)
+        run("flips", "standin", kind, 1)
