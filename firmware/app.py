@@ -28,6 +28,7 @@ from firmware.store.slots import FileSlot, FramSlot
 from firmware.table import controller as tc
 
 TICK_MS = const(20)
+CONFIG_PATH = "/config.json"
 WATCHDOG_MS = const(2000)
 FRAM_COPY_BYTES = const(16384)
 SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
@@ -193,8 +194,14 @@ def main():
 
     hw = board.make()
     program = manifest.check_device("/", board=hw.name)
-    app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms())
+    table, config_ok, config_text = load_config(CONFIG_PATH, hw.name)
+    options = {}
+    if table is not None:
+        options = {"jackpot_config": table.jackpot, "hand_rule": table.options.hand_rule}
+    app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
+              **options)
     app.boot(time.ticks_ms(), time.time(), program)
+    app.controller.set_config_status(config_ok, config_text)
     app.service = _console_service(app, program)
     while True:
         start = time.ticks_ms()
@@ -202,6 +209,23 @@ def main():
         spent = time.ticks_diff(time.ticks_ms(), start)
         if spent < TICK_MS:
             time.sleep_ms(TICK_MS - spent)
+
+
+def load_config(path, board_name):
+    """(TableConfig or None, ok, text): the table's configuration file, checked.
+
+    No file means the built-in defaults (ok).  A file that fails validation is not used: the
+    defaults run the table, but jackpot wagering stays closed until the file is fixed, and
+    the text says what was wrong (key and value), for the display and the audit."""
+    from firmware import config_file
+
+    try:
+        table = config_file.load(path, board_name)
+    except OSError:
+        return None, True, "no %s: defaults" % path
+    except ValueError as error:
+        return None, False, str(error)
+    return table, True, "%s %s" % (path, table.game)
 
 
 def _has_dir(path):

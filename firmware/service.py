@@ -37,7 +37,6 @@ from firmware.compat import const
 from firmware.drivers import buttons as btn
 from firmware.drivers.ticks import ticks_diff
 from firmware.jackpot import config as jcfg
-from firmware.jackpot import record as jprecord
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 
@@ -395,13 +394,9 @@ class Service:
         for key, old, new in done:
             events.append((ev.CONFIG_CHANGE, SETTING_BASE + keys.index(key), _logged(old),
                            _logged(new)))
-        try:
-            c.memory.commit_admin({tc.SECTION_JACKPOT: jprecord.encode(jp)}, events, c.wall)
-        except Exception as error:  # noqa: BLE001 - any store failure puts the committed state back
-            c._store_failed(error)
-            c._render()
-            return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % error)
-        c._refresh_meter()
+        problem = c.commit_admin(events, c.jackpot_sections())
+        if problem:
+            return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % problem)
         return {"ok": True, "cmd": cmd, "changes": [list(x) for x in result.changes],
                 "pending": [list(x) for x in result.pending]}
 

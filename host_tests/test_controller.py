@@ -381,3 +381,28 @@ def test_failed_program_check_closes_the_jackpot_and_says_why(table):
     table.chip(1, ante=True)
     table.press(btn.LOCK)
     assert table.c.rec.accepted == 0
+
+
+def test_bad_configuration_file_closes_the_jackpot_and_says_why(table):
+    table.c.set_config_status(False, "config file: jackpot.wager: -5 is not an integer in 1..100000")
+    assert not table.c.jackpot_open()
+    assert "CONFIG ERROR" in table.screen()
+    assert table.c.view.meter_fault == "CONF Err"
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert "config FAILED" in table.c.menu
+    assert "jackpot.wager: -5" in "".join(table.c.menu)
+
+
+def test_a_failed_admin_commit_puts_the_committed_jackpot_back(table, monkeypatch):
+    before = table.c.jackpot.config.wager
+    table.c.jackpot.set_config({"wager": 500})
+
+    def broken(*args, **kwargs):
+        raise OSError("flash write failed")
+
+    monkeypatch.setattr(table.memory, "commit_admin", broken)
+    problem = table.c.commit_admin([(ev.CONFIG_CHANGE, 1, before, 500)], table.c.jackpot_sections())
+    assert problem == "flash write failed"
+    assert table.c.jackpot.config.wager == before
+    assert "MEMORY FAULT" in table.screen()

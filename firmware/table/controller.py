@@ -160,6 +160,8 @@ class RoundController:
         self.program_ok = True
         self.program_text = "not checked"   # what the boot-time program verification said
         self.program_digest = ""
+        self.config_ok = True
+        self.config_text = "defaults"       # where the table's configuration came from
         self.message = ""
         self.message_until = 0
         self.results = []
@@ -209,6 +211,34 @@ class RoundController:
         if not ok:
             self._beep(BEEP_ALARM)
         self._refresh_meter()
+
+    def set_config_status(self, ok, text):
+        """What loading the configuration file said: a bad file closes the jackpot."""
+        self.config_ok = ok
+        self.config_text = text
+        if not ok:
+            self._beep(BEEP_ALARM)
+        self._refresh_meter()
+
+    def jackpot_sections(self):
+        """The jackpot's state as the critical-memory section to commit."""
+        return {SECTION_JACKPOT: jprecord.encode(self.jackpot)}
+
+    def commit_admin(self, events, sections=None):
+        """Commit events (and sections) outside the round steps, e.g. a change between rounds.
+
+        Returns '' when committed (or when critical memory is unusable and nothing can be
+        logged), else what went wrong; then the committed jackpot has been put back."""
+        if self.jackpot is None or self.memory.ram_error:
+            return ""
+        try:
+            self.memory.commit_admin(sections, events, self.wall)
+        except Exception as error:  # noqa: BLE001 - any store failure must leave money as committed
+            self._store_failed(error)
+            self._render()
+            return str(error) or type(error).__name__
+        self._refresh_meter()
+        return ""
 
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)
@@ -334,7 +364,7 @@ class RoundController:
     def jackpot_open(self):
         """True when jackpot wagers may be accepted: memory good, link up, program verified."""
         return (self.jackpot is not None and self.memory.wagering_allowed and self.program_ok
-                and (self.link_up or not self.link_required))
+                and self.config_ok and (self.link_up or not self.link_required))
 
     def _after_lock(self):
         return self.phase in (LOCKED, CONFIRM, RESULTS, CARD_ENTRY)
@@ -365,14 +395,7 @@ class RoundController:
             return False
 
     def _log_admin(self, kind, a=0, b=0, c=0, sections=None):
-        if self.jackpot is None or self.memory.ram_error:
-            return True
-        try:
-            self.memory.commit_admin(sections, [(kind, a, b, c)], self.wall)
-            return True
-        except Exception as error:  # noqa: BLE001
-            self._store_failed(error)
-            return False
+        return not self.commit_admin([(kind, a, b, c)], sections)
 
     def _store_failed(self, error):
         self._beep(BEEP_ALARM)
@@ -663,6 +686,9 @@ class RoundController:
             lines.append("r%d S%d %s" % (hit["round"], hit["seat"], money(hit["amount"])))
             lines.append(" " + hit["hand"])
         lines.append("memory " + self.memory.status)
+        lines.append("config " + ("ok" if self.config_ok else "FAILED"))
+        for i in range(0, min(len(self.config_text), 4 * WIDTH), WIDTH):
+            lines.append(self.config_text[i:i + WIDTH])
         lines.append("program " + ("ok" if self.program_ok else "FAILED"))
         text = self.program_text + " " + self.program_digest
         for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
@@ -705,8 +731,7 @@ class RoundController:
             self._beep(BEEP_ERROR)
             self._say("Config refused", str(error)[:WIDTH])
             return
-        section = {SECTION_JACKPOT: jprecord.encode(self.jackpot)}
-        if self._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, section):
+        if self._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, self.jackpot_sections()):
             self._beep(BEEP_OK)
             self._say(label, "%s -> %s" % (money(old), money(new)))
 
@@ -748,6 +773,8 @@ class RoundController:
                 view.meter[slot] = self.jackpot.value[slot]
             if not self.program_ok:
                 view.meter_fault = "PrOG Err"
+            elif not self.config_ok:
+                view.meter_fault = "CONF Err"
             elif self.link_required and not self.link_up:
                 view.meter_fault = "LINK dn"
             else:
@@ -801,6 +828,8 @@ class RoundController:
             lines[1] = "JP " + ("OPEN" if self.jackpot_open() else "CLOSED")
             if not self.program_ok:
                 lines[1] = "PROGRAM ERROR"
+            elif not self.config_ok:
+                lines[1] = "CONFIG ERROR"
             lines[2] = "placed " + (self._seat_list(self.placed) or "-")
             ante = self.ante | self.ante_marked
             lines[3] = "ante " + (self._seat_list(ante) or "-")
