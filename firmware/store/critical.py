@@ -307,6 +307,7 @@ class CriticalMemory:
         for i in range(len(self.copies)):
             try:
                 self.copies[i].write(data)
+                self.copy_status[i] = "ok"
                 written += 1
             except OSError:
                 self.copy_status[i] = "write failed"

@@ -101,21 +101,26 @@ def pack_sections(sections):
 
 def unpack_sections(payload):
     """Return the dict {name: bytes} of pack_sections' output; RecordError if malformed."""
-    try:
-        (count,) = struct.unpack_from("<H", payload, 0)
-        pos = 2
-        sections = {}
-        for _ in range(count):
-            name_len, value_len = struct.unpack_from("<BI", payload, pos)
-            pos += 5
+    size = len(payload)
+    if size < 2:
+        raise RecordError("malformed sections: %d bytes" % size)
+    (count,) = struct.unpack_from("<H", payload, 0)
+    pos = 2
+    sections = {}
+    for _ in range(count):
+        if pos + 5 > size:
+            raise RecordError("malformed sections: header of section %d overruns" % len(sections))
+        name_len, value_len = struct.unpack_from("<BI", payload, pos)
+        pos += 5
+        if pos + name_len + value_len > size:
+            raise RecordError("malformed sections: section %d overruns the payload" % len(sections))
+        try:
             name = bytes(payload[pos:pos + name_len]).decode()
-            pos += name_len
-            if pos + value_len > len(payload):
-                raise RecordError("section %r overruns the payload" % name)
-            sections[name] = bytes(payload[pos:pos + value_len])
-            pos += value_len
-    except (ValueError, IndexError, UnicodeError) as error:
-        raise RecordError("malformed sections: %s" % error) from None
-    if pos != len(payload):
-        raise RecordError("malformed sections: %d trailing bytes" % (len(payload) - pos))
+        except UnicodeError:
+            raise RecordError("malformed sections: name of section %d" % len(sections)) from None
+        pos += name_len
+        sections[name] = bytes(payload[pos:pos + value_len])
+        pos += value_len
+    if pos != size:
+        raise RecordError("malformed sections: %d trailing bytes" % (size - pos))
     return sections

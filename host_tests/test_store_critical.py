@@ -1,0 +1,292 @@
+"""Critical memory: boot recovery, copies, RAM ERROR and RAM clear, the round journal."""
+
+import pytest
+
+from firmware.drivers.fram import FRAM
+from firmware.store import critical, eventlog, record
+from firmware.store.critical import (
+    STEP_CONFIRM,
+    STEP_LOCK,
+    STEP_SETTLE,
+    STEP_VOID,
+    CriticalMemory,
+)
+from firmware.store.errors import DuplicateStep, RamError, StoreError
+from firmware.store.slots import FileSlot, FramSlot, PathFS
+from host_tests.fakes.flash import MemFS
+from host_tests.fakes.fram import FramBus
+
+
+class Board:
+    """FRAM + dict filesystem that survive 'reboots'."""
+
+    def __init__(self):
+        self.fram = bytearray(32768)
+        self.files = {}
+
+    def boot(self, now=100, cause=1):
+        self.bus = FramBus(self.fram)
+        self.fs = MemFS(self.files)
+        cm = CriticalMemory([FramSlot(FRAM(self.bus), 0, 8192), FileSlot(self.fs, "cm_b.bin")], self.fs)
+        self.status = cm.boot(now, cause)
+        return cm
+
+
+def ready():
+    board = Board()
+    cm = board.boot()
+    cm.ram_clear({"jackpot": b"J0", "config": b"C0"}, 100, 5, True)
+    return board, cm
+
+
+def kinds(cm, last=6):
+    return [(e[3], e[4]) for e in cm.log.events(max(0, cm.log.count - last))]
+
+
+def test_blank_memory_is_ram_error_not_a_fresh_pool():
+    board = Board()
+    cm = board.boot()
+    assert board.status == "RAM ERROR" and cm.ram_error and not cm.wagering_allowed
+    assert cm.ram_error_reason == "memory blank" and "JACKPOT DISABLED" in cm.status_text()
+    with pytest.raises(RamError):
+        cm.commit(1, STEP_LOCK, {"jackpot": b"x"})
+    with pytest.raises(RamError):
+        cm.commit_admin({"jackpot": b"x"})
+    assert board.files == {} and board.fram == bytearray(32768)  # nothing was written
+
+
+def test_ram_clear_needs_accepted_reset_values_and_changes_nothing_otherwise():
+    board = Board()
+    cm = board.boot()
+    for args, words in [(({"jackpot": b"x"}, 1, 5, False), "accepted"),
+                        (({}, 1, 5, True), "reset values"),
+                        (({"jackpot": b"x"}, 1, -1, True), "supervisor"),
+                        (({"_journal": b"x"}, 1, 5, True), "section name"),
+                        (({"jackpot": "text"}, 1, 5, True), "bytes")]:
+        with pytest.raises(ValueError, match=words):
+            cm.ram_clear(*args)
+        assert cm.ram_error and board.files == {}
+    cm.ram_clear({"jackpot": b"J0"}, 100, 5, True)
+    assert cm.status == "ok" and cm.section("jackpot") == b"J0"
+    assert (eventlog.RAM_CLEAR, 5) in kinds(cm)
+    again = board.boot()
+    assert board.status == "ok" and again.section("jackpot") == b"J0" and again.seq == cm.seq + 1
+
+
+def test_reboot_restores_sections_journal_and_log():
+    board, cm = ready()
+    assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1", "round": b"R1"}, [(eventlog.LOCK, 0, 7, 700)], 200)
+    again = board.boot(300, 2)
+    assert board.status == "ok" and again.mode == critical.MODE_TWO_DEVICES
+    assert (again.round_no, again.step) == (1, STEP_LOCK)
+    assert again.section("jackpot") == b"J1" and again.section("config") == b"C0"
+    assert again.section_names() == ["config", "jackpot", "round"]
+    assert kinds(again, 2) == [(eventlog.LOCK, 0), (eventlog.POWER_UP, 2)]
+    assert again.log.verify() is None
+
+
+def test_journal_accepts_each_step_once():
+    _board, cm = ready()
+    assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    seq = cm.seq
+    assert not cm.commit(1, STEP_LOCK, {"jackpot": b"J1 twice"})  # replay: refused, no write
+    assert cm.seq == seq and cm.section("jackpot") == b"J1"
+    with pytest.raises(DuplicateStep):
+        cm.commit_step_once(1, STEP_LOCK, {"jackpot": b"J1 twice"})
+    assert cm.commit(1, STEP_CONFIRM)
+    assert cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"})
+    assert not cm.commit(1, STEP_CONFIRM) and not cm.commit(1, STEP_SETTLE)
+    assert cm.section("jackpot") == b"J1 paid"
+
+
+@pytest.mark.parametrize("first, then, words", [
+    ((1, STEP_LOCK), (2, STEP_LOCK), "still open"),
+    ((1, STEP_SETTLE), (1, STEP_VOID), "already ended"),
+    (None, (1, STEP_SETTLE), "must start with STEP_LOCK"),
+    (None, (1, 9), "step"),
+    (None, (-1, STEP_LOCK), "round number"),
+    (None, (2 ** 32, STEP_LOCK), "round number"),
+])
+def test_journal_refuses_out_of_order_steps(first, then, words):
+    _board, cm = ready()
+    if first:
+        cm.commit(first[0], STEP_LOCK)
+        cm.commit(*first)
+    seq = cm.seq
+    with pytest.raises(ValueError, match=words):
+        cm.commit(then[0], then[1], {"jackpot": b"changed"})
+    assert cm.seq == seq and cm.section("jackpot") == b"J0"
+
+
+def test_void_ends_the_round():
+    _board, cm = ready()
+    cm.commit(4, STEP_LOCK)
+    assert cm.commit(4, STEP_VOID)
+    assert cm.commit(5, STEP_LOCK)
+
+
+@pytest.mark.parametrize("sections, events, now, words", [
+    ({"_log": b""}, (), 1, "section name"),
+    ({"jackpot": 5}, (), 1, "bytes"),
+    ([b"x"], (), 1, "dict"),
+    (None, [(999,)], 1, "unknown event"),
+    (None, (), -5, "time"),
+])
+def test_bad_commit_input_changes_nothing(sections, events, now, words):
+    board, cm = ready()
+    fram, files, seq = bytes(board.fram), dict(board.files), cm.seq
+    with pytest.raises(ValueError, match=words):
+        cm.commit_admin(sections, events, now)
+    assert bytes(board.fram) == fram and board.files == files and cm.seq == seq
+
+
+def test_torn_fram_copy_is_rebuilt_from_flash_and_logged():
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    board.fram[20] ^= 0x10
+    again = board.boot()
+    assert board.status == "repaired" and again.section("jackpot") == b"J1"
+    assert (eventlog.CM_ERROR, 0) in kinds(again) and (eventlog.CM_RECOVERED, 0) in kinds(again)
+    bad_crc = [e for e in again.log.events() if e[3] == eventlog.CM_ERROR][-1]
+    assert bad_crc[5] == eventlog.REASON_BAD_CRC
+    assert board.boot() and board.status == "ok"
+
+
+def test_missing_flash_copy_is_rebuilt():
+    board, cm = ready()
+    del board.files["cm_b.bin"]
+    again = board.boot()
+    assert board.status == "repaired" and "cm_b.bin" in board.files
+    error = [e for e in again.log.events() if e[3] == eventlog.CM_ERROR][-1]
+    assert error[4] == 1 and error[5] == eventlog.REASON_BLANK
+
+
+def test_stale_copy_from_a_cut_commit_takes_the_newer_state():
+    board, cm = ready()
+    old = board.files["cm_b.bin"]
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    board.files["cm_b.bin"] = old  # as if the cut fell after the FRAM copy was written
+    again = board.boot()
+    assert again.section("jackpot") == b"J1" and (again.round_no, again.step) == (1, STEP_LOCK)
+    error = [e for e in again.log.events() if e[3] == eventlog.CM_ERROR][-1]
+    assert error[5] == eventlog.REASON_STALE
+
+
+def test_both_copies_bad_is_ram_error_and_keeps_the_evidence():
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    board.fram[30] ^= 1
+    board.files["cm_b.bin"] = board.files["cm_b.bin"][:-1] + b"\x00"
+    fram, files = bytes(board.fram), dict(board.files)
+    again = board.boot()
+    assert board.status == "RAM ERROR" and again.ram_error_reason == "no good copy"
+    assert bytes(board.fram) == fram and board.files == files
+    assert again.copy_status[0].startswith("bad crc") and again.copy_status[1].startswith("bad crc")
+    again.ram_clear({"jackpot": b"reset"}, 900, 3, True)
+    assert again.seq > cm.seq  # never reuses a sequence number seen on a copy
+    assert again.log.verify() is None
+
+
+def test_readback_mismatch_after_commit_is_repaired_and_logged():
+    board, cm = ready()
+
+    class Flaky(FileSlot):
+        fail = 1
+
+        def write(self, data):
+            if Flaky.fail:
+                Flaky.fail -= 1
+                data = data[:-1] + bytes([data[-1] ^ 1])  # the device stored a wrong byte
+            FileSlot.write(self, data)
+
+    cm.copies[1] = Flaky(board.fs, "cm_b.bin")
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    assert cm.status == "repaired" and cm.copy_status == ["ok", "ok"]
+    assert (eventlog.CM_ERROR, 1) in kinds(cm) and (eventlog.CM_RECOVERED, 1) in kinds(cm)
+    assert board.boot() and board.status == "ok"
+
+
+def test_copy_that_cannot_be_written_leaves_the_other_committed():
+    board, cm = ready()
+
+    class Dead(FileSlot):
+        def write(self, data):
+            raise OSError(5)
+
+    cm.copies[1] = Dead(board.fs, "cm_b.bin")
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    assert "failed" in cm.copy_status[1] and (eventlog.CM_ERROR, 1) in kinds(cm)
+    again = board.boot()
+    assert again.section("jackpot") == b"J1" and board.status == "repaired"
+
+
+def test_commit_failing_on_every_copy_raises_and_keeps_ram_state():
+    _board, cm = ready()
+
+    class Dead(FileSlot):
+        def write(self, data):
+            raise OSError(5)
+
+    cm.copies = [Dead(MemFS(), "a"), Dead(MemFS(), "b")]
+    seq = cm.seq
+    with pytest.raises(StoreError, match="every copy"):
+        cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    assert cm.seq == seq and cm.section("jackpot") == b"J0"
+
+
+def test_check_finds_a_corrupted_copy_while_running():
+    board, cm = ready()
+    assert cm.check(500) == 0
+    board.fram[13] ^= 4
+    assert cm.check(500) == 1
+    assert bytes(board.fram[:len(cm._record)]) == cm._record
+
+
+def test_broken_event_log_is_reported_at_boot_but_money_stays_available():
+    board, cm = ready()
+    for i in range(40):
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)], 100 + i)
+    data = bytearray(board.files["ev00.bin"])
+    data[40] ^= 1
+    board.files["ev00.bin"] = bytes(data)
+    again = board.boot()
+    assert again.log_broken_at == 1 and again.wagering_allowed
+    assert (eventlog.LOG_ERROR, 0) in kinds(again)
+
+
+def test_two_copies_in_flash_say_so():
+    fs = MemFS()
+    cm = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)
+    cm.boot(1, 1)
+    cm.ram_clear({"jackpot": b"x"}, 1, 1, True)
+    assert cm.mode == critical.MODE_ONE_DEVICE and "2 COPIES IN FLASH ONLY" in cm.status_text()
+
+
+def test_construction_refuses_a_single_copy_and_bad_slots():
+    fs = MemFS()
+    with pytest.raises(ValueError, match="two copies"):
+        CriticalMemory([FileSlot(fs, "a")], fs)
+    with pytest.raises(ValueError, match="plain file name"):
+        FileSlot(fs, "dir/a")
+    with pytest.raises(ValueError, match="does not fit"):
+        FramSlot(FRAM(FramBus()), 30000, 8192)
+    with pytest.raises(ValueError, match="exceeds"):
+        FramSlot(FRAM(FramBus()), 0, 64).write(record.encode(1, bytes(100)))
+
+
+def test_use_before_boot_is_refused():
+    fs = MemFS()
+    cm = CriticalMemory([FileSlot(fs, "a"), FileSlot(fs, "b")], fs)
+    with pytest.raises(StoreError, match="before boot"):
+        cm.commit(1, STEP_LOCK)
+
+
+def test_path_fs_on_the_host(tmp_path):
+    fs = PathFS(str(tmp_path))
+    cm = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)
+    cm.boot(1, 1)
+    cm.ram_clear({"jackpot": b"x"}, 1, 1, True)
+    cm.commit(1, STEP_LOCK, {"jackpot": b"y"})
+    again = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)
+    assert again.boot(2, 1) == "ok" and again.section("jackpot") == b"y"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cm_a.bin", "cm_b.bin"]

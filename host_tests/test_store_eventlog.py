@@ -1,0 +1,147 @@
+"""The hash-chained event ring: chain links, pages, retention, tamper detection."""
+
+import hashlib
+import struct
+
+import pytest
+
+from firmware.store import eventlog
+from firmware.store.eventlog import ENTRY_SIZE, PAGE_ENTRIES, PAGES, EventLog
+from host_tests.fakes.flash import MemFS
+
+
+def logged(n, fs=None, per_commit=5):
+    """A log with n events committed in batches (kind cycles over door open/close)."""
+    log = EventLog(fs if fs is not None else MemFS())
+    done = 0
+    while done < n:
+        batch = [(eventlog.DOOR_OPEN + (done + i) % 2, 1, done + i, -(done + i))
+                 for i in range(min(per_commit, n - done))]
+        log.stage(batch, 1000 + done, done // 3)
+        log.confirm()
+        done += len(batch)
+    return log
+
+
+def test_link_is_sha256_of_previous_link_and_body():
+    log = logged(3)
+    entries = list(log.entries())
+    previous = bytes(8)
+    for entry in entries:
+        # oracle: hashlib directly, as the audit tool on a PC would compute it
+        assert entry[24:] == hashlib.sha256(previous + entry[:24]).digest()[:8]
+        previous = entry[24:]
+    assert log.head == previous and log.verify() is None
+
+
+def test_entry_layout():
+    log = logged(1)
+    entry = next(log.entries())
+    assert struct.unpack("<IIIHHii", entry[:24]) == (0, 1000, 0, eventlog.DOOR_OPEN, 1, 0, 0)
+    assert len(entry) == ENTRY_SIZE
+
+
+def test_full_pages_go_to_files_and_the_tail_stays_in_the_anchor():
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES + 3, fs)
+    assert list(fs.files) == ["ev00.bin"] and len(fs.files["ev00.bin"]) == PAGE_ENTRIES * ENTRY_SIZE
+    anchor = log.anchor_bytes()
+    assert len(anchor) == 12 + 3 * ENTRY_SIZE
+    again = EventLog(fs)
+    again.load_anchor(anchor)
+    assert again.verify() is None and [e[0] for e in again.events()] == list(range(PAGE_ENTRIES + 3))
+
+
+def test_ring_keeps_at_least_1000_events_after_wrapping():
+    log = logged(PAGES * PAGE_ENTRIES * 2 + 17, per_commit=32)
+    seqs = [e[0] for e in log.events()]
+    assert len(seqs) >= 1000 and seqs[-1] == log.count - 1
+    assert seqs == list(range(seqs[0], log.count))
+    assert log.verify() is None
+
+
+@pytest.mark.parametrize("target", [0, 5, PAGE_ENTRIES + 1])
+def test_edited_entry_is_the_first_broken_link(target):
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES * 2 + 4, fs)
+    page, index = divmod(target, PAGE_ENTRIES)
+    name = "ev%02d.bin" % page
+    data = bytearray(fs.files[name])
+    data[index * ENTRY_SIZE + 20] ^= 0x01  # change the `c` value of one event
+    fs.files[name] = bytes(data)
+    assert log.verify() == target
+
+
+def test_edit_with_relinked_chain_is_caught_by_the_anchor():
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES + 2, fs)
+    entries = [bytearray(e) for e in log.entries()]
+    entries[3][20] ^= 0x01
+    previous = bytes(8)
+    for entry in entries[:PAGE_ENTRIES]:  # a forger re-links the whole page on file
+        entry[24:] = eventlog.link_of(previous, bytes(entry[:24]))
+        previous = bytes(entry[24:])
+    fs.files["ev00.bin"] = b"".join(bytes(e) for e in entries[:PAGE_ENTRIES])
+    # the tail (inside the checked record) still chains from the old link
+    assert log.verify() == PAGE_ENTRIES
+
+
+def test_missing_page_is_reported():
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES * 2 + 1, fs)
+    del fs.files["ev01.bin"]
+    assert log.verify() == PAGE_ENTRIES
+
+
+def test_rolled_back_page_write_is_ignored():
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES - 1, fs)
+    before = log.anchor_bytes()
+    log.stage([(eventlog.LOCK, 0, 7, 700), (eventlog.SETTLE, 0, 0, 0)], 5000, 9)  # completes page 0
+    log.abandon()  # the record commit never happened
+    again = EventLog(fs)
+    again.load_anchor(before)
+    assert again.verify() is None and again.count == PAGE_ENTRIES - 1
+
+
+def test_recover_anchor_continues_after_the_newest_page():
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES * 3 + 7, fs)
+    fresh = EventLog(fs)
+    assert fresh.recover_anchor() == PAGE_ENTRIES * 3
+    assert fresh.head == list(log.entries())[PAGE_ENTRIES * 3 - 1][24:]
+    fresh.stage([(eventlog.RAM_CLEAR, 1, 0, 0)], 9000, 0)
+    fresh.confirm()
+    assert fresh.verify() is None
+    assert EventLog(MemFS()).recover_anchor() == 0
+
+
+@pytest.mark.parametrize("event, words", [
+    ((99, 0, 0, 0), "unknown event kind"), ([eventlog.LOCK], "tuple"),
+    ((eventlog.LOCK, -1, 0, 0), "event a"), ((eventlog.LOCK, 0, 2 ** 31, 0), "event b"),
+    ((eventlog.LOCK, 0, 0, "x"), "event c"),
+])
+def test_bad_event_is_refused_and_changes_nothing(event, words):
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES - 1, fs)
+    with pytest.raises(ValueError, match=words):
+        log.stage([(eventlog.LOCK, 0, 0, 0), event], 1, 1)
+    assert fs.files == {} and log.count == PAGE_ENTRIES - 1
+
+
+def test_too_many_events_in_one_commit_are_refused():
+    with pytest.raises(ValueError, match="at most 32"):
+        EventLog(MemFS()).stage([(eventlog.LOCK,)] * 33, 1, 1)
+
+
+def test_bad_time_and_round_are_refused():
+    with pytest.raises(ValueError, match="time"):
+        EventLog(MemFS()).stage([(eventlog.LOCK,)], -1, 1)
+    with pytest.raises(ValueError, match="round"):
+        EventLog(MemFS()).stage([(eventlog.LOCK,)], 1, 2 ** 32)
+
+
+def test_anchor_with_wrong_tail_is_refused():
+    log = logged(3)
+    with pytest.raises(Exception, match="tail"):
+        EventLog(MemFS()).load_anchor(log.anchor_bytes()[:-1])

@@ -1,0 +1,95 @@
+"""CRC-32, the checked record framing and the typed section layer of firmware/store."""
+
+import struct
+import zlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from firmware.store import crc32, record
+from firmware.store.errors import RecordError
+
+
+def test_crc_check_value():
+    # "123456789" -> 0xCBF43926 is the published check value of CRC-32/ISO-HDLC (IEEE 802.3)
+    assert crc32.crc32_table(b"123456789") == 0xCBF43926
+    assert crc32.crc32(b"123456789") == 0xCBF43926
+    assert crc32.crc32_table(b"") == 0
+
+
+@given(st.binary(max_size=600), st.integers(0, 0xFFFFFFFF))
+def test_table_crc_equals_zlib(data, start):
+    assert crc32.crc32_table(data, start) == zlib.crc32(data, start)
+    assert crc32.crc32(data, start) == zlib.crc32(data, start)
+
+
+def test_crc_tables_stay_small_ints():
+    # every table entry is a 16-bit half, so a 32-bit port never allocates in the loop
+    assert max(crc32._HI) <= 0xFFFF and max(crc32._LO) <= 0xFFFF
+
+
+def test_record_round_trip_and_layout():
+    data = record.encode(7, b"payload")
+    assert data[:2] == b"CM" and struct.unpack_from("<II", data, 4) == (7, 7)
+    assert len(data) == record.OVERHEAD + 7
+    assert struct.unpack_from("<I", data, len(data) - 4)[0] == zlib.crc32(data[:-4])
+    assert record.decode(data) == (7, b"payload")
+
+
+@pytest.mark.parametrize("mangle, reason", [
+    (lambda d: b"", "blank"),
+    (lambda d: b"\xff" * len(d), "blank"),
+    (lambda d: bytes(len(d)), "blank"),
+    (lambda d: b"XX" + d[2:], "bad magic"),
+    (lambda d: d[:2] + b"\x09" + d[3:], "bad version"),
+    (lambda d: d[:8] + struct.pack("<I", 0x7FFFFFF) + d[12:], "bad length"),
+    (lambda d: d[:-1], "truncated"),
+    (lambda d: d[:5], "short"),
+    (lambda d: d[:14] + bytes([d[14] ^ 1]) + d[15:], "bad crc"),
+    (lambda d: d[:-1] + bytes([d[-1] ^ 0x80]), "bad crc"),
+])
+def test_decode_names_the_failed_check(mangle, reason):
+    data = record.encode(3, b"some payload")
+    with pytest.raises(RecordError) as error:
+        record.decode(mangle(data))
+    assert str(error.value).startswith(reason)
+
+
+@given(st.binary(min_size=1, max_size=64), st.data())
+def test_every_single_bit_flip_is_detected(payload, data):
+    encoded = bytearray(record.encode(1, payload))
+    bit = data.draw(st.integers(0, len(encoded) * 8 - 1))
+    encoded[bit // 8] ^= 1 << (bit % 8)
+    with pytest.raises(RecordError):
+        record.decode(bytes(encoded))
+
+
+@pytest.mark.parametrize("seq, payload, words", [
+    (-1, b"", "seq"), (2 ** 32, b"", "seq"), ("1", b"", "seq"), (1, "text", "bytes"),
+    (1, b"x" * (record.MAX_PAYLOAD + 1), "exceeds"),
+])
+def test_encode_refuses_bad_input(seq, payload, words):
+    with pytest.raises(ValueError, match=words):
+        record.encode(seq, payload)
+
+
+def test_sections_round_trip_sorted():
+    packed = record.pack_sections({"b": b"2", "a": b"", "jackpot": b"\x00\xff"})
+    assert record.unpack_sections(packed) == {"a": b"", "b": b"2", "jackpot": b"\x00\xff"}
+    assert packed == record.pack_sections({"jackpot": b"\x00\xff", "a": b"", "b": b"2"})
+
+
+@pytest.mark.parametrize("sections, words", [
+    ([], "dict"), ({"": b""}, "name"), ({"x" * 33: b""}, "name"), ({1: b""}, "name"),
+    ({"a": "text"}, "bytes"),
+])
+def test_pack_sections_refuses_bad_input(sections, words):
+    with pytest.raises(ValueError, match=words):
+        record.pack_sections(sections)
+
+
+@pytest.mark.parametrize("payload", [b"", b"\x01\x00", b"\x01\x00\x01\x05\x00\x00\x00a", b"\x00\x00junk"])
+def test_unpack_sections_refuses_malformed(payload):
+    with pytest.raises(RecordError):
+        record.unpack_sections(payload)
