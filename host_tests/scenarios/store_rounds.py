@@ -1,0 +1,109 @@
+# Critical memory on both runtimes: FRAM (fake bus, decoded at the wire) + a second copy in a
+# file; rounds with the real jackpot pools, a reboot mid-round that resumes the same round, a
+# replayed step refused, a bit flip in each copy rebuilt and logged, both copies bad -> RAM
+# ERROR until a RAM clear, the hash-chained log intact, and the same record bytes on CPython
+# and MicroPython.  The table CRC-32 is checked against the published check value too.
+import sys
+
+from firmware.drivers.fram import FRAM
+from firmware.jackpot import record as jrecord
+from firmware.jackpot.pools import Jackpot
+from firmware.poker import cards
+from firmware.store import crc32, eventlog
+from firmware.store.critical import STEP_LOCK, STEP_SETTLE, CriticalMemory
+from firmware.store.errors import RamError
+from firmware.store.slots import FileSlot, FramSlot
+from host_tests.fakes.flash import MemFS
+from host_tests.fakes.fram import FramBus
+
+failures = []
+
+
+def check(ok, text):
+    if not ok:
+        failures.append(text)
+
+
+# CRC-32/ISO-HDLC check value 0xCBF43926 (the published "123456789" check)
+check(crc32.crc32_table(b"123456789") == 0xCBF43926, "table crc check value")
+check(crc32.crc32(b"123456789") == 0xCBF43926, "crc check value")
+
+fram_memory = bytearray(32768)
+files = {}
+
+
+def boot(now, cause):
+    fs = MemFS(files)
+    cm = CriticalMemory([FramSlot(FRAM(FramBus(fram_memory)), 0, 8192), FileSlot(fs, "cm_b.bin")], fs)
+    return cm, cm.boot(now, cause)
+
+
+cm, status = boot(1000, 1)
+print("blank boot:", status, "|", cm.status_text())
+check(status == "RAM ERROR" and not cm.wagering_allowed, "blank memory must be a RAM ERROR")
+cm.ram_clear({"jackpot": jrecord.encode(Jackpot({"main": {"rate": (333, 1000)}}))}, 1000, 5, True)
+print("after RAM clear:", cm.status_text())
+
+seats = [1, 2, 3, 4, 5, 6, 7]
+flop = cards.parse("Ah Kh Qh")
+holes = ["2c 3d", "4c 5d", "Jh Th", "6c 7d", "9h 2h", "8c 8d", "3c 4d"]
+hands = [(s, cards.parse(holes[s - 1]), True) for s in seats]
+for round_no in (1, 2):
+    jp = jrecord.decode(cm.section("jackpot"))
+    jp.contribute(round_no, seats)
+    cm.commit(round_no, STEP_LOCK, {"jackpot": jrecord.encode(jp)}, [(eventlog.LOCK, 0, 7, 700)],
+              1000 + round_no)
+    if round_no == 2:
+        # power fails after LOCK: the reboot resumes round 2 at LOCK with the wagers counted once
+        cm, status = boot(2000, 2)
+        print("reboot mid-round:", status, "round", cm.round_no, "step", cm.step)
+        check((cm.round_no, cm.step) == (2, STEP_LOCK), "round 2 not resumed at LOCK")
+        jp = jrecord.decode(cm.section("jackpot"))
+        check(not cm.commit(2, STEP_LOCK, {"jackpot": b"replay"}), "replayed LOCK accepted")
+    misses = ["2s 7c", "3s 8c", "4s 9c", "5s Tc", "6s Jc", "7s Qc", "8s Kc"]
+    settled = jp.settle(round_no, 5000 + round_no, flop, hands if round_no == 2 else
+                        [(s, cards.parse(misses[s - 1]), True) for s in seats])
+    events = [(eventlog.JACKPOT_HIT, h[2], h[3], h[10]) for h in settled.hits]
+    cm.commit(round_no, STEP_SETTLE, {"jackpot": jrecord.encode(jp)}, events + [(eventlog.SETTLE, 0, 0, 0)],
+              1100 + round_no)
+    print("round", round_no, "paid", settled.total_paid(), "pool", jp.value[0])
+
+record_bytes = cm._record
+print("record bytes", len(record_bytes), "crc", "%08x" % crc32.crc32(record_bytes))
+
+for copy_index in (0, 1):
+    if copy_index == 0:
+        fram_memory[40] ^= 0x08
+    else:
+        data = bytearray(files["cm_b.bin"])
+        data[40] ^= 0x08
+        files["cm_b.bin"] = bytes(data)
+    cm, status = boot(3000 + copy_index, 1)
+    logged = [(e[3], e[4]) for e in cm.log.events(cm.log.count - 4)]
+    print("flip in copy", copy_index, "->", status, cm.copy_status)
+    check(status == "repaired", "flip not repaired")
+    check((eventlog.CM_ERROR, copy_index) in logged and (eventlog.CM_RECOVERED, copy_index) in logged,
+          "repair not logged")
+
+fram_memory[40] ^= 0x08
+data = bytearray(files["cm_b.bin"])
+data[40] ^= 0x08
+files["cm_b.bin"] = bytes(data)
+cm, status = boot(4000, 1)
+print("flip in both copies ->", status, "|", cm.status_text())
+try:
+    cm.commit(3, STEP_LOCK, {"jackpot": b"x"})
+    failures.append("commit accepted in RAM ERROR")
+except RamError:
+    print("commit refused in RAM ERROR")
+cm.ram_clear({"jackpot": jrecord.encode(Jackpot())}, 4001, 9, True)
+cm, status = boot(4002, 1)
+print("after second RAM clear:", status, "log events", cm.log.count, "chain", cm.log.verify())
+check(status == "ok" and cm.log.verify() is None, "RAM clear did not take")
+for entry in cm.log.events(cm.log.count - 3):
+    print(" ", entry[0], entry[1], entry[2], eventlog.NAMES[entry[3]], entry[4], entry[5], entry[6])
+
+if failures:
+    print("FAILED:", failures)
+    sys.exit(1)
+print("all checks passed")
