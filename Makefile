@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: sim test bench game-math clean
+.PHONY: sim test broker bench game-math link-demo link-bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,15 +17,25 @@ $(STAMP): pyproject.toml
 sim: $(STAMP)
 	$(PY) -m tools.sim $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) broker
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q $(ARGS)
+
+# The linked-progressive tests start their own Mosquitto broker on loopback: install it if missing.
+broker:
+	bash tools/ensure_mosquitto.sh
 
 bench: $(STAMP)
 	$(PY) -m tools.bench
 
 game-math: $(STAMP)
 	$(PY) -m tools.game_math $(ARGS)
+
+link-demo: $(STAMP) broker
+	$(PY) -m tools.link_demo $(ARGS)
+
+link-bench: $(STAMP) broker
+	$(PY) -m tools.link_bench $(ARGS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache
