@@ -22,6 +22,9 @@ SEATS = [1, 2, 3, 4, 5, 6, 7]
 FLOP = "Ah Kh Qh"
 # seat 3 makes the royal (Jh Th + flop), seat 5 a flush (9h 2h + flop), the others nothing
 HOLES = {1: "2c 3d", 2: "4c 5d", 3: "Jh Th", 4: "6c 7d", 5: "9h 2h", 6: "8c 8d", 7: "3c 4d"}
+SF_FLOP = "9s Ts Js"
+# seat 2 makes a straight flush (Qs Ks + flop); it applies the pending reset change
+SF_HOLES = {1: "2c 3d", 2: "Qs Ks", 3: "4c 5d", 4: "6c 7d", 5: "8c 8d", 6: "2h 3h", 7: "4h 5h"}
 MISS_FLOP = "2s 7s Jd"
 MISS_HOLES = {1: "3s 4s", 2: "5c 6d", 3: "9c Tc", 4: "Ks 2d", 5: "8s 9d", 6: "Qc Qd", 7: "Ac 5h"}
 
@@ -90,6 +93,10 @@ def script():
         (4, STEP_LOCK, _step(lambda jp: jp.contribute(4, SEATS)), wagers),
         (4, STEP_SETTLE, _step(lambda jp: jp.settle(4, 5002, cards.parse(MISS_FLOP), _hands(MISS_HOLES))),
          [(eventlog.SETTLE, 0, 0, 0)]),
+        (5, STEP_LOCK, _step(lambda jp: jp.contribute(5, SEATS)), wagers),
+        (5, STEP_CONFIRM, lambda s: s, [(eventlog.SUPERVISOR_CONFIRM, 1, 1, 0)]),
+        (5, STEP_SETTLE, _step(lambda jp: jp.settle(5, 5003, cards.parse(SF_FLOP), _hands(SF_HOLES))),
+         [(eventlog.JACKPOT_HIT, 2, 4, 100000), (eventlog.SETTLE, 0, 1, 0)]),
     ]
 
 
@@ -105,18 +112,24 @@ class JackpotModel:
 # --- CPython checks of the model: the script does what it says --------------------------
 def test_script_pays_the_flush_then_the_royal_and_reconciles():
     state = fresh()
+    states = [state]
     for item in script():
         state = item[2](state)
+        states.append(state)
         assert conservation_error(state) is None
     jp = jrecord.decode(state)
+    before_sf = jrecord.decode(states[-2]).value[jcfg.MAIN]
     pm = jp.pool_meters(jcfg.MAIN)
-    # 4 rounds x 7 seats x 100 cents wagered, round 3 voided
-    assert pm["wagered"] == 2800 and pm["voided"] == 700
-    # a third of 2,100 net cents: 699.3 -> 699 credited, the 0.3 carried
-    assert pm["contributions"] - pm["contributions_reversed"] == 699
-    assert pm["hits_flush"] == 1 and pm["hits_royal_flush"] == 1
+    # 5 rounds x 7 seats x 100 cents wagered, round 3 voided
+    assert pm["wagered"] == 3500 and pm["voided"] == 700
+    # a third of 2,800 net cents: 932.4 -> 932 credited, the 0.4 carried
+    assert pm["contributions"] - pm["contributions_reversed"] == 932
+    assert pm["hits_flush"] == 1 and pm["hits_royal_flush"] == 1 and pm["hits_straight_flush"] == 1
     assert pm["paid_flush"] == 100 * 100  # rules.md 2, 11.9: flush 100 to 1 on a 100-cent wager
-    assert jp.pending[jcfg.MAIN] is not None  # the reset change waits for the next hit
+    # rules.md 2, 11.9: straight flush 1,000 to 1 or 10% of the pool, whichever is greater
+    assert before_sf > 1000000
+    assert pm["paid_straight_flush"] == max(1000 * 100, before_sf // 10)
+    assert jp.pending[jcfg.MAIN] is None and jp.config.pools[jcfg.MAIN].reset == 900000
 
 
 def test_conservation_check_can_fail():

@@ -49,18 +49,22 @@ class FramSlot:
 class FileSlot:
     """One copy in a file of a filesystem object (a mounted ``vfs.VfsLfs2``, or ``PathFS``).
 
-    A write goes to ``name + ".new"`` and is renamed over ``name``: rename is atomic on
-    littlefs (and POSIX), so the file holds the old or the new copy, never a mix.
+    By default a write rewrites the file in place: littlefs is copy-on-write and keeps the old
+    content until ``close`` commits the new one, and on any filesystem a torn file is only a
+    bad copy that boot rebuilds from the other one.  ``rename=True`` writes ``name + ".new"``
+    and renames it over ``name`` (atomic on POSIX too), at the cost of about 20% more flash
+    erases per commit on littlefs (tools/wear_bench.py --rename).
     """
 
     physical = "flash"
 
-    def __init__(self, fs, name):
+    def __init__(self, fs, name, rename=False):
         if not name or "/" in name:
             raise ValueError("slot file name %r must be a plain file name" % (name,))
         self.fs = fs
         self.name = name
         self.temp = name + ".new"
+        self.rename = rename
 
     def read(self):
         """Return the file's bytes, or None if it does not exist."""
@@ -72,6 +76,11 @@ class FileSlot:
 
     def write(self, data):
         """Replace the file's content with data, atomically."""
+        if not self.rename:
+            # littlefs keeps the old content until close commits the new one (copy-on-write)
+            with self.fs.open(self.name, "wb") as f:
+                f.write(data)
+            return
         with self.fs.open(self.temp, "wb") as f:
             f.write(data)
         self.fs.rename(self.temp, self.name)
