@@ -335,9 +335,10 @@ class Service:
     def _program(self, cmd, rest):
         self._no_args(cmd, rest)
         c = self.controller
-        reply = {"ok": True, "cmd": cmd, "verified": c.program_ok, "text": c.program_text,
-                 "digest": c.program_digest}
         p = self.program
+        reply = {"ok": True, "cmd": cmd, "checked": p is not None,
+                 "verified": p is not None and c.program_ok, "text": c.program_text,
+                 "digest": c.program_digest}
         if p is not None:
             reply.update({"reason": p.reason, "detail": p.detail, "path": p.path,
                           "authenticated": p.authenticated, "board": p.board,

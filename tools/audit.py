@@ -269,7 +269,8 @@ def report(data):
     s, p = data["status"], data["program"]
     out.append("Table: phase %s, round %d, memory %s, %s" % (s["phase"], s["round"], s["memory"],
                                                              s["memory_text"]))
-    out.append("Program: %s  %s" % ("VERIFIED" if p["verified"] else "FAILED", p["text"]))
+    verdict = "VERIFIED" if p["verified"] else "FAILED" if p.get("checked", True) else "NOT CHECKED"
+    out.append("Program: %s  %s" % (verdict, p["text"]))
     out.append("Program digest: %s" % (p["digest"] or "(none)"))
     out.append("")
     if data["meters"] is None:
