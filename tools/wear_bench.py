@@ -79,6 +79,9 @@ def measure(board, rounds):
     hottest = 0
     for i in range(flash.block_count):
         hottest = max(hottest, flash.erase_counts[i] - start[3][i])
+    if "--blocks" in sys.argv:
+        counts = sorted([(flash.erase_counts[i] - start[3][i], i) for i in range(flash.block_count)])
+        print("hottest blocks", counts[-6:], "coldest", counts[:3])
     print("BENCH board=%s rounds=%d programs=%d erases=%d bytes=%d hottest=%d fram_bytes=%d record=%d log=%d"
           % (board, rounds, flash.programs - start[0], flash.erases - start[1],
              flash.bytes_programmed - start[2], hottest, bus.bytes_written - start[4],
