@@ -5,6 +5,10 @@
     app.step(now_ms, wall)         # one loop pass; allocates nothing in steady state
     main()                         # on the board (main.py): boot, then step every TICK_MS
 
+A linked table (docs/link.md "Integration") is given a ``LinkSetup``: at boot the app builds
+the link's Station (MQTT client + TableLink) from critical memory, and every pass runs
+``station.service`` and hands the link's state, pool and payouts to the controller.
+
 Everything that talks to hardware is a driver given the board's buses; everything that
 decides is the controller.  ``step`` polls the inputs into controller events, renders the
 controller's view when it changed, lets each output driver do its per-tick work, and feeds
@@ -29,6 +33,9 @@ from firmware.table import controller as tc
 
 TICK_MS = const(20)
 CONFIG_PATH = "/config.json"
+EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
+WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
+NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
 WATCHDOG_MS = const(2000)
 FRAM_COPY_BYTES = const(16384)
 SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
@@ -60,15 +67,40 @@ def make_memory(board, fs):
     return CriticalMemory(copies, fs)
 
 
+class LinkSetup:
+    """What a linked table needs to build its link: table number, key (bytes), an opener
+    (``firmware.link.mqtt.tcp_opener(host, port)``) and optional TableLink timings (ms)."""
+
+    def __init__(self, table, key, opener, timings=None, keepalive=None):
+        self.table = table
+        self.key = key
+        self.opener = opener
+        self.timings = timings or {}
+        self.keepalive = keepalive
+
+    def station(self, section, log):
+        """The Station (MQTT client + TableLink), restored from its section when there is one."""
+        from firmware.link.station import KEEPALIVE, Station
+        station = Station(self.table, self.key, self.opener, log, section,
+                          self.keepalive or KEEPALIVE)
+        for name in self.timings:
+            setattr(station.link, name, self.timings[name])
+        return station
+
+
 class App:
     """The table: drivers around a RoundController."""
 
     def __init__(self, board, fs, memory=None, jackpot_config=None, hand_rule=tc.HOLE2_BOARD3,
-                 ante_sensors=True, now=0):
+                 ante_sensors=True, now=0, link=None):
         self.board = board
         self.memory = memory or make_memory(board, fs)
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
                                              board.seats)
+        self.link_setup = link
+        self.station = None      # firmware.link.station.Station of a linked table, after boot
+        if link is not None:
+            self.controller.link_factory = self._open_station
         self.mcp = MCP23017(board.i2c, board.mcp23017_addr)
         self.spots = sensors.SpotSensors(SPOTS)
         buttons = [board.buttons[name] for name in btn.BUTTON_NAMES]
@@ -88,6 +120,12 @@ class App:
         self.meter_shown = [-1, -1, -1]
         self.fault_shown = None
         self.service = None      # firmware.service.Service, polled each pass when set
+
+    def _open_station(self, section, log):
+        if self.station is not None:
+            self.station.close()
+        self.station = self.link_setup.station(section, log)
+        return self.station.link
 
     def boot(self, now, wall, program=None):
         """Start every part, read critical memory and show the table's state.
@@ -132,6 +170,11 @@ class App:
             elif kind == shoemod.REJECT:
                 c.shoe_reject(self.shoe.reject_text(), now)
             event = self.shoe.events.pop()
+        station = self.station
+        if station is not None:
+            station.service(now, wall)
+            c.link(station.link.wagers_open(), now)
+            c.link_poll(now)
         c.tick(now, wall)
         if self.service is not None:
             self.service.poll(now)
@@ -196,19 +239,89 @@ def main():
     program = manifest.check_device("/", board=hw.name)
     table, config_ok, config_text = load_config(CONFIG_PATH, hw.name)
     options = {}
+    link = None
     if table is not None:
         options = {"jackpot_config": table.jackpot, "hand_rule": table.options.hand_rule}
+        if table.link is not None:
+            link, problem = board_link(hw, table.link)
+            if problem:
+                config_ok, config_text = False, problem
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
-              **options)
-    app.boot(time.ticks_ms(), time.time(), program)
+              link=link, **options)
+    offset = EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
+    app.boot(time.ticks_ms(), time.time() + offset, program)
     app.controller.set_config_status(config_ok, config_text)
+    if table is not None and table.link is not None and link is None:
+        # configured as linked but the link cannot be built: never fall back to the local pool
+        app.controller.link_required = True
+        app.controller.link(False, time.ticks_ms())
     app.service = _console_service(app, program)
+    next_ntp = time.time() + NTP_EVERY_S
     while True:
         start = time.ticks_ms()
-        app.step(start, time.time())
+        app.step(start, time.time() + offset)
+        if link is not None and time.time() >= next_ntp:
+            next_ntp = time.time() + NTP_EVERY_S
+            set_clock()
         spent = time.ticks_diff(time.ticks_ms(), start)
         if spent < TICK_MS:
             time.sleep_ms(TICK_MS - spent)
+
+
+def board_link(hw, settings):
+    """(LinkSetup or None, problem text): Wi-Fi joined, clock set, key read for a linked table.
+
+    settings: the configuration file's LinkConfig.  Wi-Fi is started here and waited for at
+    most WIFI_WAIT_MS (the MQTT client keeps retrying afterwards); the clock is set from NTP
+    because link messages more than 300 s off the controller's clock are refused."""
+    import time
+
+    from firmware.link import mqtt
+
+    try:
+        key = read_link_key(settings.key_file)
+    except (OSError, ValueError) as error:
+        return None, "link key %s: %s" % (settings.key_file, error)
+    if hw.make_wlan is None:
+        return None, "link: board %s has no Wi-Fi" % hw.name
+    wlan = hw.make_wlan()
+    wlan.active(True)
+    if settings.wifi_ssid and not wlan.isconnected():
+        wlan.connect(settings.wifi_ssid, settings.wifi_password)
+    start = time.ticks_ms()
+    while not wlan.isconnected() and time.ticks_diff(time.ticks_ms(), start) < WIFI_WAIT_MS:
+        time.sleep_ms(100)
+    set_clock()
+    return LinkSetup(settings.table, key, mqtt.tcp_opener(settings.broker, settings.port)), ""
+
+
+def set_clock():
+    """Set the RTC from NTP once (a failure is left to the next try: the link then stays
+    DOWN, its messages being refused as stale, which keeps jackpot wagering closed)."""
+    try:
+        import ntptime
+        ntptime.settime()
+        return True
+    except Exception:  # noqa: BLE001 - no network, no NTP answer: try again later
+        return False
+
+
+def read_link_key(path):
+    """The link key from its file: hex digits (32..128 of them), whitespace ignored."""
+    with open(path) as f:
+        text = f.read(300)
+    return parse_link_key(text)
+
+
+def parse_link_key(text):
+    """Key bytes from hex text; ValueError saying what is wrong (never the key itself)."""
+    digits = "".join(text.split())
+    if len(digits) < 32 or len(digits) > 128 or len(digits) % 2:
+        raise ValueError("expected 32..128 hex digits (16..64 bytes), got %d characters" % len(digits))
+    try:
+        return bytes.fromhex(digits)
+    except ValueError:
+        raise ValueError("not hex digits") from None
 
 
 def load_config(path, board_name):

@@ -8,7 +8,9 @@ A JSON object (docs/configuration.md, example in docs/table-config.example.json)
      "table_max": 500000,               optional: maximum payout per hand in cents (null: none)
      "rules": {"hand_rule": "hole2_board3", ...},      the game's rule options
      "paytables": {"trips": "trips_a", "blind": "blind_a"},   preset per pay-table bet
-     "jackpot": {"wager": 100, "main": {"rate": [70, 100], "reset": 1000000}, ...}}  UTH only
+     "jackpot": {"wager": 100, "main": {"rate": [70, 100], "reset": 1000000}, ...},  UTH only
+     "link": {"table": 3, "broker": "10.1.2.3", "port": 1883, "key_file": "/link.key",
+              "wifi_ssid": "casino-iot", "wifi_password": "..."}}   linked progressive, UTH only
 
 Validation reuses the firmware's own validators: the game's ``Config`` (firmware.poker.uth,
 fcp, brs) for the rule options, ``paytables.check_bet`` for the presets and
@@ -21,6 +23,7 @@ value, and nothing is built from a file that has one.
     table = load("/config.json", board)   # the same from a file
     table.jackpot                         # firmware.jackpot.config.Config (None unless UTH)
     table.options                         # the game's Config (rule options, presets, table max)
+    table.link                            # LinkConfig of a linked table, or None (standalone)
 """
 
 import json
@@ -38,7 +41,12 @@ MAX_KEY = const(32)
 MAX_ITEMS = const(32)             # keys of one object, items of one list
 MAX_DEPTH = const(4)
 
-TOP_KEYS = ("format", "game", "board", "table_max", "rules", "paytables", "jackpot")
+TOP_KEYS = ("format", "game", "board", "table_max", "rules", "paytables", "jackpot", "link")
+LINK_KEYS = ("enabled", "table", "broker", "port", "key_file", "wifi_ssid", "wifi_password")
+LINK_REQUIRED = ("table", "broker")
+MAX_LINK_TABLE = const(9999)      # firmware.link.codec.MAX_TABLE
+DEFAULT_LINK_PORT = const(1883)
+DEFAULT_KEY_FILE = "/link.key"
 REQUIRED = ("format", "game")
 GAMES = {uth.GAME: uth.Config, fcp.GAME: fcp.Config, brs.GAME: brs.Config}
 
@@ -118,10 +126,71 @@ def _name(key, value):
     return value
 
 
+class LinkConfig:
+    """The "link" section: this table's number on the link, the MQTT broker (host, port), the
+    file holding the table's link key, and the Wi-Fi network to join."""
+
+    def __init__(self, table, broker, port, key_file, wifi_ssid, wifi_password):
+        self.table = table
+        self.broker = broker
+        self.port = port
+        self.key_file = key_file
+        self.wifi_ssid = wifi_ssid
+        self.wifi_password = wifi_password
+
+
+def _int_in(key, value, low, high):
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError("config %s: %s is not a whole number %d..%d" % (key, _short(value), low, high))
+    return value
+
+
+def _text(key, value, allow_empty=False):
+    if not isinstance(value, str) or (not value and not allow_empty):
+        raise ConfigError("config %s: %s is not text" % (key, _short(value)))
+    for ch in value:
+        if ord(ch) < 0x20 or ord(ch) > 0x7E:
+            raise ConfigError("config %s: %s holds a character that is not printable ASCII"
+                              % (key, _short(value)))
+    return value
+
+
+def _link(game, data):
+    """The LinkConfig of a "link" section, or None when it is absent or disabled."""
+    section = _object("link", data)
+    for key in section:
+        if key not in LINK_KEYS:
+            raise ConfigError("config link.%s: unknown key (value %s; known: %s)"
+                              % (key, _short(section[key]), ", ".join(LINK_KEYS)))
+    enabled = section.get("enabled", True)
+    if enabled is not True and enabled is not False:
+        raise ConfigError("config link.enabled: %s is not true or false" % _short(enabled))
+    if not enabled:
+        return None
+    if game != uth.GAME:
+        raise ConfigError("config link: the linked progressive is a %s jackpot, this table plays %s"
+                          % (uth.GAME, game))
+    for key in LINK_REQUIRED:
+        if key not in section:
+            raise ConfigError("config link.%s: missing (required: %s)" % (key, ", ".join(LINK_REQUIRED)))
+    table = _int_in("link.table", section["table"], 1, MAX_LINK_TABLE)
+    broker = _text("link.broker", section["broker"])
+    if " " in broker:
+        raise ConfigError("config link.broker: %s is not a host name or address" % _short(broker))
+    port = _int_in("link.port", section.get("port", DEFAULT_LINK_PORT), 1, 65535)
+    key_file = _text("link.key_file", section.get("key_file", DEFAULT_KEY_FILE))
+    if not key_file.startswith("/"):
+        raise ConfigError("config link.key_file: %s is not an absolute path" % _short(key_file))
+    ssid = _text("link.wifi_ssid", section.get("wifi_ssid", ""), True)
+    password = _text("link.wifi_password", section.get("wifi_password", ""), True)
+    return LinkConfig(table, broker, port, key_file, ssid, password)
+
+
 class TableConfig:
     """A validated configuration file (see the module docstring)."""
 
-    def __init__(self, game, board, options, paytable_names, jackpot, jackpot_changes, data):
+    def __init__(self, game, board, options, paytable_names, jackpot, jackpot_changes, data,
+                 link=None):
         self.format = FORMAT
         self.game = game
         self.board = board
@@ -130,6 +199,7 @@ class TableConfig:
         self.jackpot = jackpot              # jcfg.Config, or None for FCP and BRS
         self.jackpot_changes = jackpot_changes
         self.data = data                    # the file's object as read
+        self.link = link                    # LinkConfig (linked table) or None
 
     @property
     def table_max(self):
@@ -243,7 +313,8 @@ def build(data, board=None):
         game_config = GAMES[game](**options)
     except ValueError as error:
         raise ConfigError("config rules: %s" % error) from None
-    return TableConfig(game, file_board, game_config, names, jackpot, changes, data)
+    link = _link(game, data["link"]) if "link" in data else None
+    return TableConfig(game, file_board, game_config, names, jackpot, changes, data, link)
 
 
 def load(path, board=None):

@@ -5,6 +5,8 @@
     python -m tools.sim --fresh              # start with blank critical memory
     python -m tools.sim --state DIR          # keep the table's FRAM and flash files in DIR
     python -m tools.sim --service            # the service protocol on stdin/stdout (serve())
+    python -m tools.sim --link HOST:PORT --table-id N --key-file F
+                                             # a linked table on a real broker and link controller
 
 Everything shown is read back from the wire-level fakes, as a person at the table would see
 it: the seat rings' colours from the WS2812 bytes, the meter sign's digits from the MAX7219
@@ -61,16 +63,24 @@ class ScriptError(Exception):
 
 
 class Simulation:
-    """The app on a simulated table, with a clock that the caller advances."""
+    """The app on a simulated table, with a clock that the caller advances.
 
-    def __init__(self, state_dir=None, fresh=False):
+    link: a firmware.app.LinkSetup for a linked table; its clock then follows real time (the
+    broker and the link controller live in real time), and ``companions`` (other linked
+    Simulations) are stepped along whenever this one runs, so several tables keep their links
+    alive in one thread."""
+
+    def __init__(self, state_dir=None, fresh=False, link=None):
         if state_dir and fresh:
             _wipe(state_dir)
         self.table = simulated.make(state_dir)
         fs = PathFS(self.table.flash_dir) if state_dir else MemFS()
         self.now = 0
         self.wall = int(time.time())
-        self.app = App(self.table.board, fs, now=self.now)
+        self.realtime = link is not None
+        self.started = time.monotonic()
+        self.companions = []
+        self.app = App(self.table.board, fs, now=self.now, link=link)
         self.pending_lines = []
         self.app.boot(self.now, self.wall)
         self.run(SETTLE_MS)
@@ -79,15 +89,45 @@ class Simulation:
     def controller(self):
         return self.app.controller
 
+    @property
+    def link(self):
+        """The TableLink of a linked table (None when standalone or before boot)."""
+        return self.app.station.link if self.app.station is not None else None
+
     def run(self, ms):
         """Let the table run for ms milliseconds, one loop tick at a time."""
         end = self.now + ms
         while self.now < end:
-            self.now += TICK_MS
-            self.table.pwm.now = self.now
-            if self.pending_lines:
-                self.table.shoe.inject(self.pending_lines.pop(0))
-            self.app.step(self.now, self.wall + self.now // 1000)
+            if self.realtime:
+                ahead = self.started + (self.now + TICK_MS) / 1000 - time.monotonic()
+                if ahead > 0:
+                    time.sleep(ahead)
+            self._tick()
+            for other in self.companions:
+                other.catch_up()
+
+    def catch_up(self):
+        """Run the ticks real time has made due (a companion of the table that is running)."""
+        due = int((time.monotonic() - self.started) * 1000)
+        for _ in range(100):
+            if self.now + TICK_MS > due:
+                return
+            self._tick()
+
+    def _tick(self):
+        self.now += TICK_MS
+        self.table.pwm.now = self.now
+        if self.pending_lines:
+            self.table.shoe.inject(self.pending_lines.pop(0))
+        self.app.step(self.now, self.wall + self.now // 1000)
+
+    def run_until(self, done, timeout_ms):
+        """Run until done() is true (checked every tick); False after timeout_ms."""
+        for _ in range(timeout_ms // TICK_MS + 1):
+            if done():
+                return True
+            self.run(TICK_MS)
+        return done()
 
     def press(self, name, long=False):
         pin = self.table.buttons[name]
@@ -158,6 +198,11 @@ class Simulation:
         out = []
         out.append("Table simulator  round %d  phase %s  memory: %s" % (
             c.rec.round_no, tc.PHASE_NAMES[c.phase], self.app.memory.status_text()))
+        if self.link is not None:
+            lk = self.link
+            out.append("  linked table %d  link %s  jackpot wagers %s  unconfirmed %d  hits queued %d"
+                       % (lk.table, lk.state_name(), "OPEN" if c.jackpot_open() else "closed",
+                          len(lk.entries), len(lk.awaiting)))
         names = ("JACKPOT", "MAJOR") if len(c.view.meter_slots) == 1 else ("MINOR", "MAJOR")
         for line in range(len(c.view.meter_slots)):
             out.append("  meter sign %-7s [%8s]" % (names[line], self.table.chain.text(line)))
@@ -349,20 +394,51 @@ def main(argv=None):
     parser.add_argument("--fresh", action="store_true", help="start with blank critical memory")
     parser.add_argument("--service", action="store_true",
                         help="speak the service protocol on stdin/stdout (tools/audit.py --sim)")
+    parser.add_argument("--link", metavar="HOST:PORT",
+                        help="a linked table: the MQTT broker the link controller uses")
+    parser.add_argument("--table-id", type=int, help="linked table number (1..9999)")
+    parser.add_argument("--key-file", help="file with the table's link key in hex")
     args = parser.parse_args(argv)
     state = None if args.memory else args.state
+    link = None
+    if args.link or args.table_id or args.key_file:
+        try:
+            link = link_setup(args.link, args.table_id, args.key_file)
+        except ValueError as error:
+            parser.error(str(error))
     if args.service:
-        return serve(Simulation(state, fresh=args.fresh))
+        return serve(Simulation(state, fresh=args.fresh, link=link))
     if args.script is None and not sys.stdin.isatty():
         args.script = os.path.join(os.path.dirname(__file__), "sim_scripts", "demo.txt")
         state, args.fresh = None, True
         print("No terminal to read keys from: replaying %s\n" % args.script)
-    sim = Simulation(state, fresh=args.fresh)
+    sim = Simulation(state, fresh=args.fresh, link=link)
     if args.script:
         with open(args.script) as f:
             return run_script(sim, f.readlines())
     interactive(sim)
     return 0
+
+
+def link_setup(address, table_id, key_file, timings=None):
+    """A LinkSetup from the command line's --link HOST:PORT, --table-id and --key-file."""
+    from firmware.app import LinkSetup, read_link_key
+    from firmware.link import mqtt
+
+    if not address or table_id is None or not key_file:
+        raise ValueError("a linked table needs --link HOST:PORT, --table-id N and --key-file F")
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError("--link %r is not HOST:PORT" % address)
+    if not 1 <= table_id <= 9999:
+        raise ValueError("--table-id %d is not 1..9999" % table_id)
+    try:
+        key = read_link_key(key_file)
+    except OSError as error:
+        raise ValueError("--key-file %s: %s" % (key_file, error)) from None
+    except ValueError as error:
+        raise ValueError("--key-file %s: %s" % (key_file, error)) from None
+    return LinkSetup(table_id, key, mqtt.tcp_opener(host, int(port)), timings)
 
 
 # ---------------------------------------------------------------------- service mode (issue 7)

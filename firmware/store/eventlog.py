@@ -51,6 +51,9 @@ LINK_UP = const(15)
 SETTLE = const(16)          # b jackpot paid (cents), c pool after (cents)
 LOG_ERROR = const(17)       # b first sequence number whose link failed
 OPERATOR_ADDITION = const(18)  # a pool, c amount (cents)
+LINK_REJECT = const(19)     # a reason (LINK_REASONS index + 1), b messages rejected since the last entry
+LINK_MISMATCH = const(20)   # b table's linked wagers (cents), c controller's linked wagers (cents)
+LINK_CLAIM = const(21)      # a seat, b hand category, c jackpot wager (cents): hit sent to the link
 
 NAMES = {
     POWER_UP: "power up", POWER_DOWN: "power down", CM_ERROR: "critical memory error",
@@ -59,7 +62,12 @@ NAMES = {
     CONFIG_CHANGE: "configuration change", DOOR_OPEN: "door open", DOOR_CLOSE: "door close",
     TAMPER: "tamper", LINK_DOWN: "link down", LINK_UP: "link up", SETTLE: "settle",
     LOG_ERROR: "event log error", OPERATOR_ADDITION: "operator addition",
+    LINK_REJECT: "link message rejected", LINK_MISMATCH: "link ledger mismatch",
+    LINK_CLAIM: "jackpot hit claimed on the link",
 }
+
+# Reasons of LINK_REJECT (firmware.link.codec.REJECT_REASONS, in its order)
+LINK_REASONS = ("malformed", "forged", "replayed", "stale", "unknown table")
 
 # Reason codes of CM_ERROR
 REASON_BLANK = const(1)

@@ -15,6 +15,8 @@ Inputs, from the app's drivers::
     card(dest, card, now_ms)       a card from the shoe or the panel: dest 0 dealer, 1..7 seat, 8 board
     shoe_reject(reason, now_ms)    a shoe line the driver rejected
     link(up, now_ms)               the linked-progressive link went down or came back
+    link_poll(now_ms)              linked tables, every tick after the link's service(): pool
+                                   amounts, payouts, link events, commits of the link section
     tick(now_ms, wall)             every loop tick: timers; allocates nothing
 
 Output: ``view`` (seat light patterns, dealer display lines, meter amounts and faults, one-shot
@@ -36,6 +38,14 @@ The dealer's round [rules.md 2, 5]:
               then the jackpot is paid and committed (STEP_CONFIRM, STEP_SETTLE).
     RESULTS   SETTLE or OK clears the table for the next round.
 
+Linked table (``link_factory`` set before ``boot``; docs/link.md "Integration"): the pool
+belongs to the link controller.  The table's own Jackpot is kept (its configuration gives the
+wager and the pay table) but is frozen: never contributed to, never paid from, never shown.
+At LOCK the wagers become a link contribution committed in the same STEP_LOCK record as the
+round; a void reverses it; a confirmed hit is claimed on the link in the STEP_SETTLE commit
+and paid when the controller's payout arrives (logged as JACKPOT_HIT with the amount paid,
+shown on the sign).  The table's linked meters are the link's ledger totals.
+
 Supervisor (key on) from OPEN: long OK audit menu, long SETTLE configuration, long LOCK test
 mode.  With no good copy of critical memory the controller sits in RAM ERROR until a RAM clear
 (key + long OK, then OK to accept the reset values).
@@ -46,6 +56,7 @@ from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sensors
 from firmware.jackpot import config as jcfg
+from firmware.jackpot import hits as hitplan
 from firmware.jackpot import meters as jm
 from firmware.jackpot import paytable as jpay
 from firmware.jackpot import pools
@@ -99,6 +110,11 @@ CONFIG_ITEMS = (
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
+SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
+SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
+LINK_RETRY_MS = const(1000)      # wait before committing the link section again after a failure
+# Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
+LINK_TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
 
 _SUITS = "cdhs"
 
@@ -172,6 +188,16 @@ class RoundController:
         self.previous_phase = OPEN
         self.test_step = 0
         self.config_index = 0
+        # linked progressive (None / unused on a standalone table)
+        self.link_factory = None     # callable(section bytes or None, log) -> TableLink
+        self.tablelink = None
+        self.lock_time = 0           # wall seconds of this round's LOCK (linked)
+        self.hits_estimated = False  # self.hits amounts are estimates until the link pays
+        self.link_events = []        # (kind, a, b, c) from the link's log, committed by link_poll
+        self.link_rejects = 0
+        self.link_reject_reason = 0
+        self.link_retry = 0
+        self.link_failed = False
 
     # ------------------------------------------------------------------ boot
 
@@ -187,6 +213,8 @@ class RoundController:
             self.jackpot = self._load_jackpot()
             data = self.memory.section(SECTION_ROUND)
             self.rec = roundrecord.decode(data) if data is not None else roundrecord.RoundRecord()
+            if self.link_factory is not None:
+                self._open_link()
         except ValueError as error:
             self._enter_ram_error("bad record: %s" % error)
             return self.phase
@@ -256,6 +284,7 @@ class RoundController:
         self.tamper = 0
         self.ante_marked = 0
         self.hits = []
+        self.hits_estimated = False
         self.results = []
         self.message = ""
         self._set_phase(OPEN)
@@ -359,6 +388,185 @@ class RoundController:
         self._refresh_meter()
         self._render()
 
+    def link_poll(self, now_ms):
+        """Linked tables, every tick after the link's service(): payouts that arrived, link
+        events, the link section when it changed, and the pool amounts on the meter sign.
+        Allocates nothing while nothing changes."""
+        lk = self.tablelink
+        if lk is None or self.jackpot is None or self.memory.ram_error:
+            return
+        self.now_ms = now_ms
+        if lk.results:
+            self._link_results()
+        if self.link_events or self.link_rejects:
+            self._link_log_commit()
+        if lk.dirty and now_ms - self.link_retry >= 0:
+            self._link_save()
+        view = self.view
+        amounts = lk.amounts()
+        slots = view.meter_slots
+        n = len(amounts)
+        for i in range(len(slots)):
+            if i < n and view.meter[slots[i]] != amounts[i]:
+                self._refresh_meter()
+                return
+        if view.meter_fault != self._meter_fault():
+            self._refresh_meter()
+
+    def link_totals(self):
+        """The linked table's own ledger meters (dict of LINK_TOTAL_NAMES), or None."""
+        if self.tablelink is None:
+            return None
+        out = {}
+        totals = self.tablelink.totals
+        for i in range(len(LINK_TOTAL_NAMES)):
+            out[LINK_TOTAL_NAMES[i]] = totals[i]
+        return out
+
+    # ------------------------------------------------------------------ linked progressive
+
+    def _open_link(self):
+        """Build the table's link from its critical-memory section (ValueError if unusable)."""
+        self.tablelink = self.link_factory(self.memory.section(SECTION_LINK), self._link_log)
+        self.link_required = True
+        self.link_up = False
+        self.lock_time = 0
+        data = self.memory.section(SECTION_LINK_ROUND)
+        if data is not None:
+            words = bytes(data).decode().split()
+            if len(words) != 2 or not words[0].isdigit() or not words[1].isdigit():
+                raise ValueError("link round section %r is not 'round lock_time'" % (bytes(data),))
+            if int(words[0]) == self.rec.round_no or int(words[0]) == self.memory.round_no:
+                self.lock_time = int(words[1])
+
+    def _link_log(self, code, text):
+        """The link's log callback: rejects are counted, a mismatch is queued for the log."""
+        if code == "link reject":
+            self.link_rejects += 1
+            self.link_reject_reason = 0
+            for i in range(len(ev.LINK_REASONS)):
+                if text.startswith(ev.LINK_REASONS[i]):
+                    self.link_reject_reason = i + 1
+        elif code == "link mismatch":
+            remote = self.tablelink.remote if self.tablelink is not None else None
+            theirs = remote[0] if remote else 0
+            self.link_events.append((ev.LINK_MISMATCH, 0, _i32(self.tablelink.totals[0]), _i32(theirs)))
+
+    def _link_log_commit(self):
+        events = self.link_events[:ev.MAX_EVENTS_PER_COMMIT - 1]
+        if self.link_rejects:
+            events.append((ev.LINK_REJECT, self.link_reject_reason, self.link_rejects, 0))
+        self.link_events = []
+        self.link_rejects = 0
+        self._link_commit(events)
+
+    def _link_save(self):
+        self._link_commit([])
+
+    def _link_commit(self, events):
+        """Commit events with the link section; on failure keep it dirty and retry later."""
+        lk = self.tablelink
+        problem = self.commit_admin(events, {SECTION_LINK: lk.section()})
+        if problem:
+            lk.dirty = True
+            self.link_retry = self.now_ms + LINK_RETRY_MS
+            return False
+        lk.saved()
+        return True
+
+    def _link_results(self):
+        """Payouts the link controller confirmed: log, commit, then show them."""
+        lk = self.tablelink
+        results = lk.take_results()
+        events = []
+        for result in results:
+            for row in result.rows:
+                events.append((ev.JACKPOT_HIT, row[0], row[1], _i32(row[2])))
+        if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
+            events = events[:ev.MAX_EVENTS_PER_COMMIT]
+        if not self._link_commit(events):
+            lk.results = results + lk.results
+            return
+        for result in results:
+            paid = []
+            for row in result.rows:
+                line = self._sign_line(self.jackpot.config.pool_for(row[1]))
+                new = result.after[line] if line < len(result.after) else 0
+                self.view.win = (line, row[0], row[2], new)
+                self.view.win_serial += 1
+                paid.append("JP S%d %s" % (row[0], money(row[2])))
+                self._say("JACKPOT PAID S%d" % row[0], money(row[2]))
+            if result.round == self.rec.round_no and self.phase == RESULTS:
+                keep = [line for line in self.results if not line.startswith("JP ")]
+                self.results = keep + paid
+                self.hits = []
+        self._beep(BEEP_JACKPOT)
+        self._refresh_meter()
+
+    def _link_mark(self):
+        lk = self.tablelink
+        return (lk.last_n, list(lk.totals), len(lk.entries), len(lk.awaiting), lk.dirty)
+
+    def _link_rollback(self, mark):
+        """Undo an entry the commit did not take (it was never sent: see _link_held)."""
+        lk = self.tablelink
+        lk.last_n = mark[0]
+        lk.totals[:] = mark[1]
+        del lk.entries[mark[2]:]
+        del lk.awaiting[mark[3]:]
+        lk.dirty = mark[4]
+
+    def _link_held(self, method, *args):
+        """Make a link entry without sending it: it goes out once its commit is done, so the
+        controller never hears of an entry a power cut or a failed commit could still lose."""
+        lk = self.tablelink
+        up = lk.transport_up
+        lk.transport_up = False
+        try:
+            return method(*args)
+        finally:
+            lk.transport_up = up
+
+    def _link_release(self):
+        """Committed: let the link send its unacknowledged entries at its next service."""
+        lk = self.tablelink
+        lk.last_resend = self.now_ms - lk.resend_every
+
+    def _linked_hits(self, flop):
+        """Jackpot hits of this round as HIT_FIELDS records with estimated amounts (the link
+        controller pays them), in dealing order."""
+        wager = self.jackpot.config.wager
+        config = self.jackpot.config
+        winners = [[], [], []]
+        five_of = {}
+        for seat, hole, played in self._jackpot_hands():
+            if not played:
+                continue
+            five = jpay.jackpot_cards(hole, flop)
+            hand = jpay.hand_type(hands.best5(five))
+            if hand != jpay.NO_HIT:
+                winners[config.pool_for(hand)].append((seat, hand))
+                five_of[seat] = five
+        amounts = self.tablelink.amounts()
+        active = config.active_slots()
+        out = []
+        for i in range(len(active)):
+            slot = active[i]
+            if not winners[slot]:
+                continue
+            value = amounts[i] if i < len(amounts) else 0
+            payouts = hitplan.plan_pool(value, winners[slot], wager, config.odds, config.percent)[0]
+            for p in payouts:
+                record = [self.lock_time, self.rec.round_no, p[hitplan.SEAT], p[hitplan.HAND], slot]
+                record.extend(five_of[p[hitplan.SEAT]])
+                record.extend([p[hitplan.AMOUNT], p[hitplan.SHORTFALL], p[hitplan.BEFORE],
+                               p[hitplan.AFTER]])
+                out.append(record)
+        return out
+
+    def _lock_round_section(self):
+        return ("%d %d" % (self.rec.round_no, self.lock_time)).encode()
+
     # ------------------------------------------------------------------ state
 
     def jackpot_open(self):
@@ -382,8 +590,18 @@ class RoundController:
         self.view.beep_serial += 1
 
     def _sections(self):
-        return {SECTION_JACKPOT: jprecord.encode(self.jackpot),
-                SECTION_ROUND: roundrecord.encode(self.rec)}
+        sections = {SECTION_JACKPOT: jprecord.encode(self.jackpot),
+                    SECTION_ROUND: roundrecord.encode(self.rec)}
+        if self.tablelink is not None:
+            sections[SECTION_LINK] = self.tablelink.section()
+            sections[SECTION_LINK_ROUND] = self._lock_round_section()
+        return sections
+
+    def _link_committed(self):
+        """After a commit that carried the link section."""
+        if self.tablelink is not None:
+            self.tablelink.saved()
+            self._link_release()
 
     def _commit(self, step, events):
         """Commit this round's step; on failure reload the committed jackpot and say so."""
@@ -480,19 +698,31 @@ class RoundController:
         if self.jackpot_open():
             accepted = self.placed & seats_ok & ~self.faults
         seats = [s + 1 for s in range(self.seats) if accepted & (1 << s)]
+        amount = len(seats) * self.jackpot.config.wager
+        mark = None
         try:
-            self.jackpot.contribute(self.rec.round_no, seats)
+            if self.tablelink is None:
+                self.jackpot.contribute(self.rec.round_no, seats)
+            else:
+                # linked: the wagers go to the link controller's pool, not the frozen local one
+                mark = self._link_mark()
+                self.lock_time = self.wall
+                if seats:
+                    self._link_held(self.tablelink.contribute, self.rec.round_no, self.wall,
+                                    len(seats), amount)
         except ValueError as error:
             self._beep(BEEP_ERROR)
             self._say("LOCK refused", str(error)[:WIDTH])
             return
         self.rec.accepted = accepted
         self._set_phase(LOCKED)
-        amount = len(seats) * self.jackpot.config.wager
         if not self._commit(critical.STEP_LOCK, [(ev.LOCK, 0, accepted, amount)]):
             self._set_phase(OPEN)
             self.rec.accepted = 0
+            if mark is not None:
+                self._link_rollback(mark)
             return
+        self._link_committed()
         self._beep(BEEP_OK)
         refused = self.placed & ~accepted
         if refused and not self.jackpot_open():
@@ -535,12 +765,16 @@ class RoundController:
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
         try:
-            plan = self.jackpot.preview(self.rec.round_no, self.wall, flop, self._jackpot_hands())
+            if self.tablelink is None:
+                plan = self.jackpot.preview(self.rec.round_no, self.wall, flop, self._jackpot_hands())
+            else:
+                plan = _LinkedPlan(self._linked_hits(flop))
         except ValueError as error:
             self._beep(BEEP_ERROR)
             self._say("Cannot settle", str(error)[:WIDTH])
             return
         self.hits = plan.hits
+        self.hits_estimated = self.tablelink is not None
         self._make_results()
         if plan.hits:
             self._set_phase(CONFIRM)
@@ -565,6 +799,9 @@ class RoundController:
         self._pay(True)
 
     def _pay(self, confirmed):
+        if self.tablelink is not None:
+            self._pay_linked(confirmed)
+            return
         flop = self._cards_of(self.rec.board)[:FLOP]
         before = list(self.jackpot.value)
         try:
@@ -595,6 +832,48 @@ class RoundController:
             self._beep(BEEP_OK)
         self._refresh_meter()
 
+    def _pay_linked(self, confirmed):
+        """Settle a linked round: claim its confirmed hits on the link (paid later by the link
+        controller, rules.md 11.10-11.11) in the same commit as the settlement."""
+        flop = self._cards_of(self.rec.board)[:FLOP]
+        lk = self.tablelink
+        try:
+            hits = self._linked_hits(flop)
+        except ValueError as error:
+            self._beep(BEEP_ERROR)
+            self._say("Cannot settle", str(error)[:WIDTH])
+            return
+        wager = self.jackpot.config.wager
+        claims = []
+        events = []
+        for hit in hits:
+            claims.append([hit[jm.H_SEAT], hit[jm.H_HAND], wager])
+            events.append((ev.LINK_CLAIM, hit[jm.H_SEAT], hit[jm.H_HAND], wager))
+        amounts = lk.amounts()
+        events.append((ev.SETTLE, 0, 0, _i32(sum(amounts))))
+        mark = self._link_mark()
+        if claims:
+            try:
+                self._link_held(lk.hit, self.rec.round_no, self.lock_time, claims)
+            except ValueError as error:
+                self._beep(BEEP_ERROR)
+                self._say("Cannot claim", str(error)[:WIDTH])
+                return
+        self._set_phase(RESULTS)
+        if not self._commit(critical.STEP_SETTLE, events):
+            self._link_rollback(mark)
+            self._set_phase(CONFIRM if confirmed is None and hits else LOCKED)
+            return
+        self._link_committed()
+        self.hits = hits
+        self.hits_estimated = True
+        self.message = ""
+        self._make_results()
+        if hits:
+            self._beep(BEEP_JACKPOT)
+            self._say("JACKPOT CLAIMED", "paid by the link")
+        self._refresh_meter()
+
     def _make_results(self):
         """One display line per seat with cards: hand name and the verdict against the dealer."""
         board = self._cards_of(self.rec.board)
@@ -623,19 +902,31 @@ class RoundController:
                 verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
             lines.append(("S%d %s" % (s + 1, _short(hands.name(value))))[:WIDTH - 2] + verdict)
         for hit in self.hits:
-            lines.append("JP S%d %s" % (hit[jm.H_SEAT], money(hit[jm.H_AMOUNT])))
+            lines.append("JP S%d %s%s" % (hit[jm.H_SEAT], "~" if self.hits_estimated else "",
+                                          money(hit[jm.H_AMOUNT])))
         self.results = lines
 
     def _void_round(self):
+        mark = None
         try:
-            result = self.jackpot.void_round(self.rec.round_no)
+            if self.tablelink is None:
+                amount = self.jackpot.void_round(self.rec.round_no).amount
+            else:
+                mark = self._link_mark()
+                live = self.rec.accepted & ~self.rec.voided
+                amount = -len(pools.mask_seats(live)) * self.jackpot.config.wager
+                if amount:
+                    self._link_held(self.tablelink.reverse, self.rec.round_no, self.lock_time, -amount)
         except ValueError as error:
             self._say("Void refused", str(error)[:WIDTH])
             return
         self._set_phase(RESULTS)
-        if not self._commit(critical.STEP_VOID, [(ev.VOID, 0, self.rec.accepted, -result.amount)]):
+        if not self._commit(critical.STEP_VOID, [(ev.VOID, 0, self.rec.accepted, -amount)]):
             self._set_phase(LOCKED)
+            if mark is not None:
+                self._link_rollback(mark)
             return
+        self._link_committed()
         self._beep(BEEP_OK)
         self.message = ""
         self.results = ["ROUND VOID", "wagers returned"]
@@ -647,19 +938,27 @@ class RoundController:
         if self.rec.voided & bit:
             self._say("Seat %d" % (seat + 1), "already void")
             return
+        mark = None
         if self.rec.accepted & bit:
             try:
-                result = self.jackpot.void_seat(self.rec.round_no, seat + 1)
+                if self.tablelink is None:
+                    amount = -self.jackpot.void_seat(self.rec.round_no, seat + 1).amount
+                else:
+                    mark = self._link_mark()
+                    amount = self.jackpot.config.wager
+                    self._link_held(self.tablelink.reverse, self.rec.round_no, self.lock_time, amount)
             except ValueError as error:
                 self._say("Void refused", str(error)[:WIDTH])
                 return
-            amount = -result.amount
         else:
             amount = 0
         self.rec.voided |= bit
         if not self._log_admin(ev.VOID, seat + 1, bit, amount, self._sections()):
             self.rec.voided &= ~bit
+            if mark is not None:
+                self._link_rollback(mark)
             return
+        self._link_committed()
         self._beep(BEEP_OK)
         self._say("Seat %d void" % (seat + 1), "wager returned" if amount else "")
         self._refresh_meter()
@@ -669,6 +968,20 @@ class RoundController:
     def _open_audit(self):
         jp = self.jackpot
         lines = ["AUDIT  (BACK)", "round %d" % self.rec.round_no]
+        lk = self.tablelink
+        if lk is not None:
+            lines.append("LINKED table %d" % lk.table)
+            lines.append("link " + lk.state_name())
+            for i in range(len(lk.amounts())):
+                lines.append("pool %d %s" % (i, money(lk.amounts()[i])))
+            lines.append("linked meters")
+            totals = self.link_totals()
+            for key in LINK_TOTAL_NAMES:
+                lines.append(key)
+                lines.append("%16d" % totals[key])
+            lines.append("entries %d/%d" % (lk.acked, lk.last_n))
+            lines.append("hits queued %d" % len(lk.awaiting))
+            lines.append("local pool frozen")
         for slot in jp.active_slots():
             meters = jp.pool_meters(slot)
             lines.append("pool %d %s" % (slot, money(meters["value"])))
@@ -718,6 +1031,10 @@ class RoundController:
         return config.pools[self._top_slot()].reset
 
     def _apply_config(self, index):
+        if self.tablelink is not None:
+            self._beep(BEEP_ERROR)
+            self._say("Linked table:", "set at the link")
+            return
         label, key, choices = CONFIG_ITEMS[index]
         old = self._config_value(key)
         new = choices[(choices.index(old) + 1) % len(choices)] if old in choices else choices[0]
@@ -740,6 +1057,9 @@ class RoundController:
         rec = roundrecord.RoundRecord()
         try:
             sections = {SECTION_JACKPOT: jprecord.encode(jp), SECTION_ROUND: roundrecord.encode(rec)}
+            if self.tablelink is not None:
+                # the link's ledger is not the table's to reset: keep what the link knows
+                sections[SECTION_LINK] = self.tablelink.section()
             self.memory.ram_clear(sections, self.wall, SUPERVISOR_ID, True)
         except Exception as error:  # noqa: BLE001
             self._say("RAM clear failed", str(error)[:WIDTH])
@@ -747,6 +1067,13 @@ class RoundController:
             return
         self.jackpot = jp
         self.rec = rec
+        if self.tablelink is not None:
+            self.tablelink.saved()
+        elif self.link_factory is not None:
+            try:
+                self._open_link()
+            except ValueError as error:
+                self._say("Link failed", str(error)[:WIDTH])
         self._new_round()
         self._beep(BEEP_OK)
         self._say("RAM cleared", "pool reset")
@@ -769,17 +1096,27 @@ class RoundController:
             view.meter[0] = 0
         else:
             view.meter_slots = self.jackpot.active_slots()
-            for slot in view.meter_slots:
-                view.meter[slot] = self.jackpot.value[slot]
-            if not self.program_ok:
-                view.meter_fault = "PrOG Err"
-            elif not self.config_ok:
-                view.meter_fault = "CONF Err"
-            elif self.link_required and not self.link_up:
-                view.meter_fault = "LINK dn"
+            if self.tablelink is None:
+                for slot in view.meter_slots:
+                    view.meter[slot] = self.jackpot.value[slot]
             else:
-                view.meter_fault = ""
+                amounts = self.tablelink.amounts()
+                for i in range(len(view.meter_slots)):
+                    view.meter[view.meter_slots[i]] = amounts[i] if i < len(amounts) else 0
+            view.meter_fault = self._meter_fault()
         self._render()
+
+    def _meter_fault(self):
+        """The text the meter sign alternates with the amount ('' for none)."""
+        if not self.program_ok:
+            return "PrOG Err"
+        if not self.config_ok:
+            return "CONF Err"
+        if self.link_required and not self.link_up:
+            if self.tablelink is not None and self.tablelink.fault_text():
+                return self.tablelink.fault_text()
+            return "LINK dn"
+        return ""
 
     def _render(self):
         view = self.view
@@ -851,7 +1188,7 @@ class RoundController:
             row = 1
             for hit in self.hits[:4]:
                 lines[row] = ("S%d %s" % (hit[jm.H_SEAT], _short(_hit_name(hit))))[:WIDTH]
-                lines[row + 1] = " " + money(hit[jm.H_AMOUNT])
+                lines[row + 1] = (" ~" if self.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
                 row += 2
             lines[7] = "KEY+OK to pay" if not self.key_on else "OK to pay"
         elif phase == RESULTS:
@@ -910,6 +1247,18 @@ class RoundController:
             lines[7] = second[:WIDTH]
         if self.door_open:
             lines[7] = "DOOR OPEN"
+
+
+class _LinkedPlan:
+    """A linked round's hits, shaped like the Settlement that preview() gives."""
+
+    def __init__(self, hits):
+        self.hits = hits
+
+
+def _i32(value):
+    """A value for a signed 32-bit event field (clamped: the log keeps i32)."""
+    return value if value < 0x7FFFFFFF else 0x7FFFFFFF
 
 
 def _hit_name(hit):
