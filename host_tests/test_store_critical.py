@@ -290,3 +290,16 @@ def test_path_fs_on_the_host(tmp_path):
     again = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)
     assert again.boot(2, 1) == "ok" and again.section("jackpot") == b"y"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cm_a.bin", "cm_b.bin"]
+
+
+def test_ram_clear_that_cannot_be_written_keeps_the_committed_sections():
+    board, cm = ready()
+
+    class Dead(FileSlot):
+        def write(self, data):
+            raise OSError(5)
+
+    cm.copies = [Dead(MemFS(), "a"), Dead(MemFS(), "b")]
+    with pytest.raises(StoreError):
+        cm.ram_clear({"jackpot": b"reset"}, 100, 5, True)
+    assert cm.section("jackpot") == b"J0" and cm.section("config") == b"C0"

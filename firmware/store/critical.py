@@ -210,6 +210,7 @@ class CriticalMemory:
                 code = eventlog.reason_code(str(error))
             events.append((eventlog.CM_ERROR, i, code))
             if self._rewrite(i, self._record):
+                # source 0xFFFF: rebuilt from the record just committed (held in RAM)
                 events.append((eventlog.CM_RECOVERED, i, 0xFFFF, self.seq))
             else:
                 events.append((eventlog.CM_ERROR, i, eventlog.REASON_IO))
@@ -274,7 +275,6 @@ class CriticalMemory:
             previous = self._highest_seen
             self.log.recover_anchor()
         self.seq = max(self.seq, self._highest_seen)
-        self._sections = {}
         self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF)],
                     now, round_no, STEP_IDLE, True)
         self.status = STATUS_OK
