@@ -1,0 +1,385 @@
+"""The round controller of a LINKED table, joined in memory to the real link controller
+(tools/link_controller.Controller on SQLite; lists instead of a broker): contributions,
+voids and hit claims travel only after their commit, power cuts resume without losing or
+doubling an entry, payouts are logged and shown, the sign follows the linked pool, link
+faults close jackpot wagering and are logged.  Also the configuration file's "link" section
+and the link key file.
+
+Expected amounts are worked out by hand from the default jackpot configuration
+(firmware/jackpot/config.py: $1 wager, reset $10,000.00) and rules.md 11.9 (a royal pays the
+greater of 10,000 to 1 and 100% of the pool).
+"""
+
+import hashlib
+import json
+
+import pytest
+
+from firmware import app as appmod
+from firmware import config_file
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
+from firmware.drivers import spot_sensors as sens
+from firmware.link import codec
+from firmware.link.tablelink import MISMATCH, UP, TableLink
+from firmware.poker import cards
+from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot, PathFS
+from firmware.table import controller as tc
+from tools.link_controller import Controller, read_ledger
+
+WALL = 1800000000
+TABLE = 5
+KEY = hashlib.sha256(b"wiring test key").digest()
+WAGER = 100
+RESET = 1000000
+FAST = {"link_timeout": 1200, "ping_every": 200, "resend_every": 300}
+ROYAL = [(1, "As Ks"), (2, "2c 3d"), (0, "4h 5h"), (8, "Qs Js Ts 9c 8d")]
+PLAIN = [(1, "2c 3d"), (2, "4h 6s"), (0, "9c 9d"), (8, "Qs Jd 7h 8c Kh")]
+
+
+class Rig:
+    """A RoundController on file-backed critical memory, its TableLink, and the link
+    controller in the same process; step() moves the messages both ways."""
+
+    def __init__(self, tmp_path):
+        self.fs = PathFS(str(tmp_path))
+        self.db = str(tmp_path / "ledger.db")
+        self.now = 0
+        self.up = []        # (topic, payload) from the table, not yet delivered
+        self.down = []
+        self.wire_up = True
+        self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
+                                     clock_s=lambda: WALL, order_window=0, broadcast_every=0)
+        self.link = None
+        self.boot()
+
+    def _factory(self, section, log):
+        if section is None:
+            self.link = TableLink(TABLE, KEY, self._send, log)
+        else:
+            self.link = TableLink.restore(TABLE, KEY, self._send, section, log)
+        for name in FAST:
+            setattr(self.link, name, FAST[name])
+        return self.link
+
+    def _send(self, topic, payload):
+        self.up.append((topic, payload))
+        return True
+
+    def boot(self):
+        self.up = []
+        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
+        self.c = tc.RoundController(self.memory)
+        self.c.link_factory = self._factory
+        self.c.boot(self.now, WALL)
+        return self.c
+
+    def step(self, ms=100, count=1):
+        for _ in range(count):
+            self.now += ms
+            if self.link is not None:
+                self.link.service(self.now, WALL, self.wire_up)
+                self.c.link(self.link.wagers_open(), self.now)
+                self.c.link_poll(self.now)
+            self.c.tick(self.now, WALL)
+            up, self.up = self.up, []
+            if self.wire_up:
+                for topic, payload in up:
+                    self.controller.on_message(topic, payload, self.now)
+            self.controller.service(self.now)
+            down, self.down = self.down, []
+            if self.wire_up and self.link is not None:
+                for topic, payload in down:
+                    self.link.on_message(topic, payload, self.now)
+
+    def press(self, button, long=False):
+        self.now += 20
+        self.c.panel(btn.LONG if long else btn.PRESS, button, self.now)
+
+    def key(self, on):
+        self.now += 20
+        self.c.panel(btn.KEY_ON if on else btn.KEY_OFF, 0, self.now)
+
+    def chips(self, *seats):
+        for seat in seats:
+            self.c.spot(sens.PLACED, sens.jackpot_spot(seat), self.now)
+            self.c.spot(sens.PLACED, sens.ante_spot(seat), self.now)
+
+    def deal(self, deal):
+        for dest, text in deal:
+            for card in cards.parse(text):
+                self.c.card(dest, card, self.now)
+
+    def ram_clear(self):
+        self.key(True)
+        self.press(btn.OK, long=True)
+        self.press(btn.OK)
+        self.key(False)
+
+    def ledger(self):
+        return read_ledger(self.db)
+
+    def events(self, kind):
+        log = self.memory.log
+        return [e for e in log.events(log.first_available()) if e[3] == kind]
+
+    def entries_sent(self):
+        return [p for t, p in self.up if b'"k":"entry"' in p]
+
+
+@pytest.fixture
+def rig(tmp_path):
+    r = Rig(tmp_path)
+    r.ram_clear()
+    r.step(100, 5)
+    assert r.link.state == UP and r.c.jackpot_open()
+    return r
+
+
+def test_a_linked_table_boots_closed_until_the_link_reconciles(tmp_path):
+    r = Rig(tmp_path)
+    r.ram_clear()
+    assert r.c.link_required and not r.c.jackpot_open()
+    assert r.c.view.meter_fault == "LINK dn"
+    assert r.c.view.seat_light[0] == lights.LOCKED
+    r.step(100, 5)
+    assert r.c.jackpot_open() and r.c.view.meter_fault == ""
+    assert r.c.view.meter[0] == RESET
+    assert [e[3] for e in r.events(ev.LINK_UP)] == [ev.LINK_UP]
+
+
+def test_lock_contributes_to_the_link_only_after_the_commit_and_never_to_the_local_pool(rig):
+    local = list(rig.c.jackpot.value)
+    meters = list(rig.c.jackpot.table)
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    assert rig.c.phase == tc.LOCKED and rig.c.rec.accepted == 0b11
+    # committed with the round: the section in critical memory holds the unsent entry
+    saved = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+    assert [e[0] for e in saved.entries] == [1] and saved.totals[0] == 2 * WAGER
+    assert rig.memory.section(tc.SECTION_LINK_ROUND) == b"%d %d" % (rig.c.rec.round_no, WALL)
+    rig.step(100, 3)
+    ledger = rig.ledger()
+    assert ledger["tables"][TABLE]["totals"][:2] == [2 * WAGER, 2]
+    assert rig.link.entries == [] and rig.c.link_totals()["wagered"] == 2 * WAGER
+    assert rig.c.jackpot.value == local and rig.c.jackpot.table == meters
+    assert rig.c.view.meter[0] == ledger["pool"][0] > RESET
+
+
+def test_a_failed_lock_commit_leaves_no_entry_and_sends_nothing(rig, monkeypatch):
+    def broken(*args, **kwargs):
+        raise OSError("FRAM write failed")
+
+    monkeypatch.setattr(rig.memory, "commit", broken)
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    assert rig.c.phase == tc.OPEN
+    assert rig.link.last_n == 0 and rig.link.entries == [] and rig.link.totals[0] == 0
+    rig.step(100, 3)
+    assert rig.entries_sent() == [] or rig.ledger()["tables"][TABLE]["last_n"] == 0
+    assert rig.ledger()["tables"][TABLE]["totals"][0] == 0
+
+
+def test_power_cut_after_lock_resends_the_committed_entry_once(rig):
+    rig.chips(1, 2, 3)
+    rig.press(btn.LOCK)
+    assert rig.entries_sent() == []  # held until the commit; the cut comes before any send
+    rig.link = None
+    rig.boot()                       # the power comes back
+    assert rig.c.phase == tc.LOCKED and rig.link.last_n == 1
+    rig.step(100, 10)
+    row = rig.ledger()["tables"][TABLE]
+    assert row["last_n"] == 1 and row["totals"][:2] == [3 * WAGER, 3]
+    assert rig.link.state == UP
+
+
+def test_a_royal_is_claimed_with_the_settlement_and_paid_by_the_link(rig):
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    pool = rig.ledger()["pool"][0]
+    rig.deal(ROYAL)
+    rig.press(btn.SETTLE)
+    assert rig.c.phase == tc.CONFIRM
+    assert rig.c.view.lines[2] == " ~" + tc.money(pool)  # estimate: 100% of the pool shown
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    assert rig.c.phase == tc.RESULTS
+    assert [e[4:7] for e in rig.events(ev.LINK_CLAIM)] == [(1, 4, WAGER)]
+    assert rig.events(ev.JACKPOT_HIT) == []
+    serial = rig.c.view.win_serial
+    rig.step(100, 5)
+    hits = rig.events(ev.JACKPOT_HIT)
+    assert [e[4:7] for e in hits] == [(1, 4, pool)]  # 100% of the pool beats 10,000 to 1
+    assert rig.c.view.win_serial == serial + 1
+    assert rig.c.view.win == (0, 1, pool, RESET)
+    assert rig.c.view.meter[0] == RESET
+    assert "JP S1 " + tc.money(pool) in rig.c.results
+    assert rig.c.link_totals()["paid"] == pool == rig.ledger()["tables"][TABLE]["totals"][3]
+
+
+def test_power_cut_after_the_confirmation_claims_the_hit_once(rig):
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.deal(ROYAL[:1] + ROYAL[2:])
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    real = rig.memory.commit
+    calls = []
+
+    def cut_after_confirm(round_no, step, *args, **kwargs):
+        if step == 3:  # STEP_SETTLE: the power fails before it is written
+            calls.append(step)
+            raise OSError("power cut")
+        return real(round_no, step, *args, **kwargs)
+
+    rig.memory.commit = cut_after_confirm
+    rig.press(btn.OK)
+    assert calls and rig.link.awaiting == []  # the claim was taken back, never sent
+    rig.link = None
+    rig.boot()
+    assert rig.c.phase == tc.RESULTS and len(rig.link.awaiting) == 1
+    rig.step(100, 8)
+    ledger = rig.ledger()
+    assert len(ledger["paid"]) == 1 and ledger["tables"][TABLE]["totals"][4] == 1
+    assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_CLAIM)) == 1
+
+
+def test_voids_reverse_the_linked_contribution(rig):
+    rig.chips(1, 2, 3)
+    rig.press(btn.LOCK)
+    rig.key(True)
+    rig.c.cursor = 1
+    rig.press(btn.BACK)              # seat 2 void
+    rig.press(btn.BACK, long=True)   # then the whole round (misdeal)
+    rig.key(False)
+    assert rig.c.phase == tc.RESULTS
+    rig.step(100, 5)
+    totals = rig.ledger()["tables"][TABLE]["totals"]
+    assert totals[0] == 3 * WAGER and totals[2] == 3 * WAGER  # seat 2, then seats 1 and 3
+    assert rig.link.totals == totals and rig.link.state == UP
+    assert [e[6] for e in rig.events(ev.VOID)] == [WAGER, 2 * WAGER]
+
+
+def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.wire_up = False
+    rig.step(100, 3)
+    assert not rig.c.jackpot_open() and rig.c.view.meter_fault == "LINK dn"
+    assert len(rig.events(ev.LINK_DOWN)) == 1
+    rig.deal(ROYAL[:1] + ROYAL[2:])
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    rig.press(btn.SETTLE)
+    assert rig.c.phase == tc.OPEN and rig.c.view.seat_light[0] == lights.LOCKED
+    rig.press(btn.LOCK)              # closed: no jackpot wager is taken
+    assert rig.c.rec.accepted == 0 and rig.link.last_n == 2
+    rig.wire_up = True
+    rig.step(100, 10)
+    assert rig.c.jackpot_open() and rig.link.awaiting == []
+    assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_UP)) == 2
+
+
+def test_rejected_and_mismatching_messages_are_logged(rig):
+    forged = b"0" * 64 + b'{"v":1}'
+    rig.link.on_message(rig.link.topic_down, forged, rig.now)
+    rig.link.on_message(rig.link.topic_down, forged, rig.now)
+    rig.step(100, 1)
+    rejects = rig.events(ev.LINK_REJECT)
+    assert [(e[4], e[5]) for e in rejects] == [(ev.LINK_REASONS.index(codec.FORGED) + 1, 2)]
+    # a controller that reports wagers this table never made
+    rig.link.totals[0] += 500
+    rig.link.state = 1  # SYNCING: compare totals at the next status
+    rig.step(100, 3)
+    assert rig.link.state == MISMATCH and not rig.c.jackpot_open()
+    assert rig.c.view.meter_fault == "LINK Err"
+    mismatch = rig.events(ev.LINK_MISMATCH)
+    assert [(e[5], e[6]) for e in mismatch] == [(500, 0)]
+
+
+def test_the_configuration_menu_is_refused_on_a_linked_table(rig):
+    wager = rig.c.jackpot.config.wager
+    rig.key(True)
+    rig.press(btn.SETTLE, long=True)
+    rig.press(btn.OK)
+    assert rig.c.jackpot.config.wager == wager
+    assert "Linked" in rig.c.message
+
+
+def test_ram_clear_keeps_the_link_ledger(rig):
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.memory.status = "RAM ERROR"
+    rig.c._set_phase(tc.RAM_ERROR)
+    rig.ram_clear()
+    section = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+    assert section.last_n == 1 and section.totals[0] == WAGER
+
+
+# ---------------------------------------------------------------- configuration file, key file
+
+BASE = {"format": 1, "game": "uth"}
+
+
+def parse(link):
+    data = dict(BASE)
+    data["link"] = link
+    return config_file.parse(json.dumps(data))
+
+
+def test_link_section_is_read():
+    table = parse({"table": 12, "broker": "10.0.0.5", "port": 8883, "key_file": "/keys/link.hex",
+                   "wifi_ssid": "pit-3", "wifi_password": "secret"})
+    link = table.link
+    assert (link.table, link.broker, link.port, link.key_file) == (12, "10.0.0.5", 8883, "/keys/link.hex")
+    assert (link.wifi_ssid, link.wifi_password) == ("pit-3", "secret")
+    defaults = parse({"table": 1, "broker": "broker.local"}).link
+    assert defaults.port == 1883 and defaults.key_file == "/link.key"
+    assert parse({"enabled": False, "table": 1}).link is None
+    assert config_file.parse(json.dumps(BASE)).link is None
+
+
+@pytest.mark.parametrize("link, words", [
+    ({"table": 0, "broker": "h"}, ("link.table", "0")),
+    ({"table": 10000, "broker": "h"}, ("link.table", "10000")),
+    ({"table": True, "broker": "h"}, ("link.table", "True")),
+    ({"table": 1}, ("link.broker", "missing")),
+    ({"table": 1, "broker": ""}, ("link.broker",)),
+    ({"table": 1, "broker": "a b"}, ("link.broker", "a b")),
+    ({"table": 1, "broker": "h", "port": 70000}, ("link.port", "70000")),
+    ({"table": 1, "broker": "h", "key_file": "link.key"}, ("link.key_file", "absolute")),
+    ({"table": 1, "broker": "h", "wifi_ssid": "caf\u00e9"}, ("link.wifi_ssid",)),
+    ({"table": 1, "broker": "h", "colour": 1}, ("link.colour", "unknown")),
+    ({"table": 1, "broker": "h", "enabled": "yes"}, ("link.enabled", "yes")),
+    ("on", ("link", "not an object")),
+])
+def test_bad_link_sections_are_refused_naming_key_and_value(link, words):
+    with pytest.raises(config_file.ConfigError) as info:
+        parse(link)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_only_a_uth_table_can_be_linked():
+    with pytest.raises(config_file.ConfigError, match="link: the linked progressive"):
+        config_file.parse(json.dumps({"format": 1, "game": "fcp", "link": {"table": 1, "broker": "h"}}))
+
+
+def test_link_key_file(tmp_path):
+    path = tmp_path / "link.key"
+    path.write_text(KEY.hex()[:32] + "\n" + KEY.hex()[32:] + "\n")
+    assert appmod.read_link_key(str(path)) == KEY
+    for text, word in (("abc", "got 3"), ("zz" * 16, "not hex"), ("0" * 33, "got 33"), ("0" * 130, "130")):
+        with pytest.raises(ValueError, match=word):
+            appmod.parse_link_key(text)
+    with pytest.raises(OSError):
+        appmod.read_link_key(str(tmp_path / "missing.key"))
