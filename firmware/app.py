@@ -268,16 +268,20 @@ def main():
             time.sleep_ms(TICK_MS - spent)
 
 
-def board_link(hw, settings):
+def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     """(LinkSetup or None, problem text): Wi-Fi joined, clock set, key read for a linked table.
 
     settings: the configuration file's LinkConfig.  Wi-Fi is started here and waited for at
-    most WIFI_WAIT_MS (the MQTT client keeps retrying afterwards); the clock is set from NTP
-    because link messages more than 300 s off the controller's clock are refused."""
+    most wait_ms (the MQTT client keeps retrying afterwards); the clock is set from NTP
+    because link messages more than 300 s off the controller's clock are refused.
+    clock() / sleep(ms) default to time.ticks_ms / time.sleep_ms (tests pass their own)."""
     import time
 
+    from firmware.drivers.ticks import ticks_diff
     from firmware.link import mqtt
 
+    clock = clock or time.ticks_ms
+    sleep = sleep or time.sleep_ms
     try:
         key = read_link_key(settings.key_file)
     except (OSError, ValueError) as error:
@@ -288,11 +292,15 @@ def board_link(hw, settings):
     wlan.active(True)
     if settings.wifi_ssid and not wlan.isconnected():
         wlan.connect(settings.wifi_ssid, settings.wifi_password)
-    start = time.ticks_ms()
-    while not wlan.isconnected() and time.ticks_diff(time.ticks_ms(), start) < WIFI_WAIT_MS:
-        time.sleep_ms(100)
+    start = clock()
+    while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
+        sleep(100)
     set_clock()
-    return LinkSetup(settings.table, key, mqtt.tcp_opener(settings.broker, settings.port)), ""
+    try:
+        opener = mqtt.tcp_opener(settings.broker, settings.port)
+    except OSError as error:
+        return None, "link broker %s: %s" % (settings.broker, error)
+    return LinkSetup(settings.table, key, opener), ""
 
 
 def set_clock():

@@ -383,3 +383,71 @@ def test_link_key_file(tmp_path):
             appmod.parse_link_key(text)
     with pytest.raises(OSError):
         appmod.read_link_key(str(tmp_path / "missing.key"))
+
+
+class FakeWLAN:
+    """network.WLAN as the app uses it: active(), connect(), isconnected()."""
+
+    def __init__(self, joins_after=2):
+        self.calls = []
+        self.polls = 0
+        self.joins_after = joins_after
+
+    def active(self, on):
+        self.calls.append(("active", on))
+
+    def connect(self, ssid, password):
+        self.calls.append(("connect", ssid, password))
+
+    def isconnected(self):
+        self.polls += 1
+        return self.polls > self.joins_after
+
+
+class FakeBoard:
+    name = "pico_w"
+
+    def __init__(self, wlan):
+        self.make_wlan = (lambda: wlan) if wlan else None
+
+
+def test_board_link_joins_wifi_reads_the_key_and_builds_the_setup(tmp_path):
+    path = tmp_path / "link.key"
+    path.write_text(KEY.hex())
+    settings = parse({"table": 9, "broker": "127.0.0.1", "key_file": "/link.key", "wifi_ssid": "pit",
+                      "wifi_password": "pw"}).link
+    settings.key_file = str(path)  # the board's /link.key, here in a temporary directory
+    wlan = FakeWLAN()
+    clock = [0]
+
+    def sleep(ms):
+        clock[0] += ms
+
+    setup, problem = appmod.board_link(FakeBoard(wlan), settings, lambda: clock[0], sleep)
+    assert problem == "" and setup.table == 9 and setup.key == KEY
+    assert wlan.calls == [("active", True), ("connect", "pit", "pw")]
+    assert clock[0] == 100  # the network joined at the third look: one 100 ms wait
+    setup, problem = appmod.board_link(FakeBoard(None), settings, lambda: 0, sleep)
+    assert setup is None and "no Wi-Fi" in problem
+    settings.key_file = str(tmp_path / "missing.key")
+    setup, problem = appmod.board_link(FakeBoard(FakeWLAN()), settings, lambda: 0, sleep)
+    assert setup is None and "missing.key" in problem and KEY.hex() not in problem
+    # Wi-Fi that never comes up: the wait is bounded, the link keeps trying later
+    settings.key_file = str(path)
+    never = FakeWLAN(joins_after=10 ** 9)
+    clock[0] = 0
+    setup, problem = appmod.board_link(FakeBoard(never), settings, lambda: clock[0], sleep, wait_ms=1000)
+    assert setup is not None and clock[0] == 1000
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--link", "127.0.0.1"], "needs --link"),
+    (["--link", "127.0.0.1:x", "--table-id", "1", "--key-file", "k"], "HOST:PORT"),
+    (["--link", "127.0.0.1:1883", "--table-id", "0", "--key-file", "k"], "1..9999"),
+    (["--link", "127.0.0.1:1883", "--table-id", "1", "--key-file", "/nonexistent/k"], "--key-file"),
+])
+def test_sim_link_arguments_are_checked(args, words, capsys):
+    from tools import sim
+    with pytest.raises(SystemExit):
+        sim.main(["--memory"] + args)
+    assert words in capsys.readouterr().err
