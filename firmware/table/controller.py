@@ -511,9 +511,12 @@ class RoundController:
         """Undo an entry the commit did not take (it was never sent: see _link_held)."""
         lk = self.tablelink
         lk.last_n = mark[0]
-        lk.totals[:] = mark[1]
-        del lk.entries[mark[2]:]
-        del lk.awaiting[mark[3]:]
+        for i in range(len(mark[1])):
+            lk.totals[i] = mark[1][i]
+        while len(lk.entries) > mark[2]:
+            lk.entries.pop()
+        while len(lk.awaiting) > mark[3]:
+            lk.awaiting.pop()
         lk.dirty = mark[4]
 
     def _link_held(self, method, *args):
