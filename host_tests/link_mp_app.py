@@ -113,6 +113,7 @@ if micropython is not None and hasattr(micropython, "heap_lock"):
 alloc_ticks = 0
 alloc_bytes = 0
 alloc_max = 0
+step_us = []
 measured = hasattr(gc, "mem_alloc") and micropython is not None
 gc.collect()
 for _ in range(IDLE_TICKS):
@@ -120,8 +121,10 @@ for _ in range(IDLE_TICKS):
     if measured:
         gc.disable()
         before = gc.mem_alloc()
+        t0 = time.ticks_us()
     app.step(now, int(time.time()))
     if measured:
+        step_us.append(time.ticks_diff(time.ticks_us(), t0))
         used = gc.mem_alloc() - before
         gc.enable()
         if used > 0:
@@ -148,7 +151,12 @@ for _ in range(IDLE_TICKS):
             station_bytes += used
     pause(TICK_MS)
 
-print(json.dumps({"station_ticks": station_ticks, "station_bytes": station_bytes,"up": up, "accepted": locked, "state": link.state_name(), "last_n": link.last_n,
+step_us.sort()
+median_us = step_us[len(step_us) // 2] if step_us else 0
+max_us = step_us[-1] if step_us else 0
+print(json.dumps({"median_us": median_us, "max_us": max_us, "station_ticks": station_ticks,
+                  "station_bytes": station_bytes, "up": up, "accepted": locked,
+                  "state": link.state_name(), "last_n": link.last_n,
                   "totals": link.totals, "pool": link.amounts(), "meter": c.view.meter[0],
                   "locked_ok": locked_ok, "measured": measured, "ticks": IDLE_TICKS,
                   "alloc_ticks": alloc_ticks, "alloc_bytes": alloc_bytes, "alloc_max": alloc_max}))

@@ -40,5 +40,6 @@ def test_linked_app_on_both_runtimes(tmp_path, runtime):
         print("idle linked App.step on MicroPython: %d of %d ticks allocated, %d bytes in all, "
               "at most %d in one tick" % (got["alloc_ticks"], got["ticks"], got["alloc_bytes"],
                                           got["alloc_max"]))
+        print("idle linked App.step time: median %d us, max %d us" % (got["median_us"], got["max_us"]))
         print("the Station alone: %d of %d ticks allocated, %d bytes in all"
               % (got["station_ticks"], got["ticks"], got["station_bytes"]))
