@@ -29,8 +29,13 @@ ROYAL_DEAL = ["S1 As", "S1 Ks", "S2 2c", "S2 3d", "D 4h", "D 5h", "B Qs", "B Js"
 PLAIN_DEAL = ["S1 2c", "S1 3d", "S2 4h", "S2 6s", "D 9c", "D 9d", "B Qs", "B Jd", "B 7h", "B 8c", "B Kh"]
 
 
+# The test rig's short timings, with a longer silence allowance: two whole tables share one
+# thread here, and a loaded machine must not take a link down in the middle of a round.
+TIMINGS = dict(FAST, link_timeout=3000)
+
+
 def linked_table(table, port):
-    setup = LinkSetup(table, table_key(table), mqtt.tcp_opener("127.0.0.1", port), FAST, keepalive=2)
+    setup = LinkSetup(table, table_key(table), mqtt.tcp_opener("127.0.0.1", port), TIMINGS, keepalive=2)
     sim = Simulation(None, fresh=True, link=setup)
     # blank critical memory: the supervisor's RAM clear, as on a new table
     sim.key(True)
