@@ -451,3 +451,37 @@ def test_sim_link_arguments_are_checked(args, words, capsys):
     with pytest.raises(SystemExit):
         sim.main(["--memory"] + args)
     assert words in capsys.readouterr().err
+
+
+def test_four_jackpot_hits_in_one_round_fit_the_confirm_screen(tmp_path):
+    """Standalone or linked, four winners used to run off the 8-line display (IndexError)."""
+    fs = PathFS(str(tmp_path))
+    memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+    c = tc.RoundController(memory)
+    c.boot(0, WALL)
+    now = [0]
+
+    def press(button, long=False):
+        now[0] += 20
+        c.panel(btn.LONG if long else btn.PRESS, button, now[0])
+
+    c.panel(btn.KEY_ON, 0, 1)
+    press(btn.OK, True)
+    press(btn.OK)
+    for seat in (1, 2, 3, 4):
+        c.spot(sens.PLACED, sens.jackpot_spot(seat), now[0])
+        c.spot(sens.PLACED, sens.ante_spot(seat), now[0])
+    press(btn.LOCK)
+    # four heart flushes with the flop Th Jh Ah: 100 to 1 each (rules.md 11.9)
+    for dest, text in ((1, "2h 3h"), (2, "4h 5h"), (3, "6h 7h"), (4, "8h 9h"), (0, "2c 3c"),
+                       (8, "Th Jh Ah 2s 3s")):
+        for card in cards.parse(text):
+            c.card(dest, card, now[0])
+    press(btn.SETTLE)
+    assert c.phase == tc.CONFIRM and len(c.hits) == 4
+    assert c.view.lines[0] == "JACKPOT x4 r1"
+    assert c.view.lines[1:7] == ["S1 Flush", " $100.00", "S2 Flush", " $100.00", "S3 Flush", " $100.00"]
+    press(btn.OK)
+    assert c.phase == tc.RESULTS
+    assert [e[4:7] for e in memory.log.events(0) if e[3] == ev.JACKPOT_HIT] == [
+        (s, 0, 100 * WAGER) for s in (1, 2, 3, 4)]

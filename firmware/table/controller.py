@@ -77,6 +77,7 @@ FLOP = const(3)
 MESSAGE_MS = const(4000)
 SUPERVISOR_ID = const(1)
 AUDIT_EVENTS = const(40)     # newest events listed in the audit menu
+CONFIRM_HITS = const(3)      # jackpot hits listed on the CONFIRM screen (two lines each)
 
 # Phases.
 OPEN = const(0)
@@ -1188,8 +1189,11 @@ class RoundController:
             lines[6] = "OK=fold SETTLE"
         elif phase == CONFIRM:
             lines[0] = "JACKPOT! r%d" % self.rec.round_no
+            if len(self.hits) > CONFIRM_HITS:
+                # more winners than lines: the count is on the title, the list in the results
+                lines[0] = ("JACKPOT x%d r%d" % (len(self.hits), self.rec.round_no))[:WIDTH]
             row = 1
-            for hit in self.hits[:4]:
+            for hit in self.hits[:CONFIRM_HITS]:
                 lines[row] = ("S%d %s" % (hit[jm.H_SEAT], _short(_hit_name(hit))))[:WIDTH]
                 lines[row + 1] = (" ~" if self.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
                 row += 2
