@@ -230,11 +230,14 @@ class Client:
             if room == 0:
                 self._drop(now, "packet larger than %d bytes" % BUFFER_SIZE)
                 return
+            # Slicing a memoryview allocates; with nothing half-read (every idle tick) the read
+            # goes straight into the whole buffer.
+            target = self.view if self.fill == 0 else self.view[self.fill:]
             try:
                 if hasattr(self.sock, "recv_into"):
-                    n = self.sock.recv_into(self.view[self.fill:])
+                    n = self.sock.recv_into(target)
                 else:
-                    n = self.sock.readinto(self.view[self.fill:])
+                    n = self.sock.readinto(target)
             except OSError as error:
                 if _errno(error) in _EAGAIN:
                     return
