@@ -288,11 +288,20 @@ class Service:
         problem = self._jackpot(cmd)
         if problem:
             return problem
-        jp = self.controller.jackpot
+        c = self.controller
+        jp = c.jackpot
+        linked = c.link_totals()
+        if linked is not None:
+            # A linked table's pool belongs to the link controller; its own meters are the
+            # totals of its ledger, which reconciliation compares with the controller's.
+            lk = c.tablelink
+            return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": True,
+                    "link": lk.state_name(), "pools": {"linked": list(lk.amounts())},
+                    "table": linked, "audit": []}
         pools = {}
         for slot in jp.active_slots():
             pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
-        return {"ok": True, "cmd": cmd, "round": self.controller.rec.round_no, "pools": pools,
+        return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": False, "pools": pools,
                 "table": jp.table_meters(), "audit": jp.audit()}
 
     def _hits(self, cmd, rest):
@@ -382,6 +391,8 @@ class Service:
             raise ValueError("expected a non-empty JSON object of configuration keys, got %s"
                              % rest[:40])
         c = self.controller
+        if c.tablelink is not None:
+            return _error(cmd, REFUSED, "a linked table's jackpot is configured at the link controller")
         jp = c.jackpot
         keys = [item[0] for item in jp.config.items()]
         try:

@@ -485,3 +485,19 @@ def test_four_jackpot_hits_in_one_round_fit_the_confirm_screen(tmp_path):
     assert c.phase == tc.RESULTS
     assert [e[4:7] for e in memory.log.events(0) if e[3] == ev.JACKPOT_HIT] == [
         (s, 0, 100 * WAGER) for s in (1, 2, 3, 4)]
+
+
+def test_service_protocol_on_a_linked_table_reads_the_ledger_and_refuses_config(rig):
+    from firmware.service import REFUSED, Service
+    service = Service(rig.c)
+    rig.key(True)
+    reply = service.handle('config_set {"wager": 200}')
+    assert reply["ok"] is False and reply["code"] == REFUSED and "link controller" in reply["error"]
+    rig.key(False)
+    rig.chips(3)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    meters = service.handle("meters")
+    assert meters["linked"] is True and meters["link"] == "UP"
+    assert meters["table"]["wagered"] == WAGER
+    assert meters["pools"]["linked"][0] == rig.ledger()["pool"][0]
