@@ -195,3 +195,57 @@ def test_refused_connection_closed_socket_and_oversize_packet_are_dropped():
 def test_keepalive_out_of_range_is_refused():
     with pytest.raises(ValueError, match="keepalive"):
         mqtt.Client("x", None, None, keepalive=0)
+
+
+class ConnectingSocket(FakeSocket):
+    """A TCP connect still under way for `pending` sends (ENOTCONN), or refused outright."""
+
+    def __init__(self, pending, refuse=False):
+        super().__init__()
+        self.pending = pending
+        self.refuse = refuse
+
+    def send(self, data):
+        if self.refuse:
+            raise OSError(errno.ECONNREFUSED, "refused")
+        if self.pending:
+            self.pending -= 1
+            raise OSError(errno.ENOTCONN, "not connected yet")
+        return super().send(data)
+
+
+def test_a_slow_tcp_connect_never_blocks_and_connect_follows_when_it_is_up():
+    sockets = []
+
+    def opener(now):
+        sockets.append(ConnectingSocket(pending=3))
+        return sockets[-1]
+
+    client = mqtt.Client("table-7", opener, lambda t, p: None)
+    for now in (0, 20, 40):
+        assert client.service(now) is False
+        assert client.state == mqtt.CONNECTING and not sockets[-1].sent
+    client.service(60)
+    assert client.state == mqtt.WAITING
+    assert [head for head, _ in packets(sockets[-1].sent)] == [0x10]
+
+
+def test_a_tcp_connect_that_never_completes_or_is_refused_is_dropped_and_retried():
+    made = []
+
+    def opener(now):
+        made.append(ConnectingSocket(pending=10**6, refuse=len(made) == 1))
+        return made[-1]
+
+    client = mqtt.Client("table-7", opener, lambda t, p: None)
+    now = 0
+    client.service(now)
+    assert client.state == mqtt.CONNECTING
+    while client.state != mqtt.CLOSED and now < 10000:
+        now += 20
+        client.service(now)
+    assert "TCP connect took over" in client.error and made[0].closed
+    while len(made) < 2 and now < 20000:
+        now += 20
+        client.service(now)
+    assert "connect failed" in client.error and made[1].closed

@@ -1,7 +1,8 @@
 """A minimal MQTT 3.1.1 client (QoS 0) that never blocks, for CPython and MicroPython alike.
 
-It runs over any socket-like object from ``opener(now)`` (a connected socket, switched to
-non-blocking here): CONNECT/CONNACK, SUBSCRIBE, PUBLISH in both directions, PINGREQ and
+It runs over any socket-like object from ``opener(now)`` (a socket connected, or still
+connecting without blocking as ``tcp_opener`` gives it; switched to non-blocking here):
+CONNECT/CONNACK, SUBSCRIBE, PUBLISH in both directions, PINGREQ and
 DISCONNECT.  ``service(now)`` is called from the main loop with a millisecond tick count: it
 reads what has arrived, hands each PUBLISH to ``on_message(topic, payload)``, sends keep-alive
 pings, notices a dead broker (socket closed or no answer within the keep-alive time) and
@@ -35,12 +36,15 @@ CONNACK_TIMEOUT = const(3000)
 BACKOFF_FIRST = const(500)
 BACKOFF_MAX = const(8000)
 _EAGAIN = (11, 35, 115, 119)  # EAGAIN/EWOULDBLOCK, EINPROGRESS, (lwIP) on the ports we run on
+# A TCP connect still under way: the above, or ENOTCONN (Linux 107, macOS 57, lwIP 128).
+_NOT_YET = (11, 35, 115, 119, 107, 57, 128)
 _TICKS_MASK = const(0x3FFFFFFF)
 _TICKS_HALF = const(0x20000000)
 
 CLOSED = const(0)
 WAITING = const(1)  # CONNECT sent, no CONNACK yet
 CONNECTED = const(2)
+CONNECTING = const(3)  # TCP connect under way, CONNECT not sent yet
 
 
 def ticks_diff(later, earlier):
@@ -130,6 +134,9 @@ class Client:
             if self.backoff == 0 or ticks_diff(now, self.next_try) >= 0:
                 self._open(now)
             return False
+        if self.state == CONNECTING:
+            self._try_connect(now)
+            return False
         self._read(now)
         if self.state == WAITING and ticks_diff(now, self.since) > CONNACK_TIMEOUT:
             self._drop(now, "no CONNACK within %d ms" % CONNACK_TIMEOUT)
@@ -178,6 +185,11 @@ class Client:
             self.sock = None
             self._drop(now, "connect failed (%s)" % (error,))
             return
+        self.state = CONNECTING
+        self.since = now
+        self._try_connect(now)
+
+    def _connect_packet(self):
         flags = FLAG_CLEAN
         body = _text("MQTT") + bytes((PROTOCOL_LEVEL,))
         tail = _text(self.client_id)
@@ -191,10 +203,25 @@ class Client:
                 flags |= FLAG_PASSWORD
                 tail += _text(self.password)
         body += bytes((flags, self.keepalive >> 8, self.keepalive & 0xFF)) + tail
+        return packet(CONNECT, body)
+
+    def _try_connect(self, now):
+        """Send CONNECT once the TCP connection is up; never wait for it (one try per call)."""
+        data = self._connect_packet()
+        try:
+            n = self.sock.send(data)
+        except OSError as error:
+            if _errno(error) not in _NOT_YET:
+                self._drop(now, "connect failed (%s)" % (error,))
+            elif ticks_diff(now, self.since) > CONNACK_TIMEOUT:
+                self._drop(now, "TCP connect took over %d ms" % CONNACK_TIMEOUT)
+            return
         self.state = WAITING
         self.since = now
         self.last_heard = now
-        self._send(packet(CONNECT, body), now)
+        self.last_sent = now
+        if n < len(data):
+            self._send(data[n:], now)
 
     def _subscribe(self, topic):
         # packet id 1 is enough: we never wait for a SUBACK to match anything
@@ -311,18 +338,24 @@ class Client:
 
 
 def tcp_opener(host, port):
-    """An opener for Client: a new TCP socket connected to host:port (blocking connect)."""
+    """An opener for Client: a new TCP socket to host:port whose connect does not block.
+
+    The address is resolved once, here (give the broker as an IP address on the board: a name
+    lookup may block).  The connect is started without waiting; the client sends CONNECT when
+    the connection is up, so an unreachable broker never stalls the main loop."""
     import socket
 
     address = socket.getaddrinfo(host, port)[0][-1]
 
     def open_socket(now):
         sock = socket.socket()
+        sock.setblocking(False)
         try:
             sock.connect(address)
-        except OSError:
-            sock.close()
-            raise
+        except OSError as error:
+            if _errno(error) not in _NOT_YET:
+                sock.close()
+                raise
         return sock
 
     return open_socket
