@@ -53,7 +53,6 @@ mode.  With no good copy of critical memory the controller sits in RAM ERROR unt
 
 from firmware.compat import const
 from firmware.drivers import buttons as btn
-from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sensors
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import hits as hitplan
@@ -65,49 +64,39 @@ from firmware.poker import cards as cardlib
 from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
-from firmware.table import roundrecord
-from firmware.table.roundrecord import NO_CARD
-
-SEATS = pools.MAX_SEATS
-LINES = const(8)
-WIDTH = const(16)
-DEALER = const(0)
-BOARD = const(8)
-FLOP = const(3)
-MESSAGE_MS = const(4000)
-SUPERVISOR_ID = const(1)
-AUDIT_EVENTS = const(40)     # newest events listed in the audit menu
-CONFIRM_HITS = const(3)      # jackpot hits listed on the CONFIRM screen (two lines each)
-
-# Phases.
-OPEN = const(0)
-LOCKED = const(1)
-CONFIRM = const(2)
-RESULTS = const(3)
-RAM_ERROR = const(4)
-RAM_CLEAR = const(5)
-AUDIT = const(6)
-CONFIG = const(7)
-TEST = const(8)
-CARD_ENTRY = const(9)
-PHASE_NAMES = ("OPEN", "LOCKED", "CONFIRM", "RESULTS", "RAM ERROR", "RAM CLEAR", "AUDIT",
-               "CONFIG", "TEST", "CARD ENTRY")
-
-# Beep patterns the app's buzzer plays.
-BEEP_OK = const(1)
-BEEP_ERROR = const(2)
-BEEP_ALARM = const(3)
-BEEP_JACKPOT = const(4)
-
-# Hand rules, as in firmware.poker.uth.
-HOLE2_BOARD3 = "hole2_board3"
-BEST5OF7 = "best5of7"
-
-# Configuration menu: (label, jackpot config key, choices in cents).
-CONFIG_ITEMS = (
-    ("JP wager", "wager", (100, 200, 500)),
-    ("Reset", "reset", (100000, 500000, 1000000)),
+from firmware.table import handlers, roundrecord, screens
+from firmware.table.phases import (  # noqa: F401 - re-exported: callers name them tc.OPEN, ...
+    AUDIT,
+    AUDIT_EVENTS,
+    BEEP_ALARM,
+    BEEP_ERROR,
+    BEEP_JACKPOT,
+    BEEP_OK,
+    BEST5OF7,
+    BOARD,
+    CARD_ENTRY,
+    CONFIG,
+    CONFIG_ITEMS,
+    CONFIRM,
+    CONFIRM_HITS,
+    DEALER,
+    FLOP,
+    HOLE2_BOARD3,
+    LINES,
+    LOCKED,
+    MESSAGE_MS,
+    OPEN,
+    PHASE_NAMES,
+    RAM_CLEAR,
+    RAM_ERROR,
+    RESULTS,
+    SEATS,
+    SUPERVISOR_ID,
+    TEST,
+    WIDTH,
 )
+from firmware.table.roundrecord import NO_CARD
+from firmware.table.screens import View, money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
@@ -116,31 +105,6 @@ SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round 
 LINK_RETRY_MS = const(1000)      # wait before committing the link section again after a failure
 # Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
 LINK_TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
-
-_SUITS = "cdhs"
-
-
-def money(cents):
-    """Cents as dollars text: ``$1234.56``."""
-    sign = "-" if cents < 0 else ""
-    cents = -cents if cents < 0 else cents
-    return "%s$%d.%02d" % (sign, cents // 100, cents % 100)
-
-
-class View:
-    """What the table shows; the app renders it when ``version`` changes."""
-
-    def __init__(self, seats):
-        self.version = 0
-        self.seat_light = bytearray([lights.IDLE] * seats)
-        self.lines = [""] * LINES
-        self.meter = [0, 0, 0]          # per pool slot, cents
-        self.meter_slots = (0,)         # the slots shown, one sign line each
-        self.meter_fault = ""           # alternated with the amount when not empty
-        self.win = (0, 0, 0, 0)         # (sign line, seat, amount, new amount)
-        self.win_serial = 0
-        self.beep = 0
-        self.beep_serial = 0
 
 
 class RoundController:
@@ -157,7 +121,7 @@ class RoundController:
         self.hand_rule = hand_rule
         self.ante_sensors = ante_sensors
         self.seats = seats
-        self.view = View(seats)
+        self.view = screens.View(seats)
         self.rec = roundrecord.RoundRecord()
         self.jackpot = None
         self.phase = OPEN
@@ -359,7 +323,7 @@ class RoundController:
         long = kind == btn.LONG
         if kind == btn.REPEAT and button != btn.UP and button != btn.DOWN:
             return
-        handler = _HANDLERS[self.phase]
+        handler = handlers.HANDLERS[self.phase]
         handler(self, button, long)
         self._render()
 
@@ -904,7 +868,7 @@ class RoundController:
             verdict = ""
             if full:
                 verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
-            lines.append(("S%d %s" % (s + 1, _short(hands.name(value))))[:WIDTH - 2] + verdict)
+            lines.append(("S%d %s" % (s + 1, screens.short(hands.name(value))))[:WIDTH - 2] + verdict)
         for hit in self.hits:
             lines.append("JP S%d %s%s" % (hit[jm.H_SEAT], "~" if self.hits_estimated else "",
                                           money(hit[jm.H_AMOUNT])))
@@ -1126,135 +1090,8 @@ class RoundController:
         view = self.view
         view.version += 1
         for s in range(self.seats):
-            view.seat_light[s] = self._light(s)
-        self._render_lines()
-
-    def _light(self, s):
-        bit = 1 << s
-        phase = self.phase
-        if phase == TEST:
-            return 1 + (self.test_step + s) % (len(lights.STATE_NAMES) - 1)
-        if phase == RAM_ERROR or phase == RAM_CLEAR:
-            return lights.LOCKED
-        if self.faults & bit:
-            return lights.FAULT
-        if self.tamper & bit:
-            return lights.TAMPER
-        if phase == OPEN or phase == AUDIT or phase == CONFIG:
-            if not self.jackpot_open():
-                return lights.LOCKED
-            return lights.PLACED if self.placed & bit else lights.IDLE
-        if self.late & bit:
-            return lights.LATE
-        for hit in self.hits:
-            if hit[jm.H_SEAT] == s + 1:
-                return lights.WINNER
-        if self.rec.voided & bit:
-            return lights.OFF
-        if self.rec.accepted & bit:
-            return lights.ACCEPTED
-        return lights.LOCKED
-
-    def _bits(self, mask):
-        return "".join(["1" if mask & (1 << s) else "0" for s in range(self.seats)])
-
-    def _render_lines(self):
-        lines = self.view.lines
-        for i in range(LINES):
-            lines[i] = ""
-        phase = self.phase
-        cursor = "S%d" % (self.cursor + 1)
-        if phase == OPEN:
-            lines[0] = "ROUND %d OPEN" % self.rec.round_no
-            lines[1] = "JP " + ("OPEN" if self.jackpot_open() else "CLOSED")
-            if not self.program_ok:
-                lines[1] = "PROGRAM ERROR"
-            elif not self.config_ok:
-                lines[1] = "CONFIG ERROR"
-            lines[2] = "placed " + (self._seat_list(self.placed) or "-")
-            ante = self.ante | self.ante_marked
-            lines[3] = "ante " + (self._seat_list(ante) or "-")
-            lines[4] = "sel %s OK=ante" % cursor
-            lines[5] = "LOCK=no more bet"
-        elif phase == LOCKED:
-            lines[0] = "ROUND %d LOCKED" % self.rec.round_no
-            lines[1] = "JP " + (self._seat_list(self.rec.accepted) or "none")
-            board = self._cards_of(self.rec.board)
-            lines[2] = "B " + (cardlib.names(board) if board else "-")
-            lines[3] = "D " + (cardlib.names(self._cards_of(self.rec.dealer)) or "-")
-            hole = self._hole(self.cursor)
-            state = "fold" if self.rec.folded & (1 << self.cursor) else ""
-            lines[4] = "%s %s %s" % (cursor, cardlib.names(hole) or "-", state)
-            lines[5] = "need " + (self._missing() or "nothing")
-            lines[6] = "OK=fold SETTLE"
-        elif phase == CONFIRM:
-            lines[0] = "JACKPOT! r%d" % self.rec.round_no
-            if len(self.hits) > CONFIRM_HITS:
-                # more winners than lines: the count is on the title, the list in the results
-                lines[0] = ("JACKPOT x%d r%d" % (len(self.hits), self.rec.round_no))[:WIDTH]
-            row = 1
-            for hit in self.hits[:CONFIRM_HITS]:
-                lines[row] = ("S%d %s" % (hit[jm.H_SEAT], _short(_hit_name(hit))))[:WIDTH]
-                lines[row + 1] = (" ~" if self.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
-                row += 2
-            lines[7] = "KEY+OK to pay" if not self.key_on else "OK to pay"
-        elif phase == RESULTS:
-            lines[0] = "ROUND %d RESULT" % self.rec.round_no
-            for i, text in enumerate(self.results[:6]):
-                lines[1 + i] = text[:WIDTH]
-            lines[7] = "SETTLE=next"
-        elif phase == RAM_ERROR:
-            lines[0] = "RAM ERROR"
-            lines[1] = "JACKPOT DISABLED"
-            for i, text in enumerate(self.menu[:3]):
-                lines[2 + i] = text
-            lines[6] = "KEY+long OK:"
-            lines[7] = "RAM clear"
-        elif phase == RAM_CLEAR:
-            lines[0] = "RAM CLEAR?"
-            lines[1] = "reset values:"
-            config = jcfg.build(self.jackpot_config) if isinstance(self.jackpot_config, dict) else \
-                (self.jackpot_config or jcfg.default())
-            row = 2
-            for slot in config.active_slots():
-                lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))
-                row += 1
-            lines[6] = "OK=accept"
-            lines[7] = "BACK=cancel"
-        elif phase == AUDIT:
-            for i in range(LINES):
-                if self.menu_top + i < len(self.menu):
-                    lines[i] = self.menu[self.menu_top + i]
-        elif phase == CONFIG:
-            lines[0] = "CONFIG (BACK)"
-            for i, item in enumerate(CONFIG_ITEMS):
-                mark = ">" if i == self.config_index else " "
-                lines[1 + i] = ("%s%s %s" % (mark, item[0], money(self._config_value(item[1]))))[:WIDTH]
-            lines[6] = "UP/DN OK=change"
-        elif phase == TEST:
-            lines[0] = "TEST MODE (BACK)"
-            lines[1] = "jp  " + self._bits(self.placed)
-            lines[2] = "ant " + self._bits(self.ante)
-            lines[3] = "flt " + self._bits(self.faults)
-            lines[4] = "key %s door %s" % ("on" if self.key_on else "off",
-                                          "open" if self.door_open else "shut")
-            lines[5] = "OK=next pattern"
-        elif phase == CARD_ENTRY:
-            dest, rank, suit = self.entry
-            target = "dealer" if dest == DEALER else "board" if dest == BOARD else "seat %d" % dest
-            lines[0] = "ENTER CARD"
-            lines[1] = "to: " + target
-            lines[2] = "card: " + cardlib.RANKS[rank] + _SUITS[suit]
-            lines[4] = "UP/DN change"
-            lines[5] = "OK next, LOCK=add"
-            lines[6] = "BACK=done"
-        if self.message and phase not in (AUDIT, RAM_CLEAR):
-            first, second = self.message.split("\n")
-            lines[6] = first[:WIDTH]
-            lines[7] = second[:WIDTH]
-        if self.door_open:
-            lines[7] = "DOOR OPEN"
-
+            view.seat_light[s] = screens.seat_light(self, s)
+        screens.render_lines(self)
 
 class _LinkedPlan:
     """A linked round's hits, shaped like the Settlement that preview() gives."""
@@ -1266,147 +1103,3 @@ class _LinkedPlan:
 def _i32(value):
     """A value for a signed 32-bit event field (clamped: the log keeps i32)."""
     return value if value < 0x7FFFFFFF else 0x7FFFFFFF
-
-
-def _hit_name(hit):
-    return jpay.NAMES[hit[jm.H_HAND]]
-
-
-def _short(name):
-    """Hand names short enough for a display line."""
-    return (name.replace("Three of a Kind", "Trips").replace("Four of a Kind", "Quads")
-            .replace("Straight Flush", "Str Flush").replace("High Card", "High"))
-
-
-# ---------------------------------------------------------------------- button handlers
-
-def _on_open(c, button, long):
-    if c.key_on and long:
-        if button == btn.OK:
-            c._open_audit()
-            return
-        if button == btn.SETTLE:
-            c.config_index = 0
-            c._set_phase(CONFIG)
-            return
-        if button == btn.LOCK:
-            c.test_step = 0
-            c._set_phase(TEST)
-            return
-    if long:
-        return
-    if button == btn.LOCK:
-        c._lock()
-    elif button == btn.UP:
-        c.cursor = (c.cursor + 1) % c.seats
-    elif button == btn.DOWN:
-        c.cursor = (c.cursor - 1) % c.seats
-    elif button == btn.OK:
-        c.ante_marked ^= 1 << c.cursor
-
-
-def _on_locked(c, button, long):
-    if button == btn.BACK and c.key_on:
-        if long:
-            c._void_round()
-        else:
-            c._void_seat(c.cursor)
-        return
-    if long:
-        if button == btn.OK:
-            c.entry[0] = c.cursor + 1
-            c._set_phase(CARD_ENTRY)
-        return
-    if button == btn.SETTLE:
-        c._settle()
-    elif button == btn.UP:
-        c.cursor = (c.cursor + 1) % c.seats
-    elif button == btn.DOWN:
-        c.cursor = (c.cursor - 1) % c.seats
-    elif button == btn.OK:
-        c.rec.folded ^= 1 << c.cursor
-
-
-def _on_confirm(c, button, long):
-    if button == btn.OK:
-        c._confirm()
-    elif button == btn.BACK and c.key_on and long:
-        c._void_round()
-
-
-def _on_results(c, button, long):
-    if button == btn.SETTLE or button == btn.OK:
-        c._new_round()
-
-
-def _on_ram_error(c, button, long):
-    if c.key_on and long and button == btn.OK:
-        c._set_phase(RAM_CLEAR)
-
-
-def _on_ram_clear(c, button, long):
-    if button == btn.BACK:
-        c._set_phase(RAM_ERROR)
-    elif button == btn.OK and not long:
-        if not c.key_on:
-            c._say("Supervisor key", "needed")
-            return
-        c._ram_clear()
-
-
-def _on_audit(c, button, long):
-    if button == btn.BACK:
-        c._set_phase(OPEN)
-    elif button == btn.DOWN:
-        c.menu_top = min(c.menu_top + (LINES if long else 1), max(0, len(c.menu) - LINES))
-    elif button == btn.UP:
-        c.menu_top = max(0, c.menu_top - (LINES if long else 1))
-
-
-def _on_config(c, button, long):
-    if button == btn.BACK:
-        c._set_phase(OPEN)
-    elif not c.key_on:
-        c._say("Supervisor key", "needed")
-    elif button == btn.DOWN:
-        c.config_index = (c.config_index + 1) % len(CONFIG_ITEMS)
-    elif button == btn.UP:
-        c.config_index = (c.config_index - 1) % len(CONFIG_ITEMS)
-    elif button == btn.OK:
-        c._apply_config(c.config_index)
-
-
-def _on_test(c, button, long):
-    if button == btn.BACK:
-        c._set_phase(OPEN)
-    elif button == btn.OK:
-        c.test_step += 1
-
-
-def _on_card_entry(c, button, long):
-    entry = c.entry
-    if button == btn.BACK:
-        c._set_phase(LOCKED)
-    elif button == btn.UP or button == btn.DOWN:
-        step = 1 if button == btn.UP else -1
-        field = c.config_index % 3
-        if field == 0:
-            entry[0] = (entry[0] + step) % (BOARD + 1)
-        elif field == 1:
-            entry[1] = (entry[1] + step) % 13
-        else:
-            entry[2] = (entry[2] + step) % 4
-    elif button == btn.OK:
-        c.config_index = (c.config_index + 1) % 3
-    elif button == btn.LOCK:
-        problem = c._add_card(entry[0], cardlib.make(entry[1], entry[2]))
-        if problem:
-            c._beep(BEEP_ERROR)
-            c._say("Card refused", problem)
-        else:
-            c._beep(BEEP_OK)
-            c._say("Added " + cardlib.name(cardlib.make(entry[1], entry[2])), "")
-
-
-_HANDLERS = (_on_open, _on_locked, _on_confirm, _on_results, _on_ram_error, _on_ram_clear,
-             _on_audit, _on_config, _on_test, _on_card_entry)

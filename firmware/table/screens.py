@@ -1,0 +1,195 @@
+"""The round controller's view: what the table shows, and how each phase looks.
+
+``View`` is what the app renders (seat lights, display lines, meter amounts and faults, and
+one-shot win and beep requests).  ``seat_light`` and ``render_lines`` read a RoundController
+and fill the view; nothing here changes the round.
+"""
+
+from firmware.drivers import spot_lights as lights
+from firmware.jackpot import config as jcfg
+from firmware.jackpot import meters as jm
+from firmware.jackpot import paytable as jpay
+from firmware.poker import cards as cardlib
+from firmware.table.phases import (
+    AUDIT,
+    BOARD,
+    CARD_ENTRY,
+    CONFIG,
+    CONFIG_ITEMS,
+    CONFIRM,
+    CONFIRM_HITS,
+    DEALER,
+    LINES,
+    LOCKED,
+    OPEN,
+    RAM_CLEAR,
+    RAM_ERROR,
+    RESULTS,
+    TEST,
+    WIDTH,
+)
+
+_SUITS = "cdhs"
+
+
+def money(cents):
+    """Cents as dollars text: ``$1234.56``."""
+    sign = "-" if cents < 0 else ""
+    cents = -cents if cents < 0 else cents
+    return "%s$%d.%02d" % (sign, cents // 100, cents % 100)
+
+
+class View:
+    """What the table shows; the app renders it when ``version`` changes."""
+
+    def __init__(self, seats):
+        self.version = 0
+        self.seat_light = bytearray([lights.IDLE] * seats)
+        self.lines = [""] * LINES
+        self.meter = [0, 0, 0]          # per pool slot, cents
+        self.meter_slots = (0,)         # the slots shown, one sign line each
+        self.meter_fault = ""           # alternated with the amount when not empty
+        self.win = (0, 0, 0, 0)         # (sign line, seat, amount, new amount)
+        self.win_serial = 0
+        self.beep = 0
+        self.beep_serial = 0
+
+
+def hit_name(hit):
+    """The jackpot hand name of a hit record."""
+    return jpay.NAMES[hit[jm.H_HAND]]
+
+
+def short(name):
+    """Hand names short enough for a display line."""
+    return (name.replace("Three of a Kind", "Trips").replace("Four of a Kind", "Quads")
+            .replace("Straight Flush", "Str Flush").replace("High Card", "High"))
+
+
+def seat_light(c, s):
+    """The spot-light pattern of seat index s in the controller's present state."""
+    bit = 1 << s
+    phase = c.phase
+    if phase == TEST:
+        return 1 + (c.test_step + s) % (len(lights.STATE_NAMES) - 1)
+    if phase == RAM_ERROR or phase == RAM_CLEAR:
+        return lights.LOCKED
+    if c.faults & bit:
+        return lights.FAULT
+    if c.tamper & bit:
+        return lights.TAMPER
+    if phase == OPEN or phase == AUDIT or phase == CONFIG:
+        if not c.jackpot_open():
+            return lights.LOCKED
+        return lights.PLACED if c.placed & bit else lights.IDLE
+    if c.late & bit:
+        return lights.LATE
+    for hit in c.hits:
+        if hit[jm.H_SEAT] == s + 1:
+            return lights.WINNER
+    if c.rec.voided & bit:
+        return lights.OFF
+    if c.rec.accepted & bit:
+        return lights.ACCEPTED
+    return lights.LOCKED
+
+def _bits(c, mask):
+    return "".join(["1" if mask & (1 << s) else "0" for s in range(c.seats)])
+
+def render_lines(c):
+    """Write the dealer display's eight lines for the controller's present state."""
+    lines = c.view.lines
+    for i in range(LINES):
+        lines[i] = ""
+    phase = c.phase
+    cursor = "S%d" % (c.cursor + 1)
+    if phase == OPEN:
+        lines[0] = "ROUND %d OPEN" % c.rec.round_no
+        lines[1] = "JP " + ("OPEN" if c.jackpot_open() else "CLOSED")
+        if not c.program_ok:
+            lines[1] = "PROGRAM ERROR"
+        elif not c.config_ok:
+            lines[1] = "CONFIG ERROR"
+        lines[2] = "placed " + (c._seat_list(c.placed) or "-")
+        ante = c.ante | c.ante_marked
+        lines[3] = "ante " + (c._seat_list(ante) or "-")
+        lines[4] = "sel %s OK=ante" % cursor
+        lines[5] = "LOCK=no more bet"
+    elif phase == LOCKED:
+        lines[0] = "ROUND %d LOCKED" % c.rec.round_no
+        lines[1] = "JP " + (c._seat_list(c.rec.accepted) or "none")
+        board = c._cards_of(c.rec.board)
+        lines[2] = "B " + (cardlib.names(board) if board else "-")
+        lines[3] = "D " + (cardlib.names(c._cards_of(c.rec.dealer)) or "-")
+        hole = c._hole(c.cursor)
+        state = "fold" if c.rec.folded & (1 << c.cursor) else ""
+        lines[4] = "%s %s %s" % (cursor, cardlib.names(hole) or "-", state)
+        lines[5] = "need " + (c._missing() or "nothing")
+        lines[6] = "OK=fold SETTLE"
+    elif phase == CONFIRM:
+        lines[0] = "JACKPOT! r%d" % c.rec.round_no
+        if len(c.hits) > CONFIRM_HITS:
+            # more winners than lines: the count is on the title, the list in the results
+            lines[0] = ("JACKPOT x%d r%d" % (len(c.hits), c.rec.round_no))[:WIDTH]
+        row = 1
+        for hit in c.hits[:CONFIRM_HITS]:
+            lines[row] = ("S%d %s" % (hit[jm.H_SEAT], short(hit_name(hit))))[:WIDTH]
+            lines[row + 1] = (" ~" if c.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
+            row += 2
+        lines[7] = "KEY+OK to pay" if not c.key_on else "OK to pay"
+    elif phase == RESULTS:
+        lines[0] = "ROUND %d RESULT" % c.rec.round_no
+        for i, text in enumerate(c.results[:6]):
+            lines[1 + i] = text[:WIDTH]
+        lines[7] = "SETTLE=next"
+    elif phase == RAM_ERROR:
+        lines[0] = "RAM ERROR"
+        lines[1] = "JACKPOT DISABLED"
+        for i, text in enumerate(c.menu[:3]):
+            lines[2 + i] = text
+        lines[6] = "KEY+long OK:"
+        lines[7] = "RAM clear"
+    elif phase == RAM_CLEAR:
+        lines[0] = "RAM CLEAR?"
+        lines[1] = "reset values:"
+        config = jcfg.build(c.jackpot_config) if isinstance(c.jackpot_config, dict) else \
+            (c.jackpot_config or jcfg.default())
+        row = 2
+        for slot in config.active_slots():
+            lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))
+            row += 1
+        lines[6] = "OK=accept"
+        lines[7] = "BACK=cancel"
+    elif phase == AUDIT:
+        for i in range(LINES):
+            if c.menu_top + i < len(c.menu):
+                lines[i] = c.menu[c.menu_top + i]
+    elif phase == CONFIG:
+        lines[0] = "CONFIG (BACK)"
+        for i, item in enumerate(CONFIG_ITEMS):
+            mark = ">" if i == c.config_index else " "
+            lines[1 + i] = ("%s%s %s" % (mark, item[0], money(c._config_value(item[1]))))[:WIDTH]
+        lines[6] = "UP/DN OK=change"
+    elif phase == TEST:
+        lines[0] = "TEST MODE (BACK)"
+        lines[1] = "jp  " + _bits(c, c.placed)
+        lines[2] = "ant " + _bits(c, c.ante)
+        lines[3] = "flt " + _bits(c, c.faults)
+        lines[4] = "key %s door %s" % ("on" if c.key_on else "off",
+                                      "open" if c.door_open else "shut")
+        lines[5] = "OK=next pattern"
+    elif phase == CARD_ENTRY:
+        dest, rank, suit = c.entry
+        target = "dealer" if dest == DEALER else "board" if dest == BOARD else "seat %d" % dest
+        lines[0] = "ENTER CARD"
+        lines[1] = "to: " + target
+        lines[2] = "card: " + cardlib.RANKS[rank] + _SUITS[suit]
+        lines[4] = "UP/DN change"
+        lines[5] = "OK next, LOCK=add"
+        lines[6] = "BACK=done"
+    if c.message and phase not in (AUDIT, RAM_CLEAR):
+        first, second = c.message.split("\n")
+        lines[6] = first[:WIDTH]
+        lines[7] = second[:WIDTH]
+    if c.door_open:
+        lines[7] = "DOOR OPEN"
