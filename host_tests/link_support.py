@@ -8,9 +8,7 @@ import hashlib
 import json
 import os
 import random
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +19,7 @@ import pytest
 
 from firmware.link import mqtt
 from firmware.link.tablelink import UP, TableLink
+from tools import link_broker
 from tools.link_controller import read_ledger
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,19 +33,13 @@ WAGER = 100  # cents: firmware.jackpot.config default wager [UTH 11.2]
 
 def mosquitto_binary():
     """Path of mosquitto; fails the test (never skips) when it is missing."""
-    found = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                          else None)
-    if not found:
+    try:
+        return link_broker.mosquitto_binary()
+    except RuntimeError:
         pytest.fail(INSTALL_HINT, pytrace=False)
-    return found
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+free_port = link_broker.free_port
 
 
 def table_key(table):
@@ -57,45 +50,12 @@ def ms():
     return int(time.monotonic() * 1000) & 0x3FFFFFFF
 
 
-class Broker:
-    """A private mosquitto on a free loopback port."""
+class Broker(link_broker.LocalBroker):
+    """A private mosquitto on a free loopback port, configured in the test's folder."""
 
     def __init__(self, tmp_path):
-        self.binary = mosquitto_binary()
-        self.port = free_port()
-        self.conf = tmp_path / "mosquitto.conf"
-        self.conf.write_text("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % self.port)
-        self.log = open(tmp_path / "mosquitto.log", "a")
-        self.proc = None
-
-    def start(self):
-        self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("mosquitto did not listen on port %d" % self.port)
-
-    def kill(self):
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(5)
-            self.proc = None
-
-    def stop(self):
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-            self.proc = None
-        self.log.close()
+        mosquitto_binary()
+        super().__init__(str(tmp_path))
 
 
 class ControllerProcess:

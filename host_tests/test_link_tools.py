@@ -26,10 +26,9 @@ def test_benchmark_quick_run_prints_its_figures():
 
 
 def test_missing_mosquitto_fails_with_the_install_command(monkeypatch):
-    monkeypatch.setattr(link_support.shutil, "which", lambda name: None)
-    monkeypatch.setattr(link_support.os.path, "exists", lambda path: False)
-    with pytest.raises(pytest.fail.Exception, match="tools/ensure_mosquitto.sh"):
-        link_support.mosquitto_binary()
     monkeypatch.setattr(link_broker.shutil, "which", lambda name: None)
+    monkeypatch.setattr(link_broker.os.path, "exists", lambda path: False)
     with pytest.raises(RuntimeError, match="ensure_mosquitto.sh"):
         link_broker.mosquitto_binary()
+    with pytest.raises(pytest.fail.Exception, match="tools/ensure_mosquitto.sh"):
+        link_support.mosquitto_binary()
