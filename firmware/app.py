@@ -346,6 +346,10 @@ def load_config(path, board_name):
         return None, True, "no %s: defaults" % path
     except ValueError as error:
         return None, False, str(error)
+    if table.game != "uth":
+        # The settlement library and the tools know Four Card Poker and Big Raise Stud; the
+        # round controller (cards per seat, results screen, progressive) runs UTH only.
+        return None, False, "config game %r: this table firmware runs UTH tables only" % table.game
     return table, True, "%s %s" % (path, table.game)
 
 
