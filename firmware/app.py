@@ -92,11 +92,11 @@ class App:
     """The table: drivers around a RoundController."""
 
     def __init__(self, board, fs, memory=None, jackpot_config=None, hand_rule=tc.HOLE2_BOARD3,
-                 ante_sensors=True, now=0, link=None):
+                 ante_sensors=True, now=0, link=None, game=tc.UTH):
         self.board = board
         self.memory = memory or make_memory(board, fs)
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
-                                             board.seats)
+                                             board.seats, game)
         self.link_setup = link
         self.station = None      # firmware.link.station.Station of a linked table, after boot
         if link is not None:
@@ -241,7 +241,9 @@ def main():
     options = {}
     link = None
     if table is not None:
-        options = {"jackpot_config": table.jackpot, "hand_rule": table.options.hand_rule}
+        options = {"jackpot_config": table.jackpot, "game": table.game}
+        if table.game == tc.UTH:
+            options["hand_rule"] = table.options.hand_rule
         if table.link is not None:
             link, problem = board_link(hw, table.link)
             if problem:
@@ -346,10 +348,6 @@ def load_config(path, board_name):
         return None, True, "no %s: defaults" % path
     except ValueError as error:
         return None, False, str(error)
-    if table.game != "uth":
-        # The settlement library and the tools know Four Card Poker and Big Raise Stud; the
-        # round controller (cards per seat, results screen, progressive) runs UTH only.
-        return None, False, "config game %r: this table firmware runs UTH tables only" % table.game
     return table, True, "%s %s" % (path, table.game)
 
 

@@ -23,14 +23,15 @@ PER_WAGER = 70
 class Table:
     """A controller on critical memory in a temporary directory, with a clock."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, game=tc.UTH):
         self.fs = PathFS(str(directory))
         self.now = 0
+        self.game = game
         self.boot()
 
     def boot(self):
         self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
-        self.c = tc.RoundController(self.memory)
+        self.c = tc.RoundController(self.memory, game=self.game)
         self.c.boot(self.now, 1000 + self.now)
         return self.c
 
@@ -406,3 +407,54 @@ def test_a_failed_admin_commit_puts_the_committed_jackpot_back(table, monkeypatc
     assert problem == "flash write failed"
     assert table.c.jackpot.config.wager == before
     assert "MEMORY FAULT" in table.screen()
+
+
+def new_table(tmp_path, game):
+    t = Table(tmp_path, game)
+    t.ram_clear()
+    return t
+
+
+def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_path):
+    t = new_table(tmp_path, tc.FCP)
+    assert "FOUR CARD POKER" in t.screen()
+    t.chip(1, ante=True)
+    assert t.c.view.seat_light[0] == lights.PLACED
+    t.press(btn.LOCK)
+    assert t.c.view.meter[0] == RESET                 # no progressive in this game
+    t.deal([(1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
+            (0, "Kc Kd 7h 5s 3c")])
+    t.c.card(1, cards.parse("2h")[0], t.tick())
+    assert "seat 1 full" in t.screen()                # five cards a seat [FCP 8.2]
+    t.c.card(8, cards.parse("2h")[0], t.tick())
+    assert "no board" in t.screen()
+    t.press(btn.SETTLE)
+    assert "dealer: 5 of 6" in t.screen() and t.c.phase == tc.LOCKED
+    t.deal([(0, "2d")])                               # the dealer's sixth card [FCP 8.3]
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS
+    # Dealer K-K-7-5 (best four of six); seat 3 ties it and wins the tie [FCP 10.2].
+    assert t.c.results == ["D One Pair", "S1 Trips W", "S2 High L", "S3 One Pair W"]
+    assert t.c.view.seat_light[0] == lights.LOCKED
+    c = t.boot()                                      # the round is closed in critical memory
+    assert c.phase == tc.OPEN and c.rec.round_no == 2
+
+
+def test_big_raise_stud_round_reads_the_risk_raise_table(tmp_path):
+    t = new_table(tmp_path, tc.BRS)
+    assert "BIG RAISE STUD" in t.screen()
+    t.press(btn.LOCK)
+    t.c.card(0, cards.parse("2c")[0], t.tick())
+    assert "no dealer hand" in t.screen()
+    t.deal([(8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s")])
+    t.press(btn.SETTLE)
+    assert "seat 4: 2 of 3" in t.screen()
+    t.deal([(4, "6d")])
+    t.press(btn.SETTLE)
+    # Flush 6 to 1, pair of tens 1 to 1, pair of sevens pushes, high card loses [BRS 5.2-5.4].
+    assert t.c.results == ["S1 Flush 6:1", "S2 One Pair 1:1", "S3 One Pair P", "S4 High L"]
+
+
+def test_unknown_game_is_refused():
+    with pytest.raises(ValueError, match="game must be one of brs, fcp, uth, got 'poker'"):
+        tc.RoundController(None, game="poker")

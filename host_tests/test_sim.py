@@ -90,3 +90,17 @@ def test_make_sim_without_a_terminal_replays_the_demo(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert simmod.main([]) == 0
     assert "replaying" in capsys.readouterr().out
+
+
+def test_a_four_card_poker_table_deals_five_and_six_and_shows_results():
+    sim = simmod.Simulation(None, game="fcp")
+    ram_clear(sim)
+    for line in ("ante 2", "ante 5", "press LOCK"):
+        sim.command(line)
+    lines = sim.deal(11)
+    assert sum(1 for x in lines if x.startswith("S2 ")) == 5
+    assert sum(1 for x in lines if x.startswith("D ")) == 6 and not any(x.startswith("B ") for x in lines)
+    sim.command("press SETTLE")
+    sim.run(400)
+    shown = "\n".join(sim.display())
+    assert "ROUND 1 RESULT" in shown and "S2 " in shown and "S5 " in shown

@@ -4,6 +4,7 @@
     python -m tools.sim --script FILE        # replay a scenario file and print what is seen
     python -m tools.sim --fresh              # start with blank critical memory
     python -m tools.sim --state DIR          # keep the table's FRAM and flash files in DIR
+    python -m tools.sim --game fcp           # a Four Card Poker (or brs: Big Raise Stud) table
     python -m tools.sim --service            # the service protocol on stdin/stdout (serve())
     python -m tools.sim --link HOST:PORT --table-id N --key-file F
                                              # a linked table on a real broker and link controller
@@ -70,7 +71,7 @@ class Simulation:
     Simulations) are stepped along whenever this one runs, so several tables keep their links
     alive in one thread."""
 
-    def __init__(self, state_dir=None, fresh=False, link=None):
+    def __init__(self, state_dir=None, fresh=False, link=None, game="uth"):
         if state_dir and fresh:
             _wipe(state_dir)
         self.table = simulated.make(state_dir)
@@ -80,7 +81,7 @@ class Simulation:
         self.realtime = link is not None
         self.started = time.monotonic()
         self.companions = []
-        self.app = App(self.table.board, fs, now=self.now, link=link)
+        self.app = App(self.table.board, fs, now=self.now, link=link, game=game)
         self.pending_lines = []
         self.app.boot(self.now, self.wall)
         self.run(SETTLE_MS)
@@ -171,11 +172,12 @@ class Simulation:
         deck = list(range(52))
         rng.shuffle(deck)
         seats = [s for s in range(1, 8) if self.covered(s) or self.covered(s, True)]
+        c = self.controller
         lines = []
         for seat in seats:
-            lines += ["S%d %s" % (seat, cardlib.name(deck.pop())) for _ in range(2)]
-        lines += ["D %s" % cardlib.name(deck.pop()) for _ in range(2)]
-        lines += ["B %s" % cardlib.name(deck.pop()) for _ in range(5)]
+            lines += ["S%d %s" % (seat, cardlib.name(deck.pop())) for _ in range(c.seat_cards)]
+        lines += ["D %s" % cardlib.name(deck.pop()) for _ in range(c.dealer_cards)]
+        lines += ["B %s" % cardlib.name(deck.pop()) for _ in range(c.board_cards)]
         for line in lines:
             self.pending_lines.append(line.encode() + b"\n")
         self.run(TICK_MS * (len(lines) + 5))
@@ -392,6 +394,9 @@ def main(argv=None):
                         help="directory for the table's FRAM and flash files (default .sim)")
     parser.add_argument("--memory", action="store_true", help="keep critical memory in memory only")
     parser.add_argument("--fresh", action="store_true", help="start with blank critical memory")
+    parser.add_argument("--game", choices=("uth", "fcp", "brs"), default="uth",
+                        help="the game dealt: UTH with its progressive (default), Four Card Poker, "
+                        "Big Raise Stud")
     parser.add_argument("--service", action="store_true",
                         help="speak the service protocol on stdin/stdout (tools/audit.py --sim)")
     parser.add_argument("--link", metavar="HOST:PORT",
@@ -412,7 +417,7 @@ def main(argv=None):
         args.script = os.path.join(os.path.dirname(__file__), "sim_scripts", "demo.txt")
         state, args.fresh = None, True
         print("No terminal to read keys from: replaying %s\n" % args.script)
-    sim = Simulation(state, fresh=args.fresh, link=link)
+    sim = Simulation(state, fresh=args.fresh, link=link, game=args.game)
     if args.script:
         with open(args.script) as f:
             return run_script(sim, f.readlines())

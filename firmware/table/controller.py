@@ -61,7 +61,7 @@ from firmware.jackpot import paytable as jpay
 from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
 from firmware.poker import cards as cardlib
-from firmware.poker import hands
+from firmware.poker import hands, paytables
 from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.table import handlers, roundrecord, screens
@@ -74,13 +74,16 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     BEEP_OK,
     BEST5OF7,
     BOARD,
+    BRS,
     CARD_ENTRY,
     CONFIG,
     CONFIG_ITEMS,
     CONFIRM,
     CONFIRM_HITS,
     DEALER,
+    FCP,
     FLOP,
+    GAME_CARDS,
     HOLE2_BOARD3,
     LINES,
     LOCKED,
@@ -93,6 +96,7 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     SEATS,
     SUPERVISOR_ID,
     TEST,
+    UTH,
     WIDTH,
 )
 from firmware.table.roundrecord import NO_CARD
@@ -111,7 +115,9 @@ class RoundController:
     """The round state machine of one table (see the module docstring)."""
 
     def __init__(self, memory, jackpot_config=None, hand_rule=HOLE2_BOARD3, ante_sensors=True,
-                 seats=SEATS):
+                 seats=SEATS, game=UTH):
+        if game not in GAME_CARDS:
+            raise ValueError("game must be one of %s, got %r" % (", ".join(sorted(GAME_CARDS)), game))
         if hand_rule not in (HOLE2_BOARD3, BEST5OF7):
             raise ValueError("hand_rule must be %r or %r, got %r" % (HOLE2_BOARD3, BEST5OF7, hand_rule))
         if not isinstance(seats, int) or seats < 1 or seats > SEATS:
@@ -119,6 +125,9 @@ class RoundController:
         self.memory = memory
         self.jackpot_config = jackpot_config
         self.hand_rule = hand_rule
+        # The progressive belongs to UTH [rules.md 2]; the other games settle without it.
+        self.game = game
+        self.seat_cards, self.dealer_cards, self.board_cards = GAME_CARDS[game]
         self.ante_sensors = ante_sensors
         self.seats = seats
         self.view = screens.View(seats)
@@ -539,8 +548,8 @@ class RoundController:
 
     def jackpot_open(self):
         """True when jackpot wagers may be accepted: memory good, link up, program verified."""
-        return (self.jackpot is not None and self.memory.wagering_allowed and self.program_ok
-                and self.config_ok and (self.link_up or not self.link_required))
+        return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed
+                and self.program_ok and self.config_ok and (self.link_up or not self.link_required))
 
     def _after_lock(self):
         return self.phase in (LOCKED, CONFIRM, RESULTS, CARD_ENTRY)
@@ -610,12 +619,16 @@ class RoundController:
 
     def _dest_buffer(self, dest):
         if dest == DEALER:
-            return self.rec.dealer, "dealer"
+            if not self.dealer_cards:
+                return None, "no dealer hand"
+            return memoryview(self.rec.dealer)[:self.dealer_cards], "dealer"
         if dest == BOARD:
-            return self.rec.board, "board"
+            if not self.board_cards:
+                return None, "no board"
+            return memoryview(self.rec.board)[:self.board_cards], "board"
         if 1 <= dest <= self.seats:
             start = (dest - 1) * roundrecord.HOLE
-            return memoryview(self.rec.hole)[start:start + roundrecord.HOLE], "seat %d" % dest
+            return memoryview(self.rec.hole)[start:start + self.seat_cards], "seat %d" % dest
         return None, "bad dest %d" % dest
 
     def _has_card(self, card):
@@ -651,7 +664,7 @@ class RoundController:
 
     def _hole(self, seat):
         start = seat * roundrecord.HOLE
-        return self._cards_of(self.rec.hole[start:start + roundrecord.HOLE])
+        return self._cards_of(self.rec.hole[start:start + self.seat_cards])
 
     def _player_value(self, hole, board):
         if self.hand_rule == BEST5OF7:
@@ -669,7 +682,9 @@ class RoundController:
         amount = len(seats) * self.jackpot.config.wager
         mark = None
         try:
-            if self.tablelink is None:
+            if self.game != UTH:
+                pass  # no progressive in this game: the local jackpot round is never opened
+            elif self.tablelink is None:
                 self.jackpot.contribute(self.rec.round_no, seats)
             else:
                 # linked: the wagers go to the link controller's pool, not the frozen local one
@@ -693,7 +708,9 @@ class RoundController:
         self._link_committed()
         self._beep(BEEP_OK)
         refused = self.placed & ~accepted
-        if refused and not self.jackpot_open():
+        if self.game != UTH:
+            self._say("No more bets", "")
+        elif refused and not self.jackpot_open():
             self._say("JACKPOT CLOSED", "no wagers taken")
         elif refused:
             self._say("No Ante: seat", self._seat_list(refused) + " not taken")
@@ -705,14 +722,28 @@ class RoundController:
         return ",".join([str(s + 1) for s in range(self.seats) if mask & (1 << s)])
 
     def _missing(self):
-        """'' when the cards for the jackpot are in, else what is missing."""
+        """'' when the cards needed to settle are in, else what is missing.
+
+        UTH needs the flop and every jackpot seat's hole cards (the jackpot hand); the other
+        games need the dealer's or the board's cards and every dealt seat's whole hand."""
+        if self.game != UTH:
+            for cards, want, label in ((self.rec.dealer, self.dealer_cards, "dealer"),
+                                       (self.rec.board, self.board_cards, "board")):
+                have = len(self._cards_of(cards))
+                if have < want:
+                    return "%s: %d of %d" % (label, have, want)
+            for s in range(self.seats):
+                have = len(self._hole(s))
+                if 0 < have < self.seat_cards and not (self.rec.folded | self.rec.voided) & (1 << s):
+                    return "seat %d: %d of %d" % (s + 1, have, self.seat_cards)
+            return ""
         board = self._cards_of(self.rec.board)
         if len(board) < FLOP:
             return "flop: %d of 3" % len(board)
         for s in range(self.seats):
             bit = 1 << s
             if self.rec.accepted & bit and not (self.rec.folded | self.rec.voided) & bit:
-                if len(self._hole(s)) < roundrecord.HOLE:
+                if len(self._hole(s)) < self.seat_cards:
                     return "seat %d cards" % (s + 1)
         return ""
 
@@ -730,6 +761,9 @@ class RoundController:
         if missing:
             self._beep(BEEP_ERROR)
             self._say("Cannot settle", missing)
+            return
+        if self.game != UTH:
+            self._finish_without_jackpot()
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
         try:
@@ -842,19 +876,90 @@ class RoundController:
             self._say("JACKPOT CLAIMED", "paid by the link")
         self._refresh_meter()
 
+    def _finish_without_jackpot(self):
+        """Settle a Four Card Poker or Big Raise Stud round: results shown, round closed."""
+        self.hits = []
+        self._make_results()
+        self._set_phase(RESULTS)
+        if not self._commit(critical.STEP_SETTLE, [(ev.SETTLE, 0, 0, 0)]):
+            self._set_phase(LOCKED)
+            return
+        self.message = ""
+        self._beep(BEEP_OK)
+        self._refresh_meter()
+
+    def _seat_line(self, s, text, verdict):
+        return ("S%d %s" % (s + 1, screens.short(text)))[:WIDTH - len(verdict)] + verdict
+
+    def _make_results_fcp(self):
+        """Four Card Poker: best four of the seat's five against the dealer's best four of
+        six; the player wins ties [FCP 10.2]."""
+        dealer = hands.best4(self._cards_of(self.rec.dealer))
+        lines = ["D " + screens.short(hands.name(dealer))]
+        for s in range(self.seats):
+            hole = self._hole(s)
+            status = self._seat_status(s, hole)
+            if status is not None:
+                if status:
+                    lines.append(status)
+                continue
+            value = hands.best4(hole)
+            lines.append(self._seat_line(s, hands.name(value), " W" if value >= dealer else " L"))
+        self.results = lines
+
+    def _make_results_brs(self):
+        """Big Raise Stud: the seat's three cards and the two community cards, read against the
+        Risk/Raise pay table [BRS 5.1-5.4]: odds paid, a push, or a loss."""
+        board = self._cards_of(self.rec.board)
+        table = paytables.default(paytables.BET_RISK_RAISE)
+        lines = []
+        for s in range(self.seats):
+            hole = self._hole(s)
+            status = self._seat_status(s, hole)
+            if status is not None:
+                if status:
+                    lines.append(status)
+                continue
+            value = hands.best5(hole + board)
+            line = table.line_for(value)
+            if line is None:
+                verdict = " L"
+            elif line[paytables.NUMERATOR] == 0:
+                verdict = " P"
+            else:
+                verdict = " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
+            lines.append(self._seat_line(s, hands.name(value), verdict))
+        self.results = lines
+
+    def _seat_status(self, s, hole):
+        """None for a seat to show with its hand; '' for a seat without a hand; else its line."""
+        if len(hole) < self.seat_cards:
+            return ""
+        if self.rec.voided & (1 << s):
+            return "S%d void" % (s + 1)
+        if self.rec.folded & (1 << s):
+            return "S%d fold" % (s + 1)
+        return None
+
     def _make_results(self):
         """One display line per seat with cards: hand name and the verdict against the dealer."""
+        if self.game == FCP:
+            self._make_results_fcp()
+            return
+        if self.game == BRS:
+            self._make_results_brs()
+            return
         board = self._cards_of(self.rec.board)
         dealer = self._cards_of(self.rec.dealer)
         dealer_value = 0
-        full = len(board) == roundrecord.BOARD_CARDS and len(dealer) == roundrecord.DEALER_CARDS
+        full = len(board) == self.board_cards and len(dealer) == self.dealer_cards
         if full:
             dealer_value = self._player_value(dealer, board)
         lines = []
         for s in range(self.seats):
             bit = 1 << s
             hole = self._hole(s)
-            if len(hole) < roundrecord.HOLE:
+            if len(hole) < self.seat_cards:
                 continue
             if self.rec.voided & bit:
                 lines.append("S%d void" % (s + 1))

@@ -36,6 +36,13 @@ BEEP_ERROR = const(2)
 BEEP_ALARM = const(3)
 BEEP_JACKPOT = const(4)
 
+# The games [rules.md 2-4] and the cards each deals: (per seat, to the dealer, to the board).
+UTH = "uth"
+FCP = "fcp"
+BRS = "brs"
+GAME_CARDS = {UTH: (2, 2, 5), FCP: (5, 6, 0), BRS: (3, 0, 2)}
+GAME_TITLES = {UTH: "ULTIMATE HOLDEM", FCP: "FOUR CARD POKER", BRS: "BIG RAISE STUD"}
+
 # Hand rules, as in firmware.poker.uth.
 HOLE2_BOARD3 = "hole2_board3"
 BEST5OF7 = "best5of7"

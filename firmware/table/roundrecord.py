@@ -4,7 +4,11 @@ Layout (bytes)::
 
     magic "RD", version, round number (4 bytes, little end first), phase,
     accepted seat mask, folded seat mask, voided seat mask,
-    14 hole cards (seat 1 first, 2 per seat), 2 dealer cards, 5 board cards (NO_CARD = empty)
+    35 seat cards (seat 1 first, 5 places per seat), 6 dealer cards, 5 board (community)
+    cards (NO_CARD = empty)
+
+The places fit the largest hand of each kind in the three games (a Four Card Poker seat holds
+5 cards and its dealer 6; a UTH board 5); a game uses the first places of each.
 
 decode() raises ValueError naming what is wrong: bad magic, version, length, a card that is
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
@@ -13,14 +17,16 @@ neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
 from firmware.compat import const
 
 MAGIC = b"RD"
-VERSION = const(1)
+VERSION = const(2)
 NO_CARD = const(0xFF)
 SEATS = const(7)
-HOLE = const(2)
-DEALER_CARDS = const(2)
-BOARD_CARDS = const(5)
+HOLE = const(5)           # places per seat
+DEALER_CARDS = const(6)   # places for the dealer
+BOARD_CARDS = const(5)    # places for the board
 _HEADER = const(11)
-SIZE = const(11 + 7 * 2 + 2 + 5)
+_DEALER_AT = const(11 + 7 * 5)
+_BOARD_AT = const(11 + 7 * 5 + 6)
+SIZE = const(11 + 7 * 5 + 6 + 5)
 _SEAT_BITS = const(0x7F)
 
 
@@ -56,9 +62,9 @@ def encode(rec):
     out[8] = rec.accepted
     out[9] = rec.folded
     out[10] = rec.voided
-    out[_HEADER:_HEADER + 14] = rec.hole
-    out[_HEADER + 14:_HEADER + 16] = rec.dealer
-    out[_HEADER + 16:SIZE] = rec.board
+    out[_HEADER:_DEALER_AT] = rec.hole
+    out[_DEALER_AT:_BOARD_AT] = rec.dealer
+    out[_BOARD_AT:SIZE] = rec.board
     return bytes(out)
 
 
@@ -81,9 +87,9 @@ def decode(data):
     rec.accepted = data[8]
     rec.folded = data[9]
     rec.voided = data[10]
-    rec.hole[:] = data[_HEADER:_HEADER + 14]
-    rec.dealer[:] = data[_HEADER + 14:_HEADER + 16]
-    rec.board[:] = data[_HEADER + 16:SIZE]
+    rec.hole[:] = data[_HEADER:_DEALER_AT]
+    rec.dealer[:] = data[_DEALER_AT:_BOARD_AT]
+    rec.board[:] = data[_BOARD_AT:SIZE]
     seen = []
     for buf in (rec.hole, rec.dealer, rec.board):
         for card in buf:

@@ -19,6 +19,7 @@ from firmware.table.phases import (
     CONFIRM,
     CONFIRM_HITS,
     DEALER,
+    GAME_TITLES,
     LINES,
     LOCKED,
     OPEN,
@@ -26,6 +27,7 @@ from firmware.table.phases import (
     RAM_ERROR,
     RESULTS,
     TEST,
+    UTH,
     WIDTH,
 )
 
@@ -78,6 +80,11 @@ def seat_light(c, s):
         return lights.FAULT
     if c.tamper & bit:
         return lights.TAMPER
+    if c.game != UTH:
+        # no progressive: a seat lights when its Ante is down, and stays dim once locked
+        if phase == OPEN or phase == AUDIT or phase == CONFIG:
+            return lights.PLACED if (c.ante | c.ante_marked) & bit else lights.IDLE
+        return lights.OFF if c.rec.voided & bit else lights.LOCKED
     if phase == OPEN or phase == AUDIT or phase == CONFIG:
         if not c.jackpot_open():
             return lights.LOCKED
@@ -93,8 +100,10 @@ def seat_light(c, s):
         return lights.ACCEPTED
     return lights.LOCKED
 
+
 def _bits(c, mask):
     return "".join(["1" if mask & (1 << s) else "0" for s in range(c.seats)])
+
 
 def render_lines(c):
     """Write the dealer display's eight lines for the controller's present state."""
@@ -110,6 +119,8 @@ def render_lines(c):
             lines[1] = "PROGRAM ERROR"
         elif not c.config_ok:
             lines[1] = "CONFIG ERROR"
+        elif c.game != UTH:
+            lines[1] = GAME_TITLES[c.game]
         lines[2] = "placed " + (c._seat_list(c.placed) or "-")
         ante = c.ante | c.ante_marked
         lines[3] = "ante " + (c._seat_list(ante) or "-")

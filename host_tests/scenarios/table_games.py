@@ -1,0 +1,49 @@
+# Four Card Poker and Big Raise Stud rounds through the round controller on both runtimes.
+# Expected results worked out by hand: FCP best four of five against the dealer's best four of
+# six, the player winning ties [FCP 10.2]; BRS three cards and two community cards against the
+# Risk/Raise table [BRS 5.2-5.4].
+from firmware.drivers import buttons as btn
+from firmware.poker import cards
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot
+from firmware.table import controller as tc
+from host_tests.fakes.flash import MemFS
+from host_tests.scenario_support import Checker
+
+checker = Checker(24)
+
+
+def table(game):
+    fs = MemFS({})
+    c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                           game=game)
+    c.boot(0, 100)
+    c.panel(btn.KEY_ON, 0, 1)
+    c.panel(btn.LONG, btn.OK, 2)
+    c.panel(btn.PRESS, btn.OK, 3)
+    c.panel(btn.KEY_OFF, 0, 4)
+    c.panel(btn.PRESS, btn.LOCK, 5)
+    return c
+
+
+def deal(c, plan):
+    for dest, text in plan:
+        for card in cards.parse(text):
+            c.card(dest, card, 10)
+
+
+c = table(tc.FCP)
+checker.check("fcp phase", tc.PHASE_NAMES[c.phase], "LOCKED")
+deal(c, ((1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
+         (0, "Kc Kd 7h 5s 3c 2d")))
+c.panel(btn.PRESS, btn.SETTLE, 20)
+checker.check("fcp results", c.results, ["D One Pair", "S1 Trips W", "S2 High L", "S3 One Pair W"])
+
+c = table(tc.BRS)
+deal(c, ((8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s 6d")))
+c.panel(btn.PRESS, btn.SETTLE, 20)
+checker.check("brs results", c.results,
+              ["S1 Flush 6:1", "S2 One Pair 1:1", "S3 One Pair P", "S4 High L"])
+for line in c.view.lines:
+    print("  |" + line)
+checker.finish()
