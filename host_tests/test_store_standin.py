@@ -205,6 +205,7 @@ class Board:
         self.fram_memory = fram_memory
         self.flash_memory = flash_memory
         self.files = files
+        self.supply = None
 
     def copy(self):
         return Board(self.kind,
@@ -212,11 +213,20 @@ class Board:
                      None if self.flash_memory is None else bytearray(self.flash_memory),
                      None if self.files is None else dict(self.files))
 
+    def power_off(self):
+        """The power goes: the devices of the last boot take no more writes."""
+        if self.supply is not None:
+            self.supply.off = True
+
     def power_on(self, supply, cut_on="all"):
         """Build the devices on the memories and return a CriticalMemory; the devices named
         by cut_on ("all", "flash" or "fram") run on `supply`, the others never fail."""
         from host_tests.fakes.flash import FlashDevice, MemFS
         from host_tests.fakes.fram import FramBus
+        # A boot ends the one before it: objects of the old boot that the garbage collector
+        # finalises later (littlefs files) must not write into the memory this boot mounts.
+        self.power_off()
+        self.supply = supply
         copies = []
         fs = None
         self.flash = None

@@ -2,9 +2,13 @@
 
 ``Supply`` numbers every program, erase (flash) and byte write (FRAM) of every device that
 shares it, and fails at operation number ``cut_at``: that operation is torn (only part of it
-reaches the chip) and raises ``PowerCut``; afterwards the dead devices ignore every write, so
-objects left over from the old "boot" (littlefs file finalisers) cannot touch the memory the
-next boot mounts.  A reboot is a new device object on the same backing ``bytearray``.
+reaches the chip).  The flash device then answers littlefs with an I/O error (-EIO), for that
+operation and every later one, so objects left over from the old "boot" (littlefs file
+finalisers) cannot touch the memory the next boot mounts; littlefs turns it into an OSError
+at the file call.  It never raises from inside littlefs: a Python exception thrown through
+littlefs' C code leaves its state half-updated and crashed the VM now and then.  (The FRAM
+fake, plain Python, raises ``PowerCut``.)  A reboot is a new device object on the same
+backing ``bytearray``.
 
 ``FlashDevice`` behaves like NOR flash: erase sets a whole block to 0xFF, program can only
 clear bits (the stored byte becomes old AND new), and it counts programs, erases and bytes,
@@ -13,6 +17,7 @@ atomic file replace, for fast CPython tests of the FRAM side.
 """
 
 ERASED = 0xFF
+EIO_RESULT = -5  # what a block device returns to littlefs for an I/O error (-EIO)
 IOCTL_INIT = 1
 IOCTL_DEINIT = 2
 IOCTL_SYNC = 3
@@ -72,18 +77,21 @@ class FlashDevice:
 
     def readblocks(self, block, buf, offset=0):
         if self.supply.off:
-            return  # dead: a finaliser of the old boot may read with the heap locked
+            return EIO_RESULT  # dead: a finaliser of the old boot may read with the heap locked
         start = block * self.block_size + offset
         n = len(buf)
         buf[0:n] = self.memory[start:start + n]
+        return 0
 
     def writeblocks(self, block, buf, offset=None):
         if offset is None:
             # simple block interface: erase the blocks, then program them
             for i in range(len(buf) // self.block_size):
-                self._erase(block + i)
+                result = self._erase(block + i)
+                if result:
+                    return result
             offset = 0
-        self._program(block * self.block_size + offset, buf)
+        return self._program(block * self.block_size + offset, buf)
 
     def ioctl(self, op, arg):
         if op == IOCTL_BLOCK_COUNT:
@@ -91,14 +99,14 @@ class FlashDevice:
         if op == IOCTL_BLOCK_SIZE:
             return self.block_size
         if op == IOCTL_BLOCK_ERASE:
-            self._erase(arg)
-            return 0
+            return self._erase(arg)
         return 0
 
     def _erase(self, block):
+        """Erase one block: 0, or EIO_RESULT when the power fails now or has failed."""
         state = self.supply.spend(self.counted)
         if state == "dead":
-            return
+            return EIO_RESULT
         start = block * self.block_size
         n = self.block_size
         if state == "cut":
@@ -107,14 +115,16 @@ class FlashDevice:
         for i in range(start, start + n):
             memory[i] = ERASED
         if state == "cut":
-            raise PowerCut("erase of block %d torn after %d bytes" % (block, n))
+            return EIO_RESULT  # torn after n bytes
         self.erases += 1
         self.erase_counts[block] += 1
+        return 0
 
     def _program(self, start, buf):
+        """Program bytes (bits can only clear): 0, or EIO_RESULT when the power fails."""
         state = self.supply.spend(self.counted)
         if state == "dead":
-            return
+            return EIO_RESULT
         n = len(buf)
         if state == "cut":
             n = torn_length(n, self.supply.cut_at)
@@ -129,9 +139,10 @@ class FlashDevice:
             if n < len(buf):
                 # the byte being programmed when the power went: only some of its bits cleared
                 memory[start + n] &= buf[n] | 0x0F
-            raise PowerCut("program of %d bytes at %d torn after %d" % (len(buf), start, n))
+            return EIO_RESULT
         self.programs += 1
         self.bytes_programmed += len(buf)
+        return 0
 
 
 class _MemFile:
