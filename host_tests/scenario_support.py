@@ -1,4 +1,5 @@
-"""What the scenario scripts share: a checker that counts failures, and a seeded generator.
+"""What the scenario scripts share: a checker that counts failures, a printer of settlement
+results, and a seeded generator.
 
 Both run unchanged on CPython and MicroPython, so a scenario prints the same on both.
 """
@@ -36,6 +37,19 @@ class Checker:
         print("failures", self.failures)
         if self.failures:
             sys.exit(1)
+
+
+def show_round(result, width=8):
+    """Print every wager result of a settlement RoundResult (one line each, the wager name
+    `width` wide); return {(seat, wager): (outcome, returned, won)}."""
+    table = {}
+    for seat in result.seats:
+        for w in seat.wagers:
+            print("  seat %d %-*s %6d %-4s returned %7d won %7d cut %d %s %s" % (
+                seat.seat, width, w.wager, w.amount, w.outcome, w.returned, w.won, w.cap_cut,
+                w.hand_name, w.line))
+            table[(seat.seat, w.wager)] = (w.outcome, w.returned, w.won)
+    return table
 
 
 class Lcg:

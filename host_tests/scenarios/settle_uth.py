@@ -1,22 +1,14 @@
 # UTH settlement on both runtimes: hand-worked rounds (amounts from the rules.md pay tables),
 # rejections, a void round, and seeded random rounds whose money must add up.
 from firmware.poker import uth
-from host_tests.scenario_support import Checker, Lcg
+from host_tests.scenario_support import Checker, Lcg, show_round
 
 checker = Checker(44)
 check = checker.check
 
 
 def show(result):
-    """Print every wager result; return {(seat, wager): (outcome, returned, won)}."""
-    table = {}
-    for seat in result.seats:
-        for w in seat.wagers:
-            print("  seat %d %-8s %6d %-4s returned %7d won %7d cut %d %s %s" % (
-                seat.seat, w.wager, w.amount, w.outcome, w.returned, w.won, w.cap_cut,
-                w.hand_name, w.line))
-            table[(seat.seat, w.wager)] = (w.outcome, w.returned, w.won)
-    return table
+    return show_round(result, 8)
 
 
 def spot(number, hole, ante, decision, multiple=0, trips=0, jackpot=0):
