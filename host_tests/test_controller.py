@@ -421,7 +421,7 @@ def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_pat
     t.chip(1, ante=True)
     assert t.c.view.seat_light[0] == lights.PLACED
     t.press(btn.LOCK)
-    assert t.c.view.meter[0] == RESET                 # no progressive in this game
+    assert t.c.view.meter_slots == ()                 # no progressive in this game: no pool shown
     t.deal([(1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
             (0, "Kc Kd 7h 5s 3c")])
     t.c.card(1, cards.parse("2h")[0], t.tick())

@@ -1167,6 +1167,9 @@ class RoundController:
             view.meter_fault = "RAM Err"
             view.meter_slots = (0,)
             view.meter[0] = 0
+        elif self.game != UTH:
+            view.meter_slots = ()  # no progressive at this game: the sign shows no pool
+            view.meter_fault = self._meter_fault()
         else:
             view.meter_slots = self.jackpot.active_slots()
             if self.tablelink is None:
