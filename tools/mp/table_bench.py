@@ -113,7 +113,13 @@ for _round in range(ROUNDS):
 print("rounds", rounds_done)
 print("jackpot_rounds", jackpots)
 print("audit_problems", len(app.controller.jackpot.audit()))
-print("jackpot_wagers", app.controller.jackpot.table_meters()["wagers"])
+wagers = app.controller.jackpot.table_meters()["wagers"]
+print("jackpot_wagers", wagers)
+if wagers != 7 * ROUNDS or app.controller.jackpot.audit():
+    # A round that ran short of heap may have been refused (a failed commit leaves the money
+    # as committed): then this heap is not enough, whatever else completed.
+    print("rounds short: %d jackpot wagers, expected %d" % (wagers, 7 * ROUNDS))
+    sys.exit(2)
 gc.collect()
 print("mem_peak", micropython.mem_peak())
 print("mem_alloc_after", gc.mem_alloc())
