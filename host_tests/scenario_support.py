@@ -52,6 +52,22 @@ def show_round(result, width=8):
     return table
 
 
+def money_problems(result, staked):
+    """How many ways a settled round fails to account for its money: a wager paid other than
+    returned + won, a stake neither returned whole nor kept, or round totals that differ from
+    what was staked and from the sum of the wagers paid."""
+    problems = 0
+    total = 0
+    for seat in result.seats:
+        for w in seat.wagers:
+            if w.paid != w.returned + w.won or w.returned not in (0, w.amount):
+                problems += 1
+            total += w.paid
+    if result.wagered != staked or result.paid != total:
+        problems += 1
+    return problems
+
+
 class Lcg:
     """A small linear congruential generator: the same numbers on every runtime."""
 

@@ -1,7 +1,7 @@
 # Big Raise Stud settlement on both runtimes: hand-worked rounds (amounts from the rules.md pay
 # tables), rejections, a void round, and seeded random rounds whose money must add up.
 from firmware.poker import brs
-from host_tests.scenario_support import Checker, Lcg, show_round
+from host_tests.scenario_support import Checker, Lcg, money_problems, show_round
 
 checker = Checker(44)
 check = checker.check
@@ -86,14 +86,7 @@ for _round in range(150):
                       "extra": extra, "decision": decision})
         staked += risk + raised + extra
     result = brs.settle(config, seats, deck[21:23])
-    total = 0
-    for seat in result.seats:
-        for w in seat.wagers:
-            if w.paid != w.returned + w.won or w.returned not in (0, w.amount):
-                bad_rounds += 1
-            total += w.paid
-    if result.wagered != staked or result.paid != total:
-        bad_rounds += 1
+    bad_rounds += money_problems(result, staked)
     paid_total += result.paid
 print("random rounds paid in all", paid_total)
 check("random rounds add up", bad_rounds, 0)

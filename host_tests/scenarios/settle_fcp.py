@@ -1,7 +1,7 @@
 # Four Card Poker settlement on both runtimes: hand-worked rounds (amounts from the rules.md pay
 # tables), rejections, a void round, and seeded random rounds whose money must add up.
 from firmware.poker import fcp
-from host_tests.scenario_support import Checker, Lcg, show_round
+from host_tests.scenario_support import Checker, Lcg, money_problems, show_round
 
 checker = Checker(44)
 check = checker.check
@@ -102,14 +102,7 @@ for _round in range(120):
         staked += ante + seat.get("play", 0) + aces_up
         seats.append(seat)
     result = fcp.settle(config, seats, deck[35:41])
-    total = 0
-    for seat in result.seats:
-        for w in seat.wagers:
-            if w.paid != w.returned + w.won or w.returned not in (0, w.amount):
-                bad_rounds += 1
-            total += w.paid
-    if result.wagered != staked or result.paid != total:
-        bad_rounds += 1
+    bad_rounds += money_problems(result, staked)
     paid_total += result.paid
 print("random rounds paid in all", paid_total)
 check("random rounds add up", bad_rounds, 0)

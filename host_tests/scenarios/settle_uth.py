@@ -1,7 +1,7 @@
 # UTH settlement on both runtimes: hand-worked rounds (amounts from the rules.md pay tables),
 # rejections, a void round, and seeded random rounds whose money must add up.
 from firmware.poker import uth
-from host_tests.scenario_support import Checker, Lcg, show_round
+from host_tests.scenario_support import Checker, Lcg, money_problems, show_round
 
 checker = Checker(44)
 check = checker.check
@@ -116,14 +116,7 @@ for round_no in range(150):
         seats.append(s)
     rule = uth.HAND_RULES[round_no % 2]
     result = uth.settle(uth.Config(hand_rule=rule), seats, deck[16:21], deck[21:23])
-    total = 0
-    for seat in result.seats:
-        for w in seat.wagers:
-            if w.paid != w.returned + w.won or w.returned not in (0, w.amount):
-                bad_rounds += 1
-            total += w.paid
-    if result.wagered != staked or result.paid != total:
-        bad_rounds += 1
+    bad_rounds += money_problems(result, staked)
     paid_total += result.paid
 print("random rounds paid in all", paid_total)
 check("random rounds add up", bad_rounds, 0)
