@@ -107,13 +107,7 @@ class ControllerProcess:
         self.proc.wait(5)
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        link_broker.stop_process(self.proc)
 
     def ledger(self):
         return read_ledger(str(self.db))

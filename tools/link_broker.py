@@ -25,6 +25,18 @@ def mosquitto_binary():
     return found
 
 
+def stop_process(proc, grace_s=5):
+    """Ask a child process to end; kill it if it has not within grace_s.  None is a no-op."""
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(grace_s)
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -65,14 +77,8 @@ class LocalBroker:
             self.proc = None
 
     def stop(self):
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-            self.proc = None
+        stop_process(self.proc)
+        self.proc = None
 
 
 def write_keys(path, tables, key_of):
@@ -115,10 +121,4 @@ class ControllerProcess:
         self.proc.wait(5)
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        stop_process(self.proc)
