@@ -18,6 +18,7 @@ sim: $(STAMP)
 	$(PY) -m tools.sim $(ARGS)
 
 test: $(STAMP) broker
+	$(PY) -m tools.fetch_umqtt
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q $(ARGS)
 
