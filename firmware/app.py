@@ -69,20 +69,26 @@ def make_memory(board, fs):
 
 class LinkSetup:
     """What a linked table needs to build its link: table number, key (bytes), an opener
-    (``firmware.link.mqtt.tcp_opener(host, port)``) and optional TableLink timings (ms)."""
+    (``firmware.link.mqtt.tcp_opener(host, port)``) and optional TableLink timings (ms).
 
-    def __init__(self, table, key, opener, timings=None, keepalive=None):
+    client_factory makes the MQTT client (``firmware.link.station.Station``; None: the own
+    ``mqtt.Client``); client_name says which one, for the log."""
+
+    def __init__(self, table, key, opener, timings=None, keepalive=None, client_factory=None,
+                 client_name="mqtt.Client"):
         self.table = table
         self.key = key
         self.opener = opener
         self.timings = timings or {}
         self.keepalive = keepalive
+        self.client_factory = client_factory
+        self.client_name = client_name
 
     def station(self, section, log):
         """The Station (MQTT client + TableLink), restored from its section when there is one."""
         from firmware.link.station import KEEPALIVE, Station
         station = Station(self.table, self.key, self.opener, log, section,
-                          self.keepalive or KEEPALIVE)
+                          self.keepalive or KEEPALIVE, self.client_factory)
         for name in self.timings:
             setattr(station.link, name, self.timings[name])
         return station
@@ -276,11 +282,13 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     settings: the configuration file's LinkConfig.  Wi-Fi is started here and waited for at
     most wait_ms (the MQTT client keeps retrying afterwards); the clock is set from NTP
     because link messages more than 300 s off the controller's clock are refused.
+    The MQTT client is umqtt.simple when it can be imported (the deploy step installs it with
+    mip), else the own mqtt.Client; ``setup.client_name`` says which.
     clock() / sleep(ms) default to time.ticks_ms / time.sleep_ms (tests pass their own)."""
     import time
 
     from firmware.drivers.ticks import ticks_diff
-    from firmware.link import mqtt
+    from firmware.link import mqtt, umqtt_client
 
     clock = clock or time.ticks_ms
     sleep = sleep or time.sleep_ms
@@ -298,11 +306,14 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
         sleep(100)
     set_clock()
+    factory, name = None, "mqtt.Client (umqtt.simple not installed)"
     try:
         opener = mqtt.tcp_opener(settings.broker, settings.port)
+        if umqtt_client.available():
+            factory, name = umqtt_client.factory(settings.broker, settings.port), "umqtt.simple"
     except OSError as error:
         return None, "link broker %s: %s" % (settings.broker, error)
-    return LinkSetup(settings.table, key, opener), ""
+    return LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name), ""
 
 
 def set_clock():

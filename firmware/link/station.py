@@ -3,6 +3,10 @@
 ``Station(table, key, opener)`` subscribes to the table's down topic and feeds every
 message to its TableLink; ``service(now_ms, now_s)`` is the one call the main loop makes.
 The opener is ``mqtt.tcp_opener(host, port)`` on the board and on the host alike.
+
+``client_factory(client_id, opener, on_message, keepalive)`` makes the MQTT client: the
+project's own ``mqtt.Client`` by default (CPython hosts: simulator, tools, tests), or
+``umqtt_client.factory(host, port)`` for MicroPython's umqtt.simple on the board.
 """
 
 from firmware.link import mqtt
@@ -14,13 +18,15 @@ KEEPALIVE = 5  # s; with the link's own timeouts a dead broker is noticed within
 class Station:
     """MQTT client + TableLink for one table (``link`` is the TableLink)."""
 
-    def __init__(self, table, key, opener, log=None, section=None, keepalive=KEEPALIVE):
+    def __init__(self, table, key, opener, log=None, section=None, keepalive=KEEPALIVE,
+                 client_factory=None):
         if section is None:
             self.link = TableLink(table, key, self._send, log)
         else:
             self.link = TableLink.restore(table, key, self._send, section, log)
         self.now = 0
-        self.client = mqtt.Client("table-%d" % table, opener, self._receive, keepalive=keepalive)
+        make = client_factory or mqtt.Client
+        self.client = make("table-%d" % table, opener, self._receive, keepalive)
         self.client.subscribe(self.link.topic_down)
 
     def _send(self, topic, payload):

@@ -1,0 +1,307 @@
+"""The board's MQTT client: MicroPython's standard umqtt.simple behind mqtt.Client's interface.
+
+``UmqttClient`` offers what the Station uses of ``mqtt.Client`` (``subscribe``, ``publish``,
+``connected``, ``service(now)``, ``close``, ``error``, ``connects``) and leaves the protocol to
+``umqtt.simple.MQTTClient`` (installed on the board by ``mpremote mip install umqtt.simple``,
+tools/deploy.py).  umqtt.simple is a blocking client; the main loop must not stall, so:
+
+- umqtt's ``connect()`` opens a blocking TCP connection (an unreachable broker would hold the
+  loop for the whole TCP timeout, far past the watchdog).  Before each attempt a non-blocking
+  probe (``mqtt.tcp_opener``) connects to the broker's port; connect() is called only once the
+  probe has connected (then the probe is closed), with mqtt.Client's growing back-off between
+  attempts and its limit on how long a TCP connect may take;
+- after connect() the socket umqtt uses is wrapped (``_Wire``): every operation umqtt would
+  block in (writes, the rest of a packet, the SUBACK) is bounded to IO_TIMEOUT_S, a short
+  read is an error, and every byte read counts as the broker being heard;
+- ``service(now)`` sends a PINGREQ every keepalive/2, runs ``check_msg()`` (non-blocking for
+  the first byte) at most MAX_MESSAGES times, and drops the connection when the broker has been
+  silent for 1.5 keep-alive times (the keep-alive is also in CONNECT, so the broker drops a
+  silent table).  Any failure of umqtt (OSError, MQTTException, or the assertion / index errors
+  it raises on a malformed or cut stream) drops the connection, names the reason in ``error``
+  and reconnects after the back-off: nothing raises out of ``service``, ``publish`` or ``close``.
+
+The remaining blocking step is connect() itself once the probe got through: one TCP
+handshake and the CONNACK, on the local network a few milliseconds.
+
+``factory(server, port)`` gives the Station a client maker (see firmware.link.station).
+"""
+
+from firmware.compat import const
+from firmware.link import mqtt
+
+IO_TIMEOUT_S = const(1)    # bound on one blocking socket step after connect (the watchdog is 2 s)
+MAX_MESSAGES = const(8)    # check_msg() calls per service(): bounded work per tick
+PROBE_TIMEOUT = mqtt.CONNACK_TIMEOUT   # ms a TCP probe may take before it is given up
+
+# What a second connect() on the non-blocking probe raises (Linux and MicroPython's own
+# numbers, macOS, newlib/lwIP on the ESP32).  Connected: EISCONN (a first success may also
+# return None).  Still under way: EALREADY, EINPROGRESS, EAGAIN.  Anything else: refused/failed.
+_CONNECTED = (106, 56, 127)
+_PENDING = (114, 37, 120, 115, 36, 119, 11, 35)
+
+CLOSED = mqtt.CLOSED
+PROBING = mqtt.CONNECTING
+CONNECTED = mqtt.CONNECTED
+
+
+def _why(error):
+    name = type(error).__name__
+    text = str(error)
+    return name + (": " + text if text else "")
+
+
+class _Wire:
+    """The socket umqtt.simple talks through, with every blocking step bounded.
+
+    umqtt switches its socket between non-blocking (first byte of check_msg) and blocking;
+    here "blocking" means a timeout of IO_TIMEOUT_S, and a read that comes back short (or with
+    nothing) while blocking raises instead of handing umqtt half a packet."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.blocking = True
+        self.heard = False  # set by every read that returned data; the client clears it
+        sock.settimeout(IO_TIMEOUT_S)
+
+    def setblocking(self, flag):
+        self.blocking = bool(flag)
+        if flag:
+            self.sock.settimeout(IO_TIMEOUT_S)
+        else:
+            self.sock.setblocking(False)
+
+    def read(self, n):
+        data = self.sock.read(n)
+        if data:
+            self.heard = True
+        if self.blocking and (data is None or len(data) < n):
+            raise OSError(110, "read %d of %d bytes" % (0 if data is None else len(data), n))
+        return data
+
+    def write(self, data, n=None):
+        want = len(data) if n is None else n
+        done = self.sock.write(data) if n is None else self.sock.write(data, n)
+        if done is None or done < want:
+            raise OSError(110, "write of %d bytes stalled" % want)
+        return done
+
+    def close(self):
+        self.sock.close()
+
+
+class UmqttClient:
+    """umqtt.simple with a non-blocking probe, back-off and bounded work; see the module."""
+
+    def __init__(self, client_id, opener, on_message, keepalive=10, server="", port=1883,
+                 address=None, mqtt_class=None, log=None):
+        """opener(now): a socket whose connect to the broker is under way (mqtt.tcp_opener);
+        address: what to give that socket's connect() to ask whether it is up (resolved from
+        server and port when None); mqtt_class: umqtt.simple.MQTTClient or a stand-in."""
+        if keepalive < 1 or keepalive > 600:
+            raise ValueError("MQTT keepalive %r is not 1..600 seconds" % (keepalive,))
+        if mqtt_class is None:
+            from umqtt.simple import MQTTClient as mqtt_class
+        if address is None:
+            import socket
+            address = socket.getaddrinfo(server, port)[0][-1]
+        self.client_id = client_id
+        self.opener = opener
+        self.address = address
+        self.on_message = on_message
+        self.keepalive = keepalive
+        self.keepalive_ms = keepalive * 1000
+        self.log = log
+        self.mq = mqtt_class(client_id, server, port, keepalive=keepalive)
+        self.mq.set_callback(self._deliver)
+        self.wire = None
+        self.probe = None
+        self.topics = []
+        self.state = CLOSED
+        self.now = 0
+        self.since = 0
+        self.next_try = 0
+        self.backoff = 0
+        self.last_sent = 0
+        self.last_heard = 0
+        self.connects = 0
+        self.probes = 0
+        self.error = ""
+
+    # -- public: mqtt.Client's interface ----------------------------------------------------
+
+    def subscribe(self, topic):
+        """Subscribe now if connected, and again after every reconnect."""
+        if topic not in self.topics:
+            self.topics.append(topic)
+        if self.state == CONNECTED:
+            try:
+                self.mq.subscribe(topic)
+            except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
+                self._drop(self.now, "subscribe failed (%s)" % _why(error))
+
+    def publish(self, topic, payload, retain=False):
+        """Send a QoS 0 message; returns False (and drops the connection) if it cannot be sent."""
+        if self.state != CONNECTED:
+            return False
+        try:
+            self.mq.publish(topic, payload, retain)
+        except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
+            self._drop(self.now, "publish failed (%s)" % _why(error))
+            return False
+        self.last_sent = self.now
+        return True
+
+    def connected(self):
+        return self.state == CONNECTED
+
+    def service(self, now):
+        """Probe, connect, read, keep alive, reconnect; bounded work per call.  Returns connected()."""
+        self.now = now
+        if self.state == CLOSED:
+            if self.backoff == 0 or mqtt.ticks_diff(now, self.next_try) >= 0:
+                self._open_probe(now)
+            return self.state == CONNECTED
+        if self.state == PROBING:
+            self._check_probe(now)
+            return self.state == CONNECTED
+        self._read(now)
+        if self.state != CONNECTED:
+            return False
+        if mqtt.ticks_diff(now, self.last_heard) > self.keepalive_ms + self.keepalive_ms // 2:
+            self._drop(now, "broker silent for %d ms" % mqtt.ticks_diff(now, self.last_heard))
+        elif mqtt.ticks_diff(now, self.last_sent) >= self.keepalive_ms // 2:
+            try:
+                self.mq.ping()
+                self.last_sent = now
+            except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
+                self._drop(now, "ping failed (%s)" % _why(error))
+        return self.state == CONNECTED
+
+    def close(self):
+        """Say goodbye to the broker (if connected) and close the sockets."""
+        if self.state == CONNECTED:
+            try:
+                self.mq.disconnect()
+            except Exception:  # noqa: BLE001 - leaving anyway; the socket is closed below
+                pass
+        self._close_sockets()
+        self.state = CLOSED
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _note(self, text):
+        self.error = text
+        if self.log:
+            self.log(text)
+
+    def _close_sockets(self):
+        for sock in (self.probe, self.wire):
+            if sock is not None:
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+        self.probe = None
+        self.wire = None
+
+    def _drop(self, now, why):
+        self._note("mqtt down: " + why)
+        self._close_sockets()
+        self.state = CLOSED
+        self.backoff = (mqtt.BACKOFF_FIRST if self.backoff == 0
+                        else min(self.backoff * 2, mqtt.BACKOFF_MAX))
+        self.next_try = (now + self.backoff) & 0x3FFFFFFF
+
+    def _open_probe(self, now):
+        self.probes += 1
+        try:
+            self.probe = self.opener(now)
+        except OSError as error:
+            self.probe = None
+            self._drop(now, "broker unreachable (%s)" % _why(error))
+            return
+        self.state = PROBING
+        self.since = now
+        self._check_probe(now)
+
+    def _check_probe(self, now):
+        """connect() once the probe's TCP connection is up; never wait for it."""
+        try:
+            self.probe.connect(self.address)
+        except OSError as error:
+            code = error.args[0] if error.args else 0
+            if code in _PENDING:
+                if mqtt.ticks_diff(now, self.since) > PROBE_TIMEOUT:
+                    self._drop(now, "TCP connect took over %d ms" % PROBE_TIMEOUT)
+                return
+            if code not in _CONNECTED:
+                self._drop(now, "broker unreachable (%s)" % _why(error))
+                return
+        self.probe.close()
+        self.probe = None
+        self._connect(now)
+
+    def _connect(self, now):
+        mq = self.mq
+        try:
+            mq.connect()
+            self.wire = _Wire(mq.sock)
+            mq.sock = self.wire
+            self.state = CONNECTED
+            for topic in self.topics:
+                mq.subscribe(topic)
+        except Exception as error:  # noqa: BLE001 - any umqtt failure is a failed connect
+            if self.wire is None and getattr(mq, "sock", None) is not None:
+                self.wire = mq.sock  # connect() failed half-way: close its socket too
+            self._drop(now, "connect failed (%s)" % _why(error))
+            return
+        self.backoff = 0
+        self.connects += 1
+        self.last_sent = now
+        self.last_heard = now
+        self._note("mqtt up")
+
+    def _deliver(self, topic, payload):
+        if self.on_message is not None:
+            if not isinstance(topic, str):
+                topic = bytes(topic).decode()
+            self.on_message(topic, bytes(payload))
+
+    def _read(self, now):
+        wire = self.wire
+        for _ in range(MAX_MESSAGES):
+            wire.heard = False
+            try:
+                op = self.mq.check_msg()
+            except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
+                self._drop(now, "receive failed (%s)" % _why(error))
+                return
+            if op is not None and op & 0xF0 != mqtt.PUBLISH:
+                # umqtt leaves the rest of a packet it does not handle in the stream
+                self._drop(now, "unexpected packet 0x%02x" % op)
+                return
+            if not wire.heard:
+                return
+            self.last_heard = now
+
+
+def factory(server, port, mqtt_class=None):
+    """A client maker for ``Station(..., client_factory=...)``: an UmqttClient for server:port
+    (the address is resolved once, here, as mqtt.tcp_opener does: give an IP address)."""
+    import socket
+
+    address = socket.getaddrinfo(server, port)[0][-1]
+
+    def make(client_id, opener, on_message, keepalive):
+        return UmqttClient(client_id, opener, on_message, keepalive, server, port, address, mqtt_class)
+
+    return make
+
+
+def available():
+    """True when umqtt.simple can be imported (on a board after the deploy step's mip install)."""
+    try:
+        import umqtt.simple  # noqa: F401
+    except ImportError:
+        return False
+    return True
