@@ -28,34 +28,77 @@ FRAM_IMAGE = "fram.bin"
 FLASH_DIR = "flash"
 
 
+def _exists(path):
+    """Whether path exists (MicroPython has no os.path)."""
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _make_dir(path):
+    """Create the folder path unless it exists."""
+    if not _exists(path):
+        os.mkdir(path)
+
+
 class FileFRAM:
-    """An MB85RC256V model for FakeI2C: 16-bit memory addresses, bytes stored as they arrive,
-    the whole image kept in a file (written through) when a path is given."""
+    """An MB85RC256V model for FakeI2C: 16-bit memory addresses, bytes stored as they arrive.
+
+    With a path the chip's memory is that file, read and written in place (every write goes
+    straight to the file, so a killed simulator keeps what was written, and the image takes no
+    room in the VM's heap, as the real chip takes none on the board); without one it is a
+    bytearray."""
 
     def __init__(self, path=None, size=FRAM_SIZE):
         self.path = path
-        self.memory = bytearray(size)
-        if path and os.path.exists(path):
-            with open(path, "rb") as f:
-                data = f.read()
-            self.memory[:len(data)] = data[:size]
+        self.size = size
+        self.memory = None
+        self.file = None
+        if path is None:
+            self.memory = bytearray(size)
+            return
+        if not _exists(path):
+            with open(path, "wb") as f:
+                f.write(bytes(size))
+        self.file = open(path, "r+b")
+        self.file.seek(0, 2)
+        have = self.file.tell()
+        if have < size:  # an older, shorter image: the rest of the chip reads as zeros
+            self.file.write(bytes(size - have))
+            self.file.flush()
+
+    def _runs(self, start, length):
+        """(address, offset, count) pieces of length bytes from start, wrapping at the end."""
+        start %= self.size
+        first = min(length, self.size - start)
+        yield start, 0, first
+        if first < length:
+            yield 0, first, length - first
 
     def i2c_write(self, buf, memaddr=None, addrsize=8):
         if memaddr is None:
             memaddr = (buf[0] << 8) | buf[1]
             buf = buf[2:]
-        size = len(self.memory)
-        for i in range(len(buf)):
-            self.memory[(memaddr + i) % size] = buf[i]
-        if self.path:
-            with open(self.path, "wb") as f:
-                f.write(self.memory)
+        data = memoryview(buf)
+        for address, offset, count in self._runs(memaddr, len(data)):
+            if self.file is None:
+                self.memory[address:address + count] = data[offset:offset + count]
+            else:
+                self.file.seek(address)
+                self.file.write(data[offset:offset + count])
+        if self.file is not None:
+            self.file.flush()
 
     def i2c_read(self, buf, memaddr=None, addrsize=8):
-        size = len(self.memory)
-        start = memaddr or 0
-        for i in range(len(buf)):
-            buf[i] = self.memory[(start + i) % size]
+        view = memoryview(buf)
+        for address, offset, count in self._runs(memaddr or 0, len(view)):
+            if self.file is None:
+                view[offset:offset + count] = self.memory[address:address + count]
+            else:
+                self.file.seek(address)
+                self.file.readinto(view[offset:offset + count])
 
 
 class SimulatedTable:
@@ -66,9 +109,10 @@ class SimulatedTable:
         self.flash_dir = None
         fram_path = None
         if state_dir:
-            self.flash_dir = os.path.join(state_dir, FLASH_DIR)
-            os.makedirs(self.flash_dir, exist_ok=True)
-            fram_path = os.path.join(state_dir, FRAM_IMAGE)
+            self.flash_dir = state_dir.rstrip("/") + "/" + FLASH_DIR
+            _make_dir(state_dir)
+            _make_dir(self.flash_dir)
+            fram_path = state_dir.rstrip("/") + "/" + FRAM_IMAGE
         self.i2c = FakeI2C()
         self.mcp = self.i2c.attach(base.MCP23017_ADDR, FakeMCP23017())
         self.oled = self.i2c.attach(base.OLED_ADDR, FakeSSD1306())

@@ -49,9 +49,10 @@ def build_tree(out):
 def run_vm(tree, rounds, heap):
     """Run the benchmark with a heap of `heap` (e.g. "128k"); (ok, figures or error text)."""
     env = dict(os.environ, MICROPYPATH=".frozen:" + tree)
-    result = subprocess.run([micropython_binary(), "-X", "heapsize=" + heap,
-                             str(ROOT / "tools/mp/table_bench.py"), str(rounds)],
-                            env=env, capture_output=True, text=True, timeout=1800)
+    with tempfile.TemporaryDirectory() as state:
+        result = subprocess.run([micropython_binary(), "-X", "heapsize=" + heap,
+                                 str(ROOT / "tools/mp/table_bench.py"), str(rounds), state],
+                                env=env, capture_output=True, text=True, timeout=1800)
     if result.returncode != 0:
         lines = (result.stdout + result.stderr).strip().splitlines()
         return False, lines[-1] if lines else "exit %d" % result.returncode

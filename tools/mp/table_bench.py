@@ -10,13 +10,15 @@ from boards import simulated
 from firmware.app import TICK_MS, App
 from firmware.drivers.spot_sensors import ante_spot
 from firmware.poker import uth
-from host_tests.fakes.flash import MemFS
+from firmware.store.slots import PathFS
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+# The board's FRAM chip and flash live outside its heap: here they are files in this folder.
+STATE_DIR = sys.argv[2]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
-table = simulated.make(None)
-app = App(table.board, MemFS(), now=0)
+table = simulated.make(STATE_DIR)
+app = App(table.board, PathFS(table.flash_dir), now=0)
 clock = [0]
 tick_us = []
 state = [12345]
