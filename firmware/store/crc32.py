@@ -3,8 +3,11 @@
 ``crc32`` uses the C ``binascii.crc32`` when the firmware build has it (MicroPython enables it
 at the "extra features" level, which the rp2 and esp32 ports use, but a custom build may not),
 else ``crc32_table``, a table-driven version written here.  The table version keeps the
-register as two 16-bit halves, so on a 32-bit port every intermediate value is a small int.
+register as two 16-bit halves, so on a 32-bit port every intermediate value is a small int;
+its two 512-byte tables are built the first time it runs.
 """
+
+from array import array
 
 from firmware.compat import const
 
@@ -14,8 +17,8 @@ _MASK16 = const(0xFFFF)
 
 
 def _make_tables():
-    hi_table = [0] * 256
-    lo_table = [0] * 256
+    hi_table = array("H", bytes(512))
+    lo_table = array("H", bytes(512))
     for n in range(256):
         hi = 0
         lo = n
@@ -31,7 +34,8 @@ def _make_tables():
     return hi_table, lo_table
 
 
-_HI, _LO = _make_tables()
+_tables = []  # (high halves, low halves), built on first use: the C crc32 usually serves
+
 
 
 def crc32_table(data, crc=0):
@@ -39,8 +43,10 @@ def crc32_table(data, crc=0):
     crc ^= 0xFFFFFFFF
     hi = crc >> 16
     lo = crc & _MASK16
-    hi_table = _HI
-    lo_table = _LO
+    if not _tables:
+        _tables.extend(_make_tables())
+    hi_table = _tables[0]
+    lo_table = _tables[1]
     for byte in data:
         index = (lo ^ byte) & 0xFF
         lo = ((lo >> 8) | ((hi & 0xFF) << 8)) ^ lo_table[index]
