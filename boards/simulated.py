@@ -26,6 +26,7 @@ NAME = "simulated"
 FRAM_SIZE = 32768
 FRAM_IMAGE = "fram.bin"
 FLASH_DIR = "flash"
+_FILL_CHUNK = 1024  # zeros written at a time when the FRAM file is created
 
 
 def _exists(path):
@@ -60,13 +61,17 @@ class FileFRAM:
             self.memory = bytearray(size)
             return
         if not _exists(path):
-            with open(path, "wb") as f:
-                f.write(bytes(size))
+            with open(path, "wb"):
+                pass
         self.file = open(path, "r+b")
         self.file.seek(0, 2)
         have = self.file.tell()
-        if have < size:  # an older, shorter image: the rest of the chip reads as zeros
-            self.file.write(bytes(size - have))
+        if have < size:  # a new or shorter image: the rest of the chip reads as zeros
+            zeros = bytes(_FILL_CHUNK)
+            while have < size:
+                count = min(_FILL_CHUNK, size - have)
+                self.file.write(zeros[:count] if count < _FILL_CHUNK else zeros)
+                have += count
             self.file.flush()
 
     def _runs(self, start, length):

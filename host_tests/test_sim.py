@@ -104,3 +104,22 @@ def test_a_four_card_poker_table_deals_five_and_six_and_shows_results():
     sim.run(400)
     shown = "\n".join(sim.display())
     assert "ROUND 1 RESULT" in shown and "S2 " in shown and "S5 " in shown
+
+
+def test_file_backed_fram_keeps_bytes_in_its_file_not_in_ram(tmp_path):
+    from boards.simulated import FRAM_SIZE, FileFRAM
+
+    path = tmp_path / "fram.bin"
+    path.write_bytes(b"\x07" * 10)                   # an older, shorter image
+    chip = FileFRAM(str(path))
+    assert chip.memory is None                        # the image lives in the file only
+    assert path.stat().st_size == FRAM_SIZE
+    chip.i2c_write(b"xyz", memaddr=FRAM_SIZE - 2)     # wraps past the top address to 0
+    chip.i2c_write(b"\x01\x00ab")                     # address in the first two bytes: 0x0100
+    again = FileFRAM(str(path))                       # the power comes back
+    out = bytearray(5)
+    again.i2c_read(out, memaddr=FRAM_SIZE - 2)
+    assert bytes(out) == b"xyz\x07\x07"
+    out = bytearray(3)
+    again.i2c_read(out, memaddr=0x100)
+    assert bytes(out) == b"ab\x00"
