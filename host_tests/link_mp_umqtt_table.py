@@ -7,6 +7,8 @@ import json
 import sys
 import time
 
+import micropython
+
 from firmware.link import mqtt, umqtt_client
 from firmware.link.station import Station
 from firmware.link.tablelink import UP
@@ -104,8 +106,21 @@ link.contribute(made[0], int(time.time()), 1, 100)
 link.hit(made[0], int(time.time()), [[1, 2, 100]])
 ok = ok and run_until(settled)
 results = link.take_results()
+# umqtt's idle check_msg() allocates (its read(1) result): with the heap locked the adapter
+# drops the connection and names why, and nothing escapes service()
+locked = {"raised": None, "error": None}
+now = ticks()
+micropython.heap_lock()
+try:
+    for _ in range(3):
+        client.service(now)
+except MemoryError:
+    locked["raised"] = "MemoryError"
+micropython.heap_unlock()
+locked["error"] = client.error
 station.close()
 print(json.dumps({"ok": ok, "state": link.state_name(), "totals": link.totals, "last_n": link.last_n,
                   "pool": link.amounts(), "paid": [r.rows for r in results], "events": events,
                   "errors": errors, "connects": client.connects, "probes": client.probes,
-                  "queued": queued, "made": made[0], "client": type(client).__name__, "stats": stats}))
+                  "queued": queued, "made": made[0], "client": type(client).__name__, "stats": stats,
+                  "locked": locked}))

@@ -92,5 +92,6 @@ def test_real_umqtt_table_survives_a_broker_restart_and_reconciles(tmp_path, umq
     # the pool: 1,000,000 reset plus 70 % of the wagers (firmware/jackpot/config.py defaults), less the payout
     assert got["pool"] == ledger["pool"] == [1000000 + placed * 7 // 10 - 50000]
     assert not ledger["pending"] and not ledger["pool_object"].audit(placed)
+    assert got["locked"] == {"raised": None, "error": "mqtt down: out of memory"}
     assert got["events"] == ["link reconciling", "link up", "link down", "link reconciling", "link up",
                              "link hit paid"]

@@ -6,8 +6,9 @@ Steps, each one mpremote command (--dry-run prints them and runs nothing):
 1. remove the previous program (main.py, board.mpy, boards/, firmware/, manifest.json);
    configuration, critical memory and logs on the board are left alone;
 2. copy the new build, main.py last, so a copy cut short never starts a half program;
-3. install umqtt.simple into /lib with `mpremote mip install` (the linked progressive uses
-   MQTT); files under lib/ are reported by program verification as not covered;
+3. install umqtt.simple into /lib with `mpremote mip install`: a linked table's MQTT client
+   (firmware/link/umqtt_client.py; without it the board falls back to the own client,
+   docs/link.md); files under lib/ are reported by program verification as not covered;
 4. with --key, provision the HMAC key as manifest.key, so the board checks the manifest's HMAC;
 5. reset the board, which then verifies the program and starts it.
 """

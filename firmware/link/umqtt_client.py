@@ -38,6 +38,9 @@ PROBE_TIMEOUT = mqtt.CONNACK_TIMEOUT   # ms a TCP probe may take before it is gi
 # return None).  Still under way: EALREADY, EINPROGRESS, EAGAIN.  Anything else: refused/failed.
 _CONNECTED = (106, 56, 127)
 _PENDING = (114, 37, 120, 115, 36, 119, 11, 35)
+_ETIMEDOUT = const(110)  # the errno our own bounded-step errors carry (Linux's ETIMEDOUT)
+
+NO_MEMORY = "mqtt down: out of memory"
 
 CLOSED = mqtt.CLOSED
 PROBING = mqtt.CONNECTING
@@ -48,6 +51,14 @@ def _why(error):
     name = type(error).__name__
     text = str(error)
     return name + (": " + text if text else "")
+
+
+def _close(sock):
+    if sock is not None:
+        try:
+            sock.close()
+        except OSError:
+            pass
 
 
 class _Wire:
@@ -75,14 +86,14 @@ class _Wire:
         if data:
             self.heard = True
         if self.blocking and (data is None or len(data) < n):
-            raise OSError(110, "read %d of %d bytes" % (0 if data is None else len(data), n))
+            raise OSError(_ETIMEDOUT, "read %d of %d bytes" % (0 if data is None else len(data), n))
         return data
 
     def write(self, data, n=None):
         want = len(data) if n is None else n
         done = self.sock.write(data) if n is None else self.sock.write(data, n)
         if done is None or done < want:
-            raise OSError(110, "write of %d bytes stalled" % want)
+            raise OSError(_ETIMEDOUT, "write of %d bytes stalled" % want)
         return done
 
     def close(self):
@@ -137,7 +148,7 @@ class UmqttClient:
             try:
                 self.mq.subscribe(topic)
             except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
-                self._drop(self.now, "subscribe failed (%s)" % _why(error))
+                self._drop(self.now, "subscribe failed", error)
 
     def publish(self, topic, payload, retain=False):
         """Send a QoS 0 message; returns False (and drops the connection) if it cannot be sent."""
@@ -146,7 +157,7 @@ class UmqttClient:
         try:
             self.mq.publish(topic, payload, retain)
         except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
-            self._drop(self.now, "publish failed (%s)" % _why(error))
+            self._drop(self.now, "publish failed", error)
             return False
         self.last_sent = self.now
         return True
@@ -174,7 +185,7 @@ class UmqttClient:
                 self.mq.ping()
                 self.last_sent = now
             except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
-                self._drop(now, "ping failed (%s)" % _why(error))
+                self._drop(now, "ping failed", error)
         return self.state == CONNECTED
 
     def close(self):
@@ -192,20 +203,22 @@ class UmqttClient:
     def _note(self, text):
         self.error = text
         if self.log:
-            self.log(text)
+            try:
+                self.log(text)
+            except MemoryError:
+                pass
 
     def _close_sockets(self):
-        for sock in (self.probe, self.wire):
-            if sock is not None:
-                try:
-                    sock.close()
-                except OSError:
-                    pass
+        _close(self.probe)
+        _close(self.wire)
         self.probe = None
         self.wire = None
 
-    def _drop(self, now, why):
-        self._note("mqtt down: " + why)
+    def _drop(self, now, what, error=None):
+        try:
+            self._note("mqtt down: " + (what if error is None else "%s (%s)" % (what, _why(error))))
+        except MemoryError:  # umqtt's reads allocate: a full heap must not escape service()
+            self._note(NO_MEMORY)
         self._close_sockets()
         self.state = CLOSED
         self.backoff = (mqtt.BACKOFF_FIRST if self.backoff == 0
@@ -216,9 +229,9 @@ class UmqttClient:
         self.probes += 1
         try:
             self.probe = self.opener(now)
-        except OSError as error:
+        except Exception as error:  # noqa: BLE001 - OSError, or MemoryError for the new socket
             self.probe = None
-            self._drop(now, "broker unreachable (%s)" % _why(error))
+            self._drop(now, "broker unreachable", error)
             return
         self.state = PROBING
         self.since = now
@@ -235,7 +248,7 @@ class UmqttClient:
                     self._drop(now, "TCP connect took over %d ms" % PROBE_TIMEOUT)
                 return
             if code not in _CONNECTED:
-                self._drop(now, "broker unreachable (%s)" % _why(error))
+                self._drop(now, "broker unreachable", error)
                 return
         self.probe.close()
         self.probe = None
@@ -253,7 +266,7 @@ class UmqttClient:
         except Exception as error:  # noqa: BLE001 - any umqtt failure is a failed connect
             if self.wire is None and getattr(mq, "sock", None) is not None:
                 self.wire = mq.sock  # connect() failed half-way: close its socket too
-            self._drop(now, "connect failed (%s)" % _why(error))
+            self._drop(now, "connect failed", error)
             return
         self.backoff = 0
         self.connects += 1
@@ -274,7 +287,7 @@ class UmqttClient:
             try:
                 op = self.mq.check_msg()
             except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
-                self._drop(now, "receive failed (%s)" % _why(error))
+                self._drop(now, "receive failed", error)
                 return
             if op is not None and op & 0xF0 != mqtt.PUBLISH:
                 # umqtt leaves the rest of a packet it does not handle in the stream
