@@ -79,7 +79,7 @@ def fetch(dest=DEST, url=URL, archive_sha256=ARCHIVE_SHA256, member=MEMBER, simp
                 raise KeyError(member)
             code = handle.read()
     except (tarfile.TarError, KeyError) as error:
-        raise FetchError("%s: no %s in the archive (%s)" % (url, member, error)) from error
+        raise FetchError("%s: cannot extract %s from the archive (%s)" % (url, member, error)) from error
     if _sha256(code) != simple_sha256:
         raise FetchError("%s in %s has SHA-256 %s, expected %s" % (member, url, _sha256(code), simple_sha256))
     simple.parent.mkdir(parents=True, exist_ok=True)
