@@ -96,7 +96,9 @@ def main(argv=None):
         f["rounds"], f["jackpot_wagers"], f["jackpot_rounds"],
         "yes" if f["audit_problems"] == "0" else "NO"))
     print("mem_peak                  %s bytes" % f["mem_peak"])
-    print("heap in use after rounds  %s bytes" % f["mem_alloc_after"])
+    print("heap in use after rounds  %s bytes: firmware modules %s, simulated board (fakes) %s,"
+          % (f["mem_alloc_after"], f["heap_firmware_modules"], f["heap_simulated_board"]))
+    print("                          the table's objects after App() %s" % f["heap_table_objects"])
     print("idle tick allocates       %s" % ("nothing (400 ticks under heap_lock)"
                                             if f["steady_tick_no_alloc"] == "1" else "YES"))
     print("tick time (VM, this host) median %s us, max %s us (budget %d us)" % (

@@ -6,11 +6,21 @@ import time
 
 import micropython
 
-from boards import simulated
-from firmware.app import TICK_MS, App
-from firmware.drivers.spot_sensors import ante_spot
-from firmware.poker import uth
-from firmware.store.slots import PathFS
+
+def heap_now():
+    gc.collect()
+    return gc.mem_alloc()
+
+
+start = heap_now()
+# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise).
+from firmware.app import TICK_MS, App  # noqa: E402
+from firmware.drivers.spot_sensors import ante_spot  # noqa: E402
+from firmware.poker import settle, uth  # noqa: E402, F401
+from firmware.store.slots import PathFS  # noqa: E402
+
+firmware_code = heap_now()
+from boards import simulated  # noqa: E402
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 # The board's FRAM chip and flash live outside its heap: here they are files in this folder.
@@ -18,7 +28,11 @@ STATE_DIR = sys.argv[2]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
 table = simulated.make(STATE_DIR)
+fakes = heap_now()
 app = App(table.board, PathFS(table.flash_dir), now=0)
+print("heap_firmware_modules", firmware_code - start)
+print("heap_simulated_board", fakes - firmware_code)
+print("heap_table_objects", heap_now() - fakes)
 clock = [0]
 tick_us = []
 state = [12345]
