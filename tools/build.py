@@ -122,8 +122,11 @@ def git_build_id(root=ROOT):
 
 
 def compile_module(source, target, arch, native=False, root=ROOT):
-    """Compile root/source (relative) to the .mpy file `target` for `arch`."""
-    command = [mpy_cross_binary(), "-march=" + arch]
+    """Compile root/source (relative) to the .mpy file `target` for `arch` (None: bytecode
+    only, loadable by any port)."""
+    command = [mpy_cross_binary()]
+    if arch is not None:
+        command.append("-march=" + arch)
     if native:
         command += ["-X", "emit=native"]
     # -s fixes the name in tracebacks to the project path, whatever folder the build runs in.

@@ -32,8 +32,9 @@ SIM_BOARD = ("boards/__init__.py", "boards/base.py", "boards/simulated.py")
 TICK_BUDGET_US = 20000
 
 
-def build_tree(out):
-    """Compile every module the benchmark imports to .mpy under out (x64, hot ones native)."""
+def build_tree(out, arch="x64"):
+    """Compile every module the benchmark imports to .mpy under out (for arch, hot ones
+    native; arch None: all bytecode)."""
     sources = list(EXTRA)
     for tree in TREES:
         for path in sorted((ROOT / tree).rglob("*.py")):
@@ -42,7 +43,8 @@ def build_tree(out):
                 continue
             sources.append(rel)
     for rel in sources:
-        compile_module(rel, Path(out) / (rel[:-3] + ".mpy"), "x64", rel in HOT_MODULES, ROOT)
+        compile_module(rel, Path(out) / (rel[:-3] + ".mpy"), arch,
+                       arch is not None and rel in HOT_MODULES, ROOT)
     return len(sources)
 
 

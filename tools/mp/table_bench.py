@@ -22,9 +22,12 @@ from firmware.store.slots import PathFS  # noqa: E402
 firmware_code = heap_now()
 from boards import simulated  # noqa: E402
 
-ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+# Arguments: rounds, state folder.  The webassembly VM's sys.argv is empty: its runner
+# defines ARGV in this module's globals instead.
+ARGS = globals().get("ARGV") or sys.argv[1:]
+ROUNDS = int(ARGS[0])
 # The board's FRAM chip and flash live outside its heap: here they are files in this folder.
-STATE_DIR = sys.argv[2]
+STATE_DIR = ARGS[1]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
 table = simulated.make(STATE_DIR)
@@ -137,7 +140,8 @@ if wagers != 7 * ROUNDS or app.controller.jackpot.audit():
     print("rounds short: %d jackpot wagers, expected %d" % (wagers, 7 * ROUNDS))
     sys.exit(2)
 gc.collect()
-print("mem_peak", micropython.mem_peak())
+if hasattr(micropython, "mem_peak"):  # not in the webassembly port
+    print("mem_peak", micropython.mem_peak())
 print("mem_alloc_after", gc.mem_alloc())
 
 # Steady state: no input for 400 ticks; the tick must not allocate.  First let the last
