@@ -34,6 +34,7 @@ class Broker:
         self.conns = []
         self.probes = []
         self.clients = []
+        self.timeouts = []        # the timeout each connect() got (umqtt.simple that takes one)
 
     @property
     def conn(self):
@@ -171,11 +172,19 @@ class FakeMQTTClient:
         return None
 
 
+class FakeNewMQTTClient(FakeMQTTClient):
+    """umqtt.simple as mip installs it for MicroPython 1.29: connect(clean_session, timeout)."""
+
+    def connect(self, clean_session=True, timeout=None):
+        self.broker.timeouts.append(timeout)
+        return FakeMQTTClient.connect(self, clean_session)
+
+
 class Rig:
-    def __init__(self, keepalive=5, log=None):
+    def __init__(self, keepalive=5, log=None, base=FakeMQTTClient):
         self.broker = Broker()
         self.got = []
-        cls = type("BoundFake", (FakeMQTTClient,), {"broker": self.broker})
+        cls = type("BoundFake", (base,), {"broker": self.broker})
         self.client = umqtt_client.UmqttClient("table-7", self.open, lambda t, p: self.got.append((t, p)),
                                                keepalive, "192.0.2.1", 1883, ADDRESS, cls, log)
         self.client.subscribe("jackpot/link/7/down")
@@ -237,6 +246,21 @@ def test_connect_follows_the_probe_subscribes_and_sets_the_keepalive():
     assert rig.mq.subscribed == ["jackpot/link/7/down", "extra/topic"]
     assert rig.client.publish("jackpot/link/7/up", b"hello")
     assert rig.mq.published == [("jackpot/link/7/up", b"hello")]
+
+
+def test_connect_is_bounded_when_umqtt_takes_a_timeout_and_works_without_one():
+    rig = Rig(base=FakeNewMQTTClient)
+    rig.up(0)
+    rig.broker.conn.fail = OSError(errno.ECONNRESET, "reset")
+    rig.client.service(10)
+    assert rig.client.service(510)
+    assert rig.broker.timeouts == [umqtt_client.IO_TIMEOUT_S] * 2 and rig.client.connects == 2
+    old = Rig()  # umqtt.simple 1.3.4: connect(clean_session) only
+    old.up(0)
+    old.broker.conn.fail = OSError(errno.ECONNRESET, "reset")
+    old.client.service(10)
+    assert old.client.service(510)
+    assert old.broker.connect_calls == ["open", "open"] and not old.client.connect_timeout
 
 
 def test_messages_are_delivered_as_text_topic_and_bytes_with_bounded_work_per_call():

@@ -20,8 +20,11 @@ tools/deploy.py).  umqtt.simple is a blocking client; the main loop must not sta
   it raises on a malformed or cut stream) drops the connection, names the reason in ``error``
   and reconnects after the back-off: nothing raises out of ``service``, ``publish`` or ``close``.
 
-The remaining blocking step is connect() itself once the probe got through: one TCP
-handshake and the CONNACK, on the local network a few milliseconds.
+connect() itself, once the probe got through, is bounded to IO_TIMEOUT_S too when umqtt's
+connect() takes a timeout (the umqtt.simple mip installs for MicroPython 1.29 does; older ones,
+like the 1.3.4 the host tests fetch, do not, and then a broker that accepts TCP but never sends
+CONNACK holds the loop until the watchdog resets the board).  On the local network the
+connect takes well under a millisecond and the SUBSCRIBE after it about 40 ms.
 
 ``factory(server, port)`` gives the Station a client maker (see firmware.link.station).
 """
@@ -124,6 +127,7 @@ class UmqttClient:
         self.log = log
         self.mq = mqtt_class(client_id, server, port, keepalive=keepalive)
         self.mq.set_callback(self._deliver)
+        self.connect_timeout = True  # this umqtt's connect() takes a timeout (until it refuses one)
         self.wire = None
         self.probe = None
         self.topics = []
@@ -257,7 +261,15 @@ class UmqttClient:
     def _connect(self, now):
         mq = self.mq
         try:
-            mq.connect()
+            if self.connect_timeout:
+                try:
+                    mq.connect(True, IO_TIMEOUT_S)
+                except TypeError:
+                    # umqtt.simple before connect(clean_session, timeout): no bound on connect
+                    self.connect_timeout = False
+                    mq.connect(True)
+            else:
+                mq.connect(True)
             self.wire = _Wire(mq.sock)
             mq.sock = self.wire
             self.state = CONNECTED
@@ -274,7 +286,7 @@ class UmqttClient:
         self.last_heard = now
         self._note("mqtt up")
 
-    def _deliver(self, topic, payload):
+    def _deliver(self, topic, payload, retained=False):
         if self.on_message is not None:
             if not isinstance(topic, str):
                 topic = bytes(topic).decode()
