@@ -254,6 +254,8 @@ def main():
             link, problem = board_link(hw, table.link)
             if problem:
                 config_ok, config_text = False, problem
+            else:
+                print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
     offset = EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0

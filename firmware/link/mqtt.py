@@ -39,6 +39,7 @@ _EAGAIN = (11, 35, 115, 119)  # EAGAIN/EWOULDBLOCK, EINPROGRESS, (lwIP) on the p
 # A TCP connect still under way: the above, or ENOTCONN (Linux 107, macOS 57, lwIP 128).
 _NOT_YET = (11, 35, 115, 119, 107, 57, 128)
 _TICKS_MASK = const(0x3FFFFFFF)
+TICKS_MASK = const(0x3FFFFFFF)  # for other modules: MicroPython hides const names starting "_"
 _TICKS_HALF = const(0x20000000)
 
 CLOSED = const(0)
@@ -77,6 +78,12 @@ def packet(kind, body):
 
 def _errno(error):
     return error.args[0] if error.args else 0
+
+
+def next_backoff(backoff):
+    """The wait (ms) before the next connection attempt after one that failed having waited
+    backoff (0: the first failure): BACKOFF_FIRST, doubling up to BACKOFF_MAX."""
+    return BACKOFF_FIRST if backoff == 0 else min(backoff * 2, BACKOFF_MAX)
 
 
 class Client:
@@ -174,7 +181,7 @@ class Client:
         self._note("mqtt down: " + why)
         self._close_socket()
         self.state = CLOSED
-        self.backoff = BACKOFF_FIRST if self.backoff == 0 else min(self.backoff * 2, BACKOFF_MAX)
+        self.backoff = next_backoff(self.backoff)
         self.next_try = (now + self.backoff) & _TICKS_MASK
 
     def _open(self, now):

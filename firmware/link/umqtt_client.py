@@ -225,9 +225,8 @@ class UmqttClient:
             self._note(NO_MEMORY)
         self._close_sockets()
         self.state = CLOSED
-        self.backoff = (mqtt.BACKOFF_FIRST if self.backoff == 0
-                        else min(self.backoff * 2, mqtt.BACKOFF_MAX))
-        self.next_try = (now + self.backoff) & 0x3FFFFFFF
+        self.backoff = mqtt.next_backoff(self.backoff)
+        self.next_try = (now + self.backoff) & mqtt.TICKS_MASK
 
     def _open_probe(self, now):
         self.probes += 1
