@@ -96,3 +96,98 @@ def test_pack_sections_refuses_bad_input(sections, words):
 def test_unpack_sections_refuses_malformed(payload):
     with pytest.raises(RecordError):
         record.unpack_sections(payload)
+
+
+# --- building a copy inside a caller's buffer (what critical memory does on every commit) ---
+
+def reference_copy(seq, sections):
+    """A copy built here from the documented layout (docs/critical-memory.md), not by record."""
+    payload = struct.pack("<H", len(sections))
+    for name in sorted(sections):
+        raw = name.encode()
+        payload += struct.pack("<BI", len(raw), len(sections[name])) + raw + bytes(sections[name])
+    head = b"CM" + bytes([1, 0]) + struct.pack("<II", seq, len(payload))
+    return head + payload + struct.pack("<I", zlib.crc32(head + payload))
+
+
+SECTIONS = {"jackpot": b"\x01\x02\x03" * 40, "_journal": b"\x07\x00\x00\x00\x01", "round": b"",
+            "_log": bytes(range(44))}
+
+
+def test_encode_into_writes_the_documented_copy_and_nothing_after_it():
+    buf = bytearray(b"\xaa" * 400)
+    length = record.encode_into(buf, 41, SECTIONS)
+    want = reference_copy(41, SECTIONS)
+    assert length == len(want) and bytes(buf[:length]) == want
+    assert buf[length:] == b"\xaa" * (400 - length)
+    assert record.decode(bytes(buf[:length])) == (41, record.pack_sections(SECTIONS))
+    assert record.encode(41, record.pack_sections(SECTIONS)) == want
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=32), st.binary(max_size=80), max_size=6),
+       st.integers(0, 0xFFFFFFFF), st.integers(0, 40))
+def test_encode_into_equals_the_reference_for_any_sections(sections, seq, spare):
+    buf = bytearray(record.OVERHEAD + record.sections_size(sections) + spare)
+    length = record.encode_into(buf, seq, sections)
+    assert bytes(buf[:length]) == reference_copy(seq, sections)
+    assert record.sections_size(sections) == len(record.pack_sections(sections)) == length - record.OVERHEAD
+
+
+def test_section_values_may_be_memoryviews_of_a_kept_buffer():
+    kept = bytearray(b"xx" + bytes(range(44)) + b"yy")
+    sections = dict(SECTIONS, _log=memoryview(kept)[2:46])
+    buf = bytearray(500)
+    length = record.encode_into(buf, 41, sections)
+    assert bytes(buf[:length]) == reference_copy(41, SECTIONS)
+    assert record.pack_sections(sections) == record.pack_sections(SECTIONS)
+
+
+def test_pack_sections_into_at_an_offset_leaves_the_rest_alone():
+    buf = bytearray(b"\x55" * 300)
+    end = record.pack_sections_into(buf, 20, SECTIONS)
+    packed = record.pack_sections(SECTIONS)
+    assert end == 20 + len(packed) and bytes(buf[20:end]) == packed
+    assert buf[:20] == b"\x55" * 20 and buf[end:] == b"\x55" * (300 - end)
+
+
+def test_seal_into_frames_a_payload_already_in_place():
+    payload = b"some payload bytes"
+    buf = bytearray(64)
+    buf[record.HEADER_SIZE:record.HEADER_SIZE + len(payload)] = payload
+    length = record.seal_into(buf, 9, len(payload))
+    head = b"CM\x01\x00" + struct.pack("<II", 9, len(payload))
+    assert bytes(buf[:length]) == head + payload + struct.pack("<I", zlib.crc32(head + payload))
+    assert record.decode(bytes(buf[:length])) == (9, payload)
+
+
+def test_sections_size_refuses_what_pack_sections_refuses():
+    for sections, words in [([], "dict"), ({"": b""}, "name"), ({"x" * 33: b""}, "name"),
+                            ({1: b""}, "name"), ({"a": "text"}, "bytes"), ({"a": 5}, "bytes")]:
+        with pytest.raises(ValueError, match=words):
+            record.sections_size(sections)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda buf: record.encode_into(bytes(200), 1, SECTIONS), "bytearray"),
+    (lambda buf: record.encode_into(list(buf), 1, SECTIONS), "bytearray"),
+    (lambda buf: record.encode_into(buf, 1, dict(SECTIONS, big=bytes(100))), "no room"),
+    (lambda buf: record.encode_into(buf, -1, SECTIONS), "seq"),
+    (lambda buf: record.encode_into(buf, 2 ** 32, SECTIONS), "seq"),
+    (lambda buf: record.encode_into(buf, 1, {"a": "text"}), "bytes"),
+    (lambda buf: record.encode_into(buf, 1, {"": b""}), "name"),
+    (lambda buf: record.encode_into(buf, 1, [("a", b"")]), "dict"),
+    (lambda buf: record.pack_sections_into(buf, -1, SECTIONS), "offset"),
+    (lambda buf: record.pack_sections_into(buf, "0", SECTIONS), "offset"),
+    (lambda buf: record.pack_sections_into(buf, 150, SECTIONS), "no room"),
+    (lambda buf: record.pack_sections_into(buf, 0, {"a": None}), "bytes"),
+    (lambda buf: record.seal_into(buf, 1, len(buf)), "no room"),
+    (lambda buf: record.seal_into(buf, 1, -1), "length"),
+    (lambda buf: record.seal_into(buf, 1, record.MAX_PAYLOAD + 1), "length"),
+    (lambda buf: record.seal_into(buf, "1", 4), "seq"),
+    (lambda buf: record.seal_into(memoryview(buf), 1, 4), "bytearray"),
+])
+def test_into_functions_refuse_bad_input_and_leave_the_buffer_unchanged(call, words):
+    buf = bytearray(b"\x5a" * 300)
+    with pytest.raises(ValueError, match=words):
+        call(buf)
+    assert buf == b"\x5a" * 300

@@ -13,6 +13,11 @@ Layout, little-endian::
 The payload is opaque here; ``pack_sections`` / ``unpack_sections`` give it a small typed
 layer: named byte strings, so each module (jackpot, round controller, journal, log) owns and
 encodes its own section.
+
+``encode_into`` / ``pack_sections_into`` / ``seal_into`` build a copy inside a buffer the
+caller keeps (critical memory reuses two), so a commit allocates nothing record-sized: after
+hours of play the heap may have no contiguous kilobyte left.  ``encode`` and
+``pack_sections`` are the same code writing into a fresh buffer.
 """
 
 import struct
@@ -30,19 +35,65 @@ MAX_PAYLOAD = const(0x100000)
 MAX_SEQ = 0xFFFFFFFF
 _HEADER = "<2sBBII"
 _MAX_NAME = const(32)
+_MAX_SECTIONS = const(0xFFFF)
+_BUFFERS = (bytes, bytearray, memoryview)
+
+
+def _check_seq(seq):
+    if not isinstance(seq, int) or seq < 0 or seq > MAX_SEQ:
+        raise ValueError("record seq %r is not an integer 0..2**32-1" % (seq,))
+
+
+def _check_room(buf, offset, size):
+    """ValueError unless buf is a bytearray with size bytes free from offset."""
+    if not isinstance(buf, bytearray):
+        raise ValueError("record buffer must be a bytearray, got %s" % type(buf).__name__)
+    if not isinstance(offset, int) or offset < 0:
+        raise ValueError("record buffer offset %r is not an integer >= 0" % (offset,))
+    if offset + size > len(buf):
+        raise ValueError("record buffer of %d bytes has no room for %d bytes at offset %d"
+                         % (len(buf), size, offset))
+
+
+def seal_into(buf, seq, length):
+    """Frame the payload already at buf[HEADER_SIZE:HEADER_SIZE + length] as one copy under
+    sequence number seq: write the header before it and the CRC after it, allocating nothing
+    record-sized.  Returns the copy's length (length + OVERHEAD).  ValueError (buf unchanged)
+    for a bad seq or length or a buffer too small."""
+    _check_seq(seq)
+    if not isinstance(length, int) or length < 0 or length > MAX_PAYLOAD:
+        raise ValueError("record payload length %r is not an integer 0..%d" % (length, MAX_PAYLOAD))
+    _check_room(buf, 0, length + OVERHEAD)
+    struct.pack_into(_HEADER, buf, 0, MAGIC, FORMAT_VERSION, 0, seq, length)
+    end = HEADER_SIZE + length
+    struct.pack_into("<I", buf, end, crc32(memoryview(buf)[:end]))
+    return end + CRC_SIZE
+
+
+def encode_into(buf, seq, sections):
+    """Write one copy holding pack_sections(sections) under seq into the bytearray buf (from
+    its start) and return its length; the sections go straight into buf.  ValueError (buf
+    unchanged) for a bad seq or section or a buffer too small."""
+    _check_seq(seq)
+    size = sections_size(sections)
+    if size > MAX_PAYLOAD:
+        raise ValueError("record payload of %d bytes exceeds %d" % (size, MAX_PAYLOAD))
+    _check_room(buf, 0, size + OVERHEAD)
+    _pack(buf, HEADER_SIZE, sections)
+    return seal_into(buf, seq, size)
 
 
 def encode(seq, payload):
     """Return the bytes of one copy holding payload under sequence number seq."""
-    if not isinstance(seq, int) or seq < 0 or seq > MAX_SEQ:
-        raise ValueError("record seq %r is not an integer 0..2**32-1" % (seq,))
-    if not isinstance(payload, (bytes, bytearray)):
+    _check_seq(seq)
+    if not isinstance(payload, _BUFFERS):
         raise ValueError("record payload must be bytes, got %s" % type(payload).__name__)
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("record payload of %d bytes exceeds %d" % (len(payload), MAX_PAYLOAD))
-    head = struct.pack(_HEADER, MAGIC, FORMAT_VERSION, 0, seq, len(payload))
-    crc = crc32(payload, crc32(head))
-    return head + bytes(payload) + struct.pack("<I", crc)
+    buf = bytearray(len(payload) + OVERHEAD)
+    buf[HEADER_SIZE:HEADER_SIZE + len(payload)] = payload
+    seal_into(buf, seq, len(payload))
+    return bytes(buf)
 
 
 def total_length(header):
@@ -81,22 +132,53 @@ def decode(data):
     return seq, bytes(view[HEADER_SIZE:size - CRC_SIZE])
 
 
-def pack_sections(sections):
-    """Return payload bytes for a dict {name (str): bytes}, names in sorted order."""
+def sections_size(sections):
+    """Bytes pack_sections(sections) takes; ValueError names a bad section."""
     if not isinstance(sections, dict):
         raise ValueError("sections must be a dict of name -> bytes")
-    parts = [struct.pack("<H", len(sections))]
-    for name in sorted(sections):
+    if len(sections) > _MAX_SECTIONS:
+        raise ValueError("%d sections, at most %d" % (len(sections), _MAX_SECTIONS))
+    size = 2
+    for name in sections:
         value = sections[name]
         if not isinstance(name, str) or not name or len(name) > _MAX_NAME:
             raise ValueError("section name %r must be text of 1..%d characters" % (name, _MAX_NAME))
-        if not isinstance(value, (bytes, bytearray)):
+        if not isinstance(value, _BUFFERS):
             raise ValueError("section %r must be bytes, got %s" % (name, type(value).__name__))
+        size += 5 + len(name.encode()) + len(value)
+    return size
+
+
+def _pack(buf, offset, sections):
+    """Write checked sections into buf from offset (room checked); return the end offset."""
+    view = memoryview(buf)
+    struct.pack_into("<H", buf, offset, len(sections))
+    pos = offset + 2
+    for name in sorted(sections):
+        value = sections[name]
         raw = name.encode()
-        parts.append(struct.pack("<BI", len(raw), len(value)))
-        parts.append(raw)
-        parts.append(bytes(value))
-    return b"".join(parts)
+        struct.pack_into("<BI", buf, pos, len(raw), len(value))
+        pos += 5
+        view[pos:pos + len(raw)] = raw
+        pos += len(raw)
+        view[pos:pos + len(value)] = value
+        pos += len(value)
+    return pos
+
+
+def pack_sections_into(buf, offset, sections):
+    """Write pack_sections(sections) into the bytearray buf from offset, without building it
+    elsewhere first; return the offset after it.  ValueError (buf unchanged) names a bad
+    section or says the buffer is too small."""
+    _check_room(buf, offset, sections_size(sections))
+    return _pack(buf, offset, sections)
+
+
+def pack_sections(sections):
+    """Return payload bytes for a dict {name (str): bytes}, names in sorted order."""
+    buf = bytearray(sections_size(sections))
+    _pack(buf, 0, sections)
+    return bytes(buf)
 
 
 def unpack_sections(payload):
