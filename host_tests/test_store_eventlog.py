@@ -145,3 +145,57 @@ def test_anchor_with_wrong_tail_is_refused():
     log = logged(3)
     with pytest.raises(Exception, match="tail"):
         EventLog(MemFS()).load_anchor(log.anchor_bytes()[:-1])
+
+
+def test_buffer_sizes_match_the_page_layout():
+    assert eventlog.PAGE_BYTES == PAGE_ENTRIES * ENTRY_SIZE
+    assert eventlog.MAX_ANCHOR == 12 + (PAGE_ENTRIES - 1) * ENTRY_SIZE
+
+
+def test_staged_anchor_is_a_view_of_a_kept_buffer_equal_to_the_documented_section():
+    fs = MemFS()
+    log = logged(PAGE_ENTRIES - 2, fs)
+    before = log.anchor_bytes()
+    staged = log.stage([(eventlog.LOCK, 0, 7, 700)] * 3, 5000, 9)  # completes page 0
+    assert isinstance(staged, memoryview)
+    assert log.anchor_bytes() == before  # nothing counts before confirm
+    log.confirm()
+    # documented section: count u32, newest link 8 bytes, the entries of the unfinished page
+    tail = b"".join(e for e in log.entries(PAGE_ENTRIES))
+    assert bytes(staged) == struct.pack("<I", PAGE_ENTRIES + 1) + log.head + tail
+    assert len(tail) == ENTRY_SIZE and log.tail == tail
+    assert bytes(log.anchor_view()) == log.anchor_bytes() == bytes(staged)
+    assert fs.files["ev00.bin"] == b"".join(e for e in log.entries(0))[:PAGE_ENTRIES * ENTRY_SIZE]
+
+
+def test_commits_reuse_two_buffers():
+    log = EventLog(MemFS())
+    buffers = {id(log._anchor), id(log._spare)}
+    for i in range(3 * PAGE_ENTRIES):
+        log.stage([(eventlog.DOOR_OPEN + i % 2, 1)], i, 0)
+        if i % 5 == 4:
+            log.abandon()
+        else:
+            log.confirm()
+        assert {id(log._anchor), id(log._spare)} == buffers
+    assert log.verify() is None
+
+
+def test_abandoned_stage_leaves_the_committed_anchor_and_the_next_stage_continues_it():
+    log = logged(5)
+    before = log.anchor_bytes()
+    log.stage([(eventlog.LOCK, 0, 7, 700)], 5000, 9)
+    log.abandon()
+    assert log.anchor_bytes() == before and log.count == 5
+    log.stage([(eventlog.VOID, 0, 1, 100)], 5001, 9)
+    log.confirm()
+    assert log.count == 6 and log.verify() is None
+    assert [e[3] for e in log.events(5)] == [eventlog.VOID]
+
+
+def test_load_anchor_refused_leaves_the_log_as_it_was():
+    log = logged(3)
+    before = log.anchor_bytes()
+    with pytest.raises(Exception, match="tail"):
+        log.load_anchor(logged(4).anchor_bytes()[:-ENTRY_SIZE])
+    assert log.anchor_bytes() == before and log.count == 3

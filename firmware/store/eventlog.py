@@ -23,12 +23,14 @@ BODY_SIZE = const(24)
 LINK_SIZE = const(8)
 PAGE_ENTRIES = const(32)
 PAGES = const(34)
+PAGE_BYTES = const(1024)      # PAGE_ENTRIES * ENTRY_SIZE
 GENESIS = bytes(LINK_SIZE)
 # More would let a cut-short commit overwrite the oldest page still held
 MAX_EVENTS_PER_COMMIT = const(32)
 _BODY = "<IIIHHii"
 _ANCHOR = "<I8s"
 _ANCHOR_SIZE = const(12)
+MAX_ANCHOR = const(1004)      # anchor section with a full tail: 12 + (PAGE_ENTRIES - 1) * ENTRY_SIZE
 _I32_MIN = -0x80000000
 _I32_MAX = 0x7FFFFFFF
 
@@ -113,39 +115,64 @@ def unpack(entry):
 
 
 class EventLog:
-    """The event ring: page files on `fs`, anchor and tail held by the caller's checked record."""
+    """The event ring: page files on `fs`, anchor and tail held by the caller's checked record.
+
+    The anchor section (count, newest link, tail entries) is kept in one of two preallocated
+    buffers, the committed one and the one being staged, swapped by ``confirm``: staging
+    events allocates nothing near the size of a page."""
 
     def __init__(self, fs, prefix="ev"):
         self.fs = fs
         self.prefix = prefix
         self.count = 0            # events ever logged = seq of the next event
         self.head = GENESIS       # link of the newest event
-        self.tail = b""           # entries of the page being filled (count % PAGE_ENTRIES of them)
+        # anchor section: _ANCHOR header, then the entries of the page being filled
+        self._anchor = bytearray(_ANCHOR_SIZE + PAGE_BYTES)
+        self._spare = bytearray(_ANCHOR_SIZE + PAGE_BYTES)
+        self._length = _ANCHOR_SIZE
         self._staged = None
+        struct.pack_into(_ANCHOR, self._anchor, 0, 0, GENESIS)
+
+    @property
+    def tail(self):
+        """The entries of the page being filled (count % PAGE_ENTRIES of them), as bytes."""
+        return bytes(memoryview(self._anchor)[_ANCHOR_SIZE:self._length])
 
     # --- the part stored inside the critical-memory record -------------------------------
     def anchor_bytes(self, count=None, head=None, tail=None):
         """Return the record section holding the anchor and the tail."""
         if count is None:
-            count, head, tail = self.count, self.head, self.tail
+            return bytes(self.anchor_view())
         return struct.pack(_ANCHOR, count, head) + tail
+
+    def anchor_view(self):
+        """The committed anchor section as a memoryview of the buffer holding it (valid until
+        the second ``confirm`` from now)."""
+        return memoryview(self._anchor)[:self._length]
 
     def load_anchor(self, data):
         """Restore count, head and tail from a record section; RecordError if inconsistent."""
         if len(data) < _ANCHOR_SIZE:
             raise RecordError("event anchor short: %d bytes" % len(data))
         count, head = struct.unpack_from(_ANCHOR, data, 0)
-        tail = bytes(data[_ANCHOR_SIZE:])
-        if len(tail) != (count % PAGE_ENTRIES) * ENTRY_SIZE:
-            raise RecordError("event tail of %d bytes does not match count %d" % (len(tail), count))
-        self.count, self.head, self.tail = count, bytes(head), tail
+        tail = len(data) - _ANCHOR_SIZE
+        if tail != (count % PAGE_ENTRIES) * ENTRY_SIZE:
+            raise RecordError("event tail of %d bytes does not match count %d" % (tail, count))
+        memoryview(self._anchor)[:len(data)] = data
+        self.count, self.head, self._length = count, bytes(head), len(data)
+        self._staged = None
+
+    def _set_empty_tail(self, count, head):
+        struct.pack_into(_ANCHOR, self._anchor, 0, count, head)
+        self.count, self.head, self._length = count, head, _ANCHOR_SIZE
         self._staged = None
 
     # --- appending ------------------------------------------------------------------------
     def stage(self, events, time, round_no):
         """Chain events [(kind, a, b, c), ...] after the committed ones; write any page they
-        complete; return the anchor section for the record.  Nothing counts until `confirm`."""
-        count, head, tail = self.count, self.head, self.tail
+        complete; return the anchor section for the record, as a memoryview of a buffer that
+        stays valid until the next ``stage``.  Nothing counts until ``confirm``."""
+        count, head = self.count, self.head
         if len(events) > MAX_EVENTS_PER_COMMIT:
             raise ValueError("%d events in one commit, at most %d" % (len(events), MAX_EVENTS_PER_COMMIT))
         bodies = []
@@ -155,21 +182,29 @@ class EventLog:
             if event[0] not in NAMES:
                 raise ValueError("unknown event kind %r" % (event[0],))
             bodies.append(make_body(0, time, round_no, *event))  # validates before any write
+        buf = self._spare
+        view = memoryview(buf)
+        pos = self._length
+        view[_ANCHOR_SIZE:pos] = memoryview(self._anchor)[_ANCHOR_SIZE:pos]
         for body in bodies:
-            body = struct.pack("<I", count) + body[4:]
-            head = link_of(head, body)
-            tail = tail + body + head
+            view[pos:pos + BODY_SIZE] = body
+            struct.pack_into("<I", buf, pos, count)
+            head = link_of(head, view[pos:pos + BODY_SIZE])
+            view[pos + BODY_SIZE:pos + ENTRY_SIZE] = head
+            pos += ENTRY_SIZE
             count += 1
             if count % PAGE_ENTRIES == 0:
-                self._write_page((count - 1) // PAGE_ENTRIES, tail)
-                tail = b""
-        self._staged = (count, head, tail)
-        return self.anchor_bytes(count, head, tail)
+                self._write_page((count - 1) // PAGE_ENTRIES, view[_ANCHOR_SIZE:pos])
+                pos = _ANCHOR_SIZE
+        struct.pack_into(_ANCHOR, buf, 0, count, head)
+        self._staged = (count, head, pos)
+        return view[:pos]
 
     def confirm(self):
         """Make the staged events part of the log (call once the record is committed)."""
         if self._staged is not None:
-            self.count, self.head, self.tail = self._staged
+            self.count, self.head, self._length = self._staged
+            self._anchor, self._spare = self._spare, self._anchor
             self._staged = None
 
     def abandon(self):
@@ -266,8 +301,7 @@ class EventLog:
             if best is None or first > best[0]:
                 best = (first, last[7])
         if best is None:
-            self.count, self.head, self.tail = 0, GENESIS, b""
+            self._set_empty_tail(0, GENESIS)
         else:
-            self.count, self.head, self.tail = best[0] + PAGE_ENTRIES, best[1], b""
-        self._staged = None
+            self._set_empty_tail(best[0] + PAGE_ENTRIES, best[1])
         return self.count
