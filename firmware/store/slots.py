@@ -1,8 +1,10 @@
 """Places that hold one copy of critical memory: a FRAM region or a file on a filesystem.
 
-Each slot has ``read()`` (the stored copy's bytes, or None if there is none) and
-``write(data)`` (store a whole copy).  Slots know nothing of the record format except how to
-find its length from the header.
+Each slot has ``read()`` (the stored copy's bytes, or None if there is none),
+``read_into(buf)`` (the same bytes into a buffer the caller keeps: what critical memory uses
+to check a copy after each commit without allocating one) and ``write(data)`` (store a whole
+copy; data is any bytes-like object, a memoryview included).  Slots know nothing of the record
+format except how to find its length from the header.
 """
 
 from firmware.store import record
@@ -33,6 +35,22 @@ class FramSlot:
         if length > self.size:
             return bytes(self._header)
         return bytes(self.fram.read(self.offset, length))
+
+    def read_into(self, buf):
+        """Put what read() returns into buf (as much as fits) and return how many bytes were
+        put: a copy longer than buf fills it, so pass a buffer longer than the copy expected."""
+        self.fram.read_into(self.offset, self._header)
+        try:
+            length = record.total_length(self._header)
+        except RecordError:
+            length = 0
+        if length == 0 or length > self.size:
+            length = min(record.HEADER_SIZE, len(buf))
+            memoryview(buf)[:length] = memoryview(self._header)[:length]
+            return length
+        length = min(length, len(buf))
+        self.fram.read_into(self.offset, memoryview(buf)[:length])
+        return length
 
     def write(self, data):
         """Store one copy (bytes of record.encode) at the start of the region."""
@@ -71,6 +89,28 @@ class FileSlot:
         try:
             with self.fs.open(self.name, "rb") as f:
                 return f.read()
+        except OSError:
+            return None
+
+    def read_into(self, buf):
+        """Put what read() returns into buf (as much as fits) and return how many bytes were
+        put, or None if the file does not exist: a file longer than buf fills it, so pass a
+        buffer longer than the copy expected."""
+        try:
+            with self.fs.open(self.name, "rb") as f:
+                if not hasattr(f, "readinto"):  # a minimal file object: read and copy
+                    data = f.read()
+                    count = min(len(data), len(buf))
+                    memoryview(buf)[:count] = memoryview(data)[:count]
+                    return count
+                view = memoryview(buf)
+                count = 0
+                while count < len(buf):
+                    got = f.readinto(view[count:])
+                    if not got:
+                        break
+                    count += got
+                return count
         except OSError:
             return None
 
