@@ -196,7 +196,7 @@ def test_readback_mismatch_after_commit_is_repaired_and_logged():
         def write(self, data):
             if Flaky.fail:
                 Flaky.fail -= 1
-                data = data[:-1] + bytes([data[-1] ^ 1])  # the device stored a wrong byte
+                data = bytes(data[:-1]) + bytes([data[-1] ^ 1])  # the device stored a wrong byte
             FileSlot.write(self, data)
 
     cm.copies[1] = Flaky(board.fs, "cm_b.bin")
@@ -303,3 +303,103 @@ def test_ram_clear_that_cannot_be_written_keeps_the_committed_sections():
     with pytest.raises(StoreError):
         cm.ram_clear({"jackpot": b"reset"}, 100, 5, True)
     assert cm.section("jackpot") == b"J0" and cm.section("config") == b"C0"
+
+
+# --- buffers kept for the life of the store: a commit allocates nothing record-sized ---
+
+def buffers(cm):
+    return {id(cm._buf), id(cm._scratch)}
+
+
+def test_steady_state_commits_reuse_the_two_record_buffers():
+    board, cm = ready()
+    kept = buffers(cm)
+    for r in range(1, 60):  # the log tail fills and empties: 3 events a round, pages written
+        assert cm.commit(r, STEP_LOCK, {"jackpot": b"J%d" % r}, [(eventlog.LOCK, 0, 7, 700)], 200 + r)
+        assert cm.commit(r, STEP_SETTLE, {"jackpot": b"P%d" % r},
+                         [(eventlog.JACKPOT_HIT, 1, 6, 100), (eventlog.SETTLE, 0, 100, 5)], 200 + r)
+        assert buffers(cm) == kept
+    assert "ev04.bin" in board.files
+    assert bytes(board.fram[:len(cm._record)]) == cm._record == board.files["cm_b.bin"]
+    again = board.boot()
+    assert board.status == "ok" and again.section("jackpot") == b"P59" and again.log.verify() is None
+
+
+def test_a_record_that_outgrows_the_buffers_grows_them_and_is_stored_whole():
+    board, cm = ready()
+    small = len(cm._scratch)
+    big = bytes(range(256)) * 16
+    cm.commit(1, STEP_LOCK, {"jackpot": big}, [(eventlog.LOCK, 0, 7, 700)], 200)
+    assert len(cm._scratch) == len(cm._buf) > len(cm._record) > small
+    assert record.decode(cm._record)[0] == cm.seq and cm.status == "ok"
+    kept = buffers(cm)
+    cm.commit(1, STEP_SETTLE, {"jackpot": big[:100]}, [], 201)
+    assert buffers(cm) == kept
+    again = board.boot()
+    assert board.status == "ok" and again.section("jackpot") == big[:100]
+
+
+def test_readback_finds_a_copy_longer_than_the_record():
+    board, cm = ready()
+
+    class Longer(FileSlot):
+        def write(self, data):
+            FileSlot.write(self, bytes(data) + b"\x00")  # a stale byte left at the end
+
+    cm.copies[1] = Longer(board.fs, "cm_b.bin")
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    assert (eventlog.CM_ERROR, 1) in kinds(cm) and cm.status == "repaired"
+
+
+def test_readback_of_a_slot_without_read_into_still_checks_the_copy():
+    board, cm = ready()
+
+    class Plain:
+        """A slot with only read() and write(), whose first write stores a wrong byte."""
+
+        physical = "flash"
+
+        def __init__(self, slot):
+            self.slot = slot
+            self.fail = 1
+
+        def read(self):
+            return self.slot.read()
+
+        def write(self, data):
+            if self.fail:
+                self.fail -= 1
+                data = bytes(data[:-1]) + bytes([data[-1] ^ 1])
+            self.slot.write(data)
+
+    cm.copies[1] = Plain(FileSlot(board.fs, "cm_b.bin"))
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    assert (eventlog.CM_ERROR, 1) in kinds(cm) and (eventlog.CM_RECOVERED, 1) in kinds(cm)
+    assert cm.check(300) == 0
+    assert board.files["cm_b.bin"] == cm._record
+
+
+def test_a_section_of_a_failed_commit_does_not_reach_the_next_one():
+    board, cm = ready()
+    cm.commit_admin({"jackpot": b"J1"}, [], 150)  # the sections dicts now take turns
+    good = cm.copies
+
+    class Dead(FileSlot):
+        def write(self, data):
+            raise OSError(5)
+
+    cm.copies = [Dead(MemFS(), "a"), Dead(MemFS(), "b")]
+    with pytest.raises(StoreError):
+        cm.commit_admin({"extra": b"X", "jackpot": b"lost"}, [], 160)
+    cm.copies = good
+    cm.commit_admin({"config": b"C1"}, [], 170)
+    assert cm.section_names() == ["config", "jackpot"] and cm.section("jackpot") == b"J1"
+    again = board.boot()
+    assert again.section_names() == ["config", "jackpot"] and again.section("extra") is None
+
+
+def test_store_sections_read_as_bytes():
+    _board, cm = ready()
+    cm.commit(3, STEP_LOCK, {}, [(eventlog.LOCK, 0, 7, 700)], 200)
+    assert cm.section("_log") == cm.log.anchor_bytes() and isinstance(cm.section("_log"), bytes)
+    assert cm.section("_journal") == b"\x03\x00\x00\x00\x01"

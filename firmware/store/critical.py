@@ -9,6 +9,13 @@ one copy leaves the others holding the record before (copies after it) or after 
 before it), and boot takes the valid copy with the highest sequence number, so the device
 comes back with exactly the state before or after the commit.
 
+Buffers: the record is built in one of two bytearrays kept for the life of the object (the
+last committed copy and a scratch one, swapped when a commit succeeds and grown, with room to
+spare, only when a record outgrows them), and the read-back after a commit goes into the
+scratch one.  A steady-state commit therefore allocates only small objects: after hours of
+play the heap may be too fragmented for a fresh kilobyte, and a commit that needed one would
+refuse a round's jackpot wagers.
+
 Round journal: ``commit(round, step, ...)`` is accepted once per (round, step).  The same or
 an earlier step again returns False and changes nothing, so a controller that replays a step
 after a restart can never count a contribution or a payout twice.
@@ -39,6 +46,8 @@ JOURNAL = "_journal"
 LOG = "_log"
 _JOURNAL_FORMAT = "<IB"
 _MAX_ROUND = 0xFFFFFFFF
+# Room a record buffer keeps beyond the record it was sized for (sections grow: hits, link queue)
+_SLACK = const(256)
 
 
 def _ended(step):
@@ -62,8 +71,11 @@ class CriticalMemory:
         self.step = STEP_IDLE
         self.repairs = 0
         self.log_broken_at = None
-        self._sections = {}
-        self._record = None
+        self._sections = {}       # committed: name -> bytes (or a view of the log's anchor buffer)
+        self._spare_sections = None  # the dict before, reused for the next commit's sections
+        self._buf = None          # the last committed copy is self._buf[:self._length]
+        self._scratch = None      # the next copy is built here; read-backs land here too
+        self._length = 0
         self._pending = []
         self._highest_seen = 0
 
@@ -96,7 +108,17 @@ class CriticalMemory:
 
     def section(self, name):
         """The bytes of a section committed last, or None."""
-        return self._sections.get(name)
+        value = self._sections.get(name)
+        if value is not None and not isinstance(value, bytes):
+            return bytes(value)
+        return value
+
+    @property
+    def _record(self):
+        """The bytes of the copy committed last (None before one exists); tests and tools."""
+        if self._buf is None or not self._length:
+            return None
+        return bytes(memoryview(self._buf)[:self._length])
 
     def section_names(self):
         """Names of the application's sections."""
@@ -156,7 +178,7 @@ class CriticalMemory:
                 code = eventlog.reason_code(item)
                 self.copy_status[i] = item
             events.append((eventlog.CM_ERROR, i, code))
-            if self._rewrite(i, raw):
+            if self._rewrite(i):
                 events.append((eventlog.CM_RECOVERED, i, best, seq))
             repaired = True
         self.status = STATUS_REPAIRED if repaired else STATUS_OK
@@ -169,15 +191,47 @@ class CriticalMemory:
     def _load(self, seq, sections, raw):
         self.seq = seq
         self._sections = sections
-        self._record = raw
+        self._spare_sections = None
+        self._fit(len(raw), len(sections[LOG]))
+        memoryview(self._buf)[:len(raw)] = raw
+        self._length = len(raw)
         self.round_no, self.step = struct.unpack(_JOURNAL_FORMAT, sections[JOURNAL])
         self.log.load_anchor(sections[LOG])
 
-    def _rewrite(self, index, raw):
-        """Write a good record over copy `index` and read it back; True if it now matches."""
+    def _fit(self, size, anchor):
+        """Make both record buffers hold a copy of `size` bytes whose log anchor is `anchor`
+        bytes, plus one byte (a longer copy read back must show as longer), keeping the
+        committed copy.  Grows them with room for a full log tail and _SLACK more."""
+        if self._scratch is not None and len(self._scratch) > size:
+            return
+        capacity = size + 1 + eventlog.MAX_ANCHOR - anchor + _SLACK
+        scratch = bytearray(capacity)
+        committed = bytearray(capacity)
+        if self._buf is not None:
+            memoryview(committed)[:self._length] = memoryview(self._buf)[:self._length]
+        self._buf, self._scratch = committed, scratch
+
+    def _matches(self, index):
+        """True if copy `index` reads back as exactly the committed copy (read into the
+        scratch buffer; a slot without ``read_into`` is read whole)."""
+        slot = self.copies[index]
+        length = self._length
+        committed = memoryview(self._buf)[:length]
         try:
-            self.copies[index].write(raw)
-            ok = bytes(self.copies[index].read() or b"") == raw
+            read_into = getattr(slot, "read_into", None)
+            if read_into is None:
+                raw = slot.read()
+                return raw is not None and len(raw) == length and memoryview(raw) == committed
+            got = read_into(self._scratch)
+        except OSError:
+            return False
+        return got == length and memoryview(self._scratch)[:length] == committed
+
+    def _rewrite(self, index):
+        """Write the committed copy over copy `index` and read it back; True if it now matches."""
+        try:
+            self.copies[index].write(memoryview(self._buf)[:self._length])
+            ok = self._matches(index)
         except OSError:
             ok = False
         self.copy_status[index] = "ok" if ok else "failed"
@@ -197,11 +251,7 @@ class CriticalMemory:
     def _check_copies(self):
         events = []
         for i in range(len(self.copies)):
-            try:
-                raw = self.copies[i].read()
-            except OSError:
-                raw = None
-            if raw is not None and bytes(raw) == self._record:
+            if self._matches(i):
                 continue
             try:
                 self._read_copy(i)
@@ -209,7 +259,7 @@ class CriticalMemory:
             except RecordError as error:
                 code = eventlog.reason_code(str(error))
             events.append((eventlog.CM_ERROR, i, code))
-            if self._rewrite(i, self._record):
+            if self._rewrite(i):
                 # source 0xFFFF: rebuilt from the record just committed (held in RAM)
                 events.append((eventlog.CM_RECOVERED, i, 0xFFFF, self.seq))
             else:
@@ -217,6 +267,20 @@ class CriticalMemory:
         return events
 
     # --- commits ---------------------------------------------------------------------------
+    def _next_sections(self, replace):
+        """A dict to build the next commit's sections in: the committed ones (none when
+        `replace`), reusing the dict of the commit before when it has the same names."""
+        if replace:
+            return {}
+        spare = self._spare_sections
+        current = self._sections
+        if spare is not None and len(spare) == len(current):
+            for name in current:
+                spare[name] = current[name]
+            if len(spare) == len(current):  # so the names were the same
+                return spare
+        return dict(current)
+
     def _require_ready(self):
         if self.status == STATUS_RAM_ERROR:
             raise RamError("RAM ERROR (%s): only a supervisor RAM clear can continue" % self.ram_error_reason)
@@ -295,14 +359,21 @@ class CriticalMemory:
         self._check_sections(sections)
         if not isinstance(now, int) or now < 0 or now > 0xFFFFFFFF:
             raise ValueError("time %r is not an integer 0..2**32-1 seconds" % (now,))
-        new = {} if replace else dict(self._sections)
+        new = self._next_sections(replace)
+        self._spare_sections = None  # until this commit is done, `new` is neither dict
         if sections:
             for name in sections:
-                new[name] = bytes(sections[name])
+                new[name] = bytes(sections[name])  # no copy of bytes, a snapshot of a bytearray
         new[JOURNAL] = struct.pack(_JOURNAL_FORMAT, round_no, step)
         events = self._pending + list(events)
         new[LOG] = self.log.stage(events, now, round_no)
-        data = record.encode(self.seq + 1, record.pack_sections(new))
+        try:
+            self._fit(record.OVERHEAD + record.sections_size(new), len(new[LOG]))
+            length = record.encode_into(self._scratch, self.seq + 1, new)
+        except BaseException:
+            self.log.abandon()
+            raise
+        data = memoryview(self._scratch)[:length]
         written = 0
         for i in range(len(self.copies)):
             try:
@@ -317,8 +388,11 @@ class CriticalMemory:
         self.log.confirm()
         self._pending = []
         self.seq += 1
+        if not replace:
+            self._spare_sections = self._sections
         self._sections = new
-        self._record = data
+        self._buf, self._scratch = self._scratch, self._buf
+        self._length = length
         self.round_no, self.step = round_no, step
         if self.verify_after_commit:
             found = self._check_copies()
