@@ -403,3 +403,35 @@ def test_store_sections_read_as_bytes():
     cm.commit(3, STEP_LOCK, {}, [(eventlog.LOCK, 0, 7, 700)], 200)
     assert cm.section("_log") == cm.log.anchor_bytes() and isinstance(cm.section("_log"), bytes)
     assert cm.section("_journal") == b"\x03\x00\x00\x00\x01"
+
+
+def test_record_buffers_are_made_with_the_object_and_a_table_record_fits_them():
+    board = Board()
+    cm = board.boot()  # blank: RAM ERROR, nothing committed
+    kept = buffers(cm)
+    assert len(cm._buf) == len(cm._scratch) == critical.RECORD_CAPACITY and cm._record is None
+    jackpot = bytes(700)  # about the jackpot section with 25 hits on record
+    cm.ram_clear({"jackpot": jackpot, "round": bytes(57)}, 100, 5, True)
+    for i in range(30):  # with the RAM clear entry, the log tail at its longest: 31 entries
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)], 200 + i)
+    assert cm.log.count % 32 == 31 and len(cm._record) > 1700
+    assert buffers(cm) == kept
+
+
+@pytest.mark.parametrize("capacity", [0, 16, "2048", None])
+def test_bad_record_capacity_is_refused(capacity):
+    with pytest.raises(ValueError, match="capacity"):
+        CriticalMemory([FileSlot(MemFS(), "a"), FileSlot(MemFS(), "b")], MemFS(), capacity=capacity)
+
+
+def test_a_small_capacity_grows_at_the_first_commit_and_keeps_working():
+    board = Board()
+    board.bus = FramBus(board.fram)
+    board.fs = MemFS(board.files)
+    cm = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(board.fs, "cm_b.bin")], board.fs,
+                        capacity=64)
+    cm.boot(100, 1)
+    cm.ram_clear({"jackpot": b"J0" * 100}, 100, 5, True)
+    assert len(cm._buf) > len(cm._record) > 200
+    again = board.boot()
+    assert board.status == "ok" and again.section("jackpot") == b"J0" * 100

@@ -9,10 +9,10 @@ one copy leaves the others holding the record before (copies after it) or after 
 before it), and boot takes the valid copy with the highest sequence number, so the device
 comes back with exactly the state before or after the commit.
 
-Buffers: the record is built in one of two bytearrays kept for the life of the object (the
-last committed copy and a scratch one, swapped when a commit succeeds and grown, with room to
-spare, only when a record outgrows them), and the read-back after a commit goes into the
-scratch one.  A steady-state commit therefore allocates only small objects: after hours of
+Buffers: the record is built in one of two bytearrays made with the object and kept for its
+life (the last committed copy and a scratch one, swapped when a commit succeeds and grown,
+with room to spare, only when a record outgrows them), and the read-back after a commit goes
+into the scratch one.  A steady-state commit therefore allocates only small objects: after hours of
 play the heap may be too fragmented for a fresh kilobyte, and a commit that needed one would
 refuse a round's jackpot wagers.
 
@@ -48,6 +48,9 @@ _JOURNAL_FORMAT = "<IB"
 _MAX_ROUND = 0xFFFFFFFF
 # Room a record buffer keeps beyond the record it was sized for (sections grow: hits, link queue)
 _SLACK = const(256)
+# Bytes of each record buffer made with the object, while the heap is still whole: a record of
+# the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear)
+RECORD_CAPACITY = const(2048)
 
 
 def _ended(step):
@@ -57,9 +60,12 @@ def _ended(step):
 class CriticalMemory:
     """Mirrored critical memory on `copies` (two or more slots, see ``slots``), event pages on `log_fs`."""
 
-    def __init__(self, copies, log_fs, verify_after_commit=True):
+    def __init__(self, copies, log_fs, verify_after_commit=True, capacity=RECORD_CAPACITY):
         if len(copies) < 2:
             raise ValueError("critical memory needs at least two copies, got %d" % len(copies))
+        if not isinstance(capacity, int) or capacity < record.OVERHEAD + 1:
+            raise ValueError("record buffer capacity %r is not an integer above %d"
+                             % (capacity, record.OVERHEAD))
         self.copies = list(copies)
         self.log = eventlog.EventLog(log_fs)
         self.verify_after_commit = verify_after_commit
@@ -73,8 +79,8 @@ class CriticalMemory:
         self.log_broken_at = None
         self._sections = {}       # committed: name -> bytes (or a view of the log's anchor buffer)
         self._spare_sections = None  # the dict before, reused for the next commit's sections
-        self._buf = None          # the last committed copy is self._buf[:self._length]
-        self._scratch = None      # the next copy is built here; read-backs land here too
+        self._buf = bytearray(capacity)      # the last committed copy is self._buf[:self._length]
+        self._scratch = bytearray(capacity)  # the next copy is built here; read-backs land here
         self._length = 0
         self._pending = []
         self._highest_seen = 0
@@ -116,7 +122,7 @@ class CriticalMemory:
     @property
     def _record(self):
         """The bytes of the copy committed last (None before one exists); tests and tools."""
-        if self._buf is None or not self._length:
+        if not self._length:
             return None
         return bytes(memoryview(self._buf)[:self._length])
 
@@ -202,13 +208,12 @@ class CriticalMemory:
         """Make both record buffers hold a copy of `size` bytes whose log anchor is `anchor`
         bytes, plus one byte (a longer copy read back must show as longer), keeping the
         committed copy.  Grows them with room for a full log tail and _SLACK more."""
-        if self._scratch is not None and len(self._scratch) > size:
+        if len(self._scratch) > size:
             return
         capacity = size + 1 + eventlog.MAX_ANCHOR - anchor + _SLACK
         scratch = bytearray(capacity)
         committed = bytearray(capacity)
-        if self._buf is not None:
-            memoryview(committed)[:self._length] = memoryview(self._buf)[:self._length]
+        memoryview(committed)[:self._length] = memoryview(self._buf)[:self._length]
         self._buf, self._scratch = committed, scratch
 
     def _matches(self, index):
