@@ -228,7 +228,7 @@ class CriticalMemory:
                 raw = slot.read()
                 return raw is not None and len(raw) == length and memoryview(raw) == committed
             got = read_into(self._scratch)
-        except OSError:
+        except (OSError, MemoryError):
             return False
         return got == length and memoryview(self._scratch)[:length] == committed
 
@@ -237,7 +237,7 @@ class CriticalMemory:
         try:
             self.copies[index].write(memoryview(self._buf)[:self._length])
             ok = self._matches(index)
-        except OSError:
+        except (OSError, MemoryError):
             ok = False
         self.copy_status[index] = "ok" if ok else "failed"
         if ok:
@@ -263,6 +263,8 @@ class CriticalMemory:
                 code = eventlog.REASON_READBACK  # a valid record, but not the one just committed
             except RecordError as error:
                 code = eventlog.reason_code(str(error))
+            except MemoryError:
+                code = eventlog.REASON_OTHER
             events.append((eventlog.CM_ERROR, i, code))
             if self._rewrite(i):
                 # source 0xFFFF: rebuilt from the record just committed (held in RAM)
@@ -385,7 +387,9 @@ class CriticalMemory:
                 self.copies[i].write(data)
                 self.copy_status[i] = "ok"
                 written += 1
-            except OSError:
+            except (OSError, MemoryError):
+                # a copy the device (or, for a littlefs file, the heap) refused: the others
+                # carry the commit, and the read-back logs and rebuilds this one
                 self.copy_status[i] = "write failed"
         if written == 0:
             self.log.abandon()
