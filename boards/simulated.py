@@ -74,36 +74,40 @@ class FileFRAM:
                 have += count
             self.file.flush()
 
-    def _runs(self, start, length):
-        """(address, offset, count) pieces of length bytes from start, wrapping at the end."""
-        start %= self.size
-        first = min(length, self.size - start)
-        yield start, 0, first
-        if first < length:
-            yield 0, first, length - first
+    def _put(self, address, data):
+        if self.file is None:
+            self.memory[address:address + len(data)] = data
+        else:
+            self.file.seek(address)
+            self.file.write(data)
+
+    def _get(self, address, view):
+        if self.file is None:
+            view[:] = self.memory[address:address + len(view)]
+        else:
+            self.file.seek(address)
+            self.file.readinto(view)
 
     def i2c_write(self, buf, memaddr=None, addrsize=8):
         if memaddr is None:
             memaddr = (buf[0] << 8) | buf[1]
             buf = buf[2:]
         data = memoryview(buf)
-        for address, offset, count in self._runs(memaddr, len(data)):
-            if self.file is None:
-                self.memory[address:address + count] = data[offset:offset + count]
-            else:
-                self.file.seek(address)
-                self.file.write(data[offset:offset + count])
+        start = memaddr % self.size
+        first = min(len(data), self.size - start)  # past the top address the chip wraps to 0
+        self._put(start, data[:first])
+        if first < len(data):
+            self._put(0, data[first:])
         if self.file is not None:
             self.file.flush()
 
     def i2c_read(self, buf, memaddr=None, addrsize=8):
         view = memoryview(buf)
-        for address, offset, count in self._runs(memaddr or 0, len(view)):
-            if self.file is None:
-                view[offset:offset + count] = self.memory[address:address + count]
-            else:
-                self.file.seek(address)
-                self.file.readinto(view[offset:offset + count])
+        start = (memaddr or 0) % self.size
+        first = min(len(view), self.size - start)
+        self._get(start, view[:first])
+        if first < len(view):
+            self._get(0, view[first:])
 
 
 class SimulatedTable:

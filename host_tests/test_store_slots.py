@@ -15,9 +15,36 @@ def fram_slot(size=2048):
     return FramSlot(FRAM(FramBus()), 100, size)
 
 
+class _ReadOnlyFile:
+    """A file object with read() but no readinto(), as some filesystems give."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def read(self):
+        return self.inner.read()
+
+    def write(self, data):
+        return self.inner.write(data)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.inner.close()
+        return False
+
+
+class _NoReadintoFS(MemFS):
+    def open(self, name, mode):
+        return _ReadOnlyFile(MemFS.open(self, name, mode))
+
+
 def file_slots(tmp_path):
-    """A FileSlot on a real directory (files with readinto) and on MemFS (files without)."""
-    return [FileSlot(PathFS(str(tmp_path)), "cm_a.bin"), FileSlot(MemFS(), "cm_a.bin")]
+    """A FileSlot on a real directory and on MemFS (files with readinto), and on a filesystem
+    whose files have no readinto (read and copied)."""
+    return [FileSlot(PathFS(str(tmp_path)), "cm_a.bin"), FileSlot(MemFS(), "cm_a.bin"),
+            FileSlot(_NoReadintoFS(), "cm_a.bin")]
 
 
 def test_fram_read_into_gives_what_read_gives():

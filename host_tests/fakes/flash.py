@@ -163,6 +163,12 @@ class _MemFile:
         self.pos = len(self.data)
         return data
 
+    def readinto(self, buf):
+        count = min(len(buf), len(self.data) - self.pos)
+        buf[:count] = self.data[self.pos:self.pos + count]
+        self.pos += count
+        return count
+
     def write(self, data):
         self.data += data
         return len(data)
