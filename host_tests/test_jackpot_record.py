@@ -149,3 +149,37 @@ def test_every_single_bit_flip_is_rejected_or_decodes_canonically():
             assert record.encode(back) == bytes(bad)
     # Most flips break a range or a meter equation; the CRC of the store catches the rest.
     assert rejected > len(data) * 8 // 2
+
+
+def test_encode_into_a_kept_writer_gives_encode_bytes_in_the_same_buffer():
+    kept = bytearray(1024)
+    writer = codec.Writer(kept)
+    busy = busy_table()
+    assert bytes(record.encode_into(busy, writer)) == record.encode(busy)
+    jp = Jackpot()
+    first = bytes(record.encode_into(jp, writer))   # shorter than the busy table's: reset works
+    assert first == record.encode(jp)
+    assert writer.buf is kept                      # nothing new allocated for the section
+    jp.contribute(3, [1, 2])
+    again = record.encode_into(jp, writer)
+    assert bytes(again) == record.encode(jp) != first and writer.buf is kept
+    assert record.decode(bytes(again)).open_round == 3
+
+
+def test_a_kept_writer_too_small_grows_and_still_encodes_the_same():
+    jp = busy_table()
+    writer = codec.Writer(bytearray(8))
+    assert bytes(record.encode_into(jp, writer)) == record.encode(jp)
+    assert len(writer.buf) >= len(record.encode(jp))
+
+
+def test_config_ints_follow_the_documented_order():
+    config = busy_table().config
+    expected = [config.wager, 1 if config.split else 0] + list(config.odds) + list(config.percent)
+    for pool in config.pools:
+        expected += [pool.rate[0], pool.rate[1], pool.reserve_rate[0], pool.reserve_rate[1],
+                     pool.reset, pool.ceiling]
+    assert config.ints() == expected and len(expected) == cfg.CONFIG_INTS
+    got = []
+    config.each_int(got.append)
+    assert got == expected

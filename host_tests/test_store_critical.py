@@ -473,3 +473,31 @@ def test_a_read_back_the_heap_refuses_counts_as_a_copy_not_verified():
     assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [], 200)
     assert cm.section("jackpot") == b"J1" and (eventlog.CM_ERROR, 1) in kinds(cm)
     assert board.files["cm_b.bin"] == cm._record  # written, only its check could not be made
+
+
+def test_a_committed_section_is_the_copy_written_not_the_callers_buffer():
+    board, cm = ready()
+    mine = bytearray(b"J1 state")
+    view = memoryview(mine)[:4]                     # a memoryview section, as the controller gives
+    cm.commit(4, STEP_LOCK, {"jackpot": view, "config": mine}, [], 200)
+    mine[:] = b"XXXXXXXX"                           # the caller reuses its buffer at once
+    assert cm.section("jackpot") == b"J1 s" and cm.section("config") == b"J1 state"
+    committed = cm.copies[0].read()
+    assert bytes(committed).find(b"J1 state") > 0
+    cm.commit_admin({"config": b"C2"}, [], 210)     # the next commit keeps the untouched sections
+    assert cm.section("jackpot") == b"J1 s" and cm.section("config") == b"C2"
+    again = board.boot()
+    assert again.section("jackpot") == b"J1 s" and again.section("config") == b"C2"
+
+
+def test_point_sections_gives_views_of_each_section_in_the_copy():
+    sections = {"b": b"second", "a": bytearray(b"first"), "_log": b"L", "c": b""}
+    buf = bytearray(256)
+    length = record.encode_into(buf, 9, sections)
+    assert record.decode(bytes(buf[:length])) == (9, record.pack_sections(sections))
+    log = sections["_log"]
+    record.point_sections(buf, sections, "_log")
+    assert sections["_log"] is log                  # the skipped one is left as it was
+    for name, want in (("a", b"first"), ("b", b"second"), ("c", b"")):
+        assert isinstance(sections[name], memoryview) and bytes(sections[name]) == want
+        assert sections[name].obj is buf            # views of the copy, no new bytes

@@ -10,24 +10,44 @@ _MAX_VARINT_BYTES = const(20)  # 140 bits: far above any meter this device can r
 
 
 class Writer:
-    """Appends ints to a bytearray."""
+    """Appends ints to a bytearray: a fresh one, or `buf` kept by the caller and reused from
+    the start after every reset() (it is replaced by a larger one only when it fills up)."""
 
-    def __init__(self):
-        self.buf = bytearray()
+    def __init__(self, buf=None):
+        self.buf = buf if buf is not None else bytearray()
+        self.n = 0
+
+    def reset(self):
+        self.n = 0
+
+    def byte(self, b):
+        if self.n < len(self.buf):
+            self.buf[self.n] = b
+        else:  # past the end: the bytearray grows (in place when the heap allows)
+            self.buf.append(b)
+        self.n += 1
+
+    def raw(self, data):
+        for b in data:
+            self.byte(b)
 
     def int(self, value):
         v = (value << 1) if value >= 0 else (((-value) << 1) - 1)
         while v >= 0x80:
-            self.buf.append((v & 0x7F) | 0x80)
+            self.byte((v & 0x7F) | 0x80)
             v >>= 7
-        self.buf.append(v)
+        self.byte(v)
 
     def ints(self, values):
         for v in values:
             self.int(v)
 
+    def view(self):
+        """What was written, as a memoryview of the buffer (valid until the next reset)."""
+        return memoryview(self.buf)[:self.n]
+
     def bytes(self):
-        return bytes(self.buf)
+        return bytes(self.buf[:self.n])
 
 
 class Reader:

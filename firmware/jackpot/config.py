@@ -94,8 +94,18 @@ class PoolConfig:
         return self.reserve_rate[0] * (RATE_UNIT // self.reserve_rate[1])
 
     def ints(self):
-        return [self.rate[0], self.rate[1], self.reserve_rate[0], self.reserve_rate[1],
-                self.reset, self.ceiling]
+        out = []
+        self.each_int(out.append)
+        return out
+
+    def each_int(self, put):
+        """put(v) for each of the POOL_INTS integers of ints(), in order, building no list."""
+        put(self.rate[0])
+        put(self.rate[1])
+        put(self.reserve_rate[0])
+        put(self.reserve_rate[1])
+        put(self.reset)
+        put(self.ceiling)
 
     def same(self, other):
         """True when both have equal parameters (rates compared as written)."""
@@ -154,12 +164,21 @@ class Config:
 
     def ints(self):
         """The configuration as CONFIG_INTS integers (for encoding)."""
-        out = [self.wager, 1 if self.split else 0]
-        out.extend(self.odds)
-        out.extend(self.percent)
-        for pool in self.pools:
-            out.extend(pool.ints())
+        out = []
+        self.each_int(out.append)
         return out
+
+    def each_int(self, put):
+        """put(v) for each of the CONFIG_INTS integers of ints(), in order, building no list
+        (the jackpot section is encoded at every commit, into a kept buffer)."""
+        put(self.wager)
+        put(1 if self.split else 0)
+        for v in self.odds:
+            put(v)
+        for v in self.percent:
+            put(v)
+        for pool in self.pools:
+            pool.each_int(put)
 
     def items(self):
         """Every parameter as (key, value) pairs, for display and change logs."""

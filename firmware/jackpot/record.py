@@ -31,16 +31,31 @@ VERSION = const(1)
 def encode(jp):
     """The state of a Jackpot as bytes."""
     w = Writer()
-    w.buf.extend(MAGIC)
+    _write(jp, w)
+    return w.bytes()
+
+
+def encode_into(jp, writer):
+    """The state of a Jackpot written from the start of a kept codec.Writer: a memoryview of
+    the same bytes encode() gives, valid until the writer is used again (a commit reads it
+    at once; no new buffer once the writer's is large enough)."""
+    writer.reset()
+    _write(jp, writer)
+    return writer.view()
+
+
+def _write(jp, w):
+    w.raw(MAGIC)
     w.int(VERSION)
-    w.ints(jp.config.ints())
+    put = w.int
+    jp.config.each_int(put)
     for slot in range(cfg.POOL_SLOTS):
         pending = jp.pending[slot]
         if pending is None:
             w.int(0)
         else:
             w.int(1)
-            w.ints(pending.ints())
+            pending.each_int(put)
     for slot in range(cfg.POOL_SLOTS):
         w.int(jp.value[slot])
         w.int(jp.reserve[slot])
@@ -56,7 +71,6 @@ def encode(jp):
     w.int(len(jp.hits))
     for h in jp.hits:
         w.ints(h)
-    return w.bytes()
 
 
 def _range(what, value, low, high=None):

@@ -77,7 +77,7 @@ class CriticalMemory:
         self.step = STEP_IDLE
         self.repairs = 0
         self.log_broken_at = None
-        self._sections = {}       # committed: name -> bytes (or a view of the log's anchor buffer)
+        self._sections = {}       # committed: name -> bytes, or a view of self._buf (the log: of its anchor)
         self._spare_sections = None  # the dict before, reused for the next commit's sections
         self._buf = bytearray(capacity)      # the last committed copy is self._buf[:self._length]
         self._scratch = bytearray(capacity)  # the next copy is built here; read-backs land here
@@ -359,7 +359,7 @@ class CriticalMemory:
         for name in sections:
             if not isinstance(name, str) or not name or name.startswith("_"):
                 raise ValueError("section name %r must be text not starting with '_'" % (name,))
-            if not isinstance(sections[name], (bytes, bytearray)):
+            if not isinstance(sections[name], (bytes, bytearray, memoryview)):
                 raise ValueError("section %r must be bytes, got %s" % (name, type(sections[name]).__name__))
 
     def _write(self, sections, events, now, round_no, step, replace):
@@ -370,7 +370,9 @@ class CriticalMemory:
         self._spare_sections = None  # until this commit is done, `new` is neither dict
         if sections:
             for name in sections:
-                new[name] = bytes(sections[name])  # no copy of bytes, a snapshot of a bytearray
+                # the caller's object, read once by encode_into below; after a commit every
+                # section is a view of the committed copy (record.point_sections), never this
+                new[name] = sections[name]
         new[JOURNAL] = struct.pack(_JOURNAL_FORMAT, round_no, step)
         events = self._pending + list(events)
         new[LOG] = self.log.stage(events, now, round_no)
@@ -402,6 +404,9 @@ class CriticalMemory:
         self._sections = new
         self._buf, self._scratch = self._scratch, self._buf
         self._length = length
+        # The committed sections are read from the copy just written: no snapshot allocated,
+        # nothing shared with the caller (the log's anchor stays the log's own buffer).
+        record.point_sections(self._buf, new, LOG)
         self.round_no, self.step = round_no, step
         if self.verify_after_commit:
             found = self._check_copies()

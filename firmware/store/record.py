@@ -166,6 +166,20 @@ def _pack(buf, offset, sections):
     return pos
 
 
+def point_sections(buf, sections, skip=None):
+    """Make every value of `sections` (but the one named `skip`) a memoryview of its bytes in
+    the copy encode_into(buf, seq, sections) wrote; allocates no buffer, only the views."""
+    view = memoryview(buf)
+    pos = HEADER_SIZE + 2
+    for name in sorted(sections):
+        name_len = buf[pos]
+        size = buf[pos + 1] | (buf[pos + 2] << 8) | (buf[pos + 3] << 16) | (buf[pos + 4] << 24)
+        pos += 5 + name_len
+        if name != skip:
+            sections[name] = view[pos:pos + size]
+        pos += size
+
+
 def pack_sections_into(buf, offset, sections):
     """Write pack_sections(sections) into the bytearray buf from offset, without building it
     elsewhere first; return the offset after it.  ValueError (buf unchanged) names a bad

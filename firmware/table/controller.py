@@ -54,6 +54,7 @@ mode.  With no good copy of critical memory the controller sits in RAM ERROR unt
 from firmware.compat import const
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sensors
+from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import hits as hitplan
 from firmware.jackpot import meters as jm
@@ -106,6 +107,7 @@ SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
+JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
 LINK_RETRY_MS = const(1000)      # wait before committing the link section again after a failure
 # Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
 LINK_TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
@@ -133,6 +135,8 @@ class RoundController:
         self.view = screens.View(seats)
         self.rec = roundrecord.RoundRecord()
         self.jackpot = None
+        # The jackpot section is encoded here at every commit: made now, while the heap is whole.
+        self._jp_writer = jpcodec.Writer(bytearray(JACKPOT_SECTION_BYTES))
         self.phase = OPEN
         self.now_ms = 0
         self.wall = 0
@@ -224,7 +228,7 @@ class RoundController:
 
     def jackpot_sections(self):
         """The jackpot's state as the critical-memory section to commit."""
-        return {SECTION_JACKPOT: jprecord.encode(self.jackpot)}
+        return {SECTION_JACKPOT: jprecord.encode_into(self.jackpot, self._jp_writer)}
 
     def commit_admin(self, events, sections=None):
         """Commit events (and sections) outside the round steps, e.g. a change between rounds.
@@ -567,7 +571,7 @@ class RoundController:
         self.view.beep_serial += 1
 
     def _sections(self):
-        sections = {SECTION_JACKPOT: jprecord.encode(self.jackpot),
+        sections = {SECTION_JACKPOT: jprecord.encode_into(self.jackpot, self._jp_writer),
                     SECTION_ROUND: roundrecord.encode(self.rec)}
         if self.tablelink is not None:
             sections[SECTION_LINK] = self.tablelink.section()
