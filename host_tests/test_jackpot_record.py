@@ -168,9 +168,12 @@ def test_encode_into_a_kept_writer_gives_encode_bytes_in_the_same_buffer():
 
 def test_a_kept_writer_too_small_grows_and_still_encodes_the_same():
     jp = busy_table()
-    writer = codec.Writer(bytearray(8))
+    small = bytearray(8)
+    writer = codec.Writer(small)
+    early = codec.Writer(small).view()          # a view handed out before the growth
     assert bytes(record.encode_into(jp, writer)) == record.encode(jp)
-    assert len(writer.buf) >= len(record.encode(jp))
+    assert len(writer.buf) >= len(record.encode(jp)) and writer.buf is not small
+    assert len(small) == 8 and len(early) == 0  # the kept buffer itself was never resized
 
 
 def test_config_ints_follow_the_documented_order():

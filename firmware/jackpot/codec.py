@@ -14,6 +14,7 @@ class Writer:
     the start after every reset() (it is replaced by a larger one only when it fills up)."""
 
     def __init__(self, buf=None):
+        self.kept = buf is not None
         self.buf = buf if buf is not None else bytearray()
         self.n = 0
 
@@ -21,10 +22,17 @@ class Writer:
         self.n = 0
 
     def byte(self, b):
-        if self.n < len(self.buf):
-            self.buf[self.n] = b
-        else:  # past the end: the bytearray grows (in place when the heap allows)
-            self.buf.append(b)
+        buf = self.buf
+        if self.n < len(buf):
+            buf[self.n] = b
+        elif self.kept:
+            # never resize a kept buffer: a view() handed out earlier may still point into it
+            bigger = bytearray(2 * len(buf) + 16)
+            bigger[:self.n] = buf
+            bigger[self.n] = b
+            self.buf = bigger
+        else:  # a fresh writer's own bytearray grows (in place when the heap allows)
+            buf.append(b)
         self.n += 1
 
     def raw(self, data):
