@@ -27,7 +27,7 @@ PACKAGE = "@micropython/micropython-webassembly-pyscript@1.27.0"
 PACKAGE_DIR = ROOT / ".deps" / "wasm"
 RUNNER = ROOT / "tools" / "wasm" / "run.mjs"
 SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
-ROWS = (("heap_firmware_modules", "firmware modules (UTH table, settlement loaded)"),
+ROWS = (("heap_firmware_modules", "firmware modules (UTH table, as main() loads it)"),
         ("heap_simulated_board", "simulated board (fakes)"),
         ("heap_table_objects", "the table's objects after App()"))
 

@@ -13,7 +13,10 @@ def heap_now():
 
 
 start = heap_now()
-# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise).
+# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise),
+# with what the board's main() also loads: program verification, the configuration file and
+# the service console (this script builds the App itself, but their code is in the heap too).
+from firmware import config_file, manifest, service  # noqa: E402, F401
 from firmware.app import TICK_MS, App  # noqa: E402
 from firmware.drivers.spot_sensors import ante_spot  # noqa: E402
 from firmware.poker import settle, uth  # noqa: E402, F401
