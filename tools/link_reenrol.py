@@ -66,11 +66,11 @@ def _plan(db, table):
     return dict(zip(ROW_FIELDS, row)), entries, hits
 
 
-def describe(row, entries, hits):
+def describe(row, n_entries, n_hits):
     """What re-enrolment retires, as text for the supervisor."""
     totals = ", ".join("%s %d" % (name, row[name]) for name in TOTALS)
     return ("table %d: last entry %d, %d entries and %d paid hits retired; totals %s"
-            % (row["tb"], row["last_n"], len(entries), len(hits), totals))
+            % (row["tb"], row["last_n"], n_entries, n_hits, totals))
 
 
 def reenrol(db_path, table, now=None, apply=True):
@@ -92,8 +92,9 @@ def reenrol(db_path, table, now=None, apply=True):
                 db.execute("DELETE FROM hits WHERE tb=?", (table,))
                 db.execute("UPDATE tables SET last_n=0, wagers=0, count=0, reversed=0, paid=0, "
                            "hits=0, up_top=0 WHERE tb=?", (table,))
+                text = "supervisor re-enrolment: " + describe(row, len(entries), len(hits))
                 db.execute("INSERT INTO events (at, tb, kind, text) VALUES (?,?,?,?)",
-                           (at, table, "reenrol", "supervisor re-enrolment: " + describe(row, entries, hits)))
+                           (at, table, "reenrol", text))
             db.execute("COMMIT" if apply else "ROLLBACK")
         except BaseException:
             db.execute("ROLLBACK")
@@ -114,7 +115,7 @@ def main(argv=None):
     except ReenrolError as error:
         print("refused: %s" % error, file=sys.stderr)
         return 2
-    text = describe(row, [None] * n_entries, [None] * n_hits)
+    text = describe(row, n_entries, n_hits)
     if args.yes:
         print("re-enrolled %s; the table starts again at entry 1 when the controller restarts" % text)
     else:
