@@ -39,7 +39,6 @@ _EAGAIN = (11, 35, 115, 119)  # EAGAIN/EWOULDBLOCK, EINPROGRESS, (lwIP) on the p
 # A TCP connect still under way: the above, or ENOTCONN (Linux 107, macOS 57, lwIP 128).
 _NOT_YET = (11, 35, 115, 119, 107, 57, 128)
 _TICKS_MASK = const(0x3FFFFFFF)
-TICKS_MASK = const(0x3FFFFFFF)  # for other modules: MicroPython hides const names starting "_"
 _TICKS_HALF = const(0x20000000)
 
 CLOSED = const(0)
@@ -86,28 +85,22 @@ def next_backoff(backoff):
     return BACKOFF_FIRST if backoff == 0 else min(backoff * 2, BACKOFF_MAX)
 
 
-class Client:
-    """Non-blocking MQTT 3.1.1 client; see the module docstring."""
+class Session:
+    """What every MQTT client here keeps the same way (this one and the board's umqtt
+    adapter): the topics to subscribe after each connect, the connection state, the retry
+    back-off, keep-alive timing, and the last error.  A subclass provides _drop(now, why),
+    _ping(now) and _subscribe(topic)."""
 
-    def __init__(self, client_id, opener, on_message, keepalive=10, username=None, password=None,
-                 will=None, log=None):
+    def __init__(self, client_id, on_message, keepalive, log):
         if keepalive < 1 or keepalive > 600:
             raise ValueError("MQTT keepalive %r is not 1..600 seconds" % (keepalive,))
         self.client_id = client_id
-        self.opener = opener
         self.on_message = on_message
-        self.keepalive_ms = keepalive * 1000
         self.keepalive = keepalive
-        self.username = username
-        self.password = password
-        self.will = will  # (topic, payload, retain) or None
+        self.keepalive_ms = keepalive * 1000
         self.log = log
         self.topics = []
         self.state = CLOSED
-        self.sock = None
-        self.buf = bytearray(BUFFER_SIZE)
-        self.view = memoryview(self.buf)
-        self.fill = 0
         self.next_try = 0
         self.backoff = 0
         self.last_sent = 0
@@ -116,14 +109,65 @@ class Client:
         self.connects = 0
         self.error = ""
 
-    # -- public -----------------------------------------------------------------------------
-
     def subscribe(self, topic):
         """Subscribe now if connected, and again after every reconnect."""
         if topic not in self.topics:
             self.topics.append(topic)
         if self.state == CONNECTED:
             self._subscribe(topic)
+
+    def connected(self):
+        return self.state == CONNECTED
+
+    def _retry_due(self, now):
+        """True when a closed connection may be tried again (at once after a success)."""
+        return self.backoff == 0 or ticks_diff(now, self.next_try) >= 0
+
+    def _keep_alive(self, now):
+        """Connected: drop a broker silent for 1.5 keep-alive times, else ping every half."""
+        if ticks_diff(now, self.last_heard) > self.keepalive_ms + self.keepalive_ms // 2:
+            self._drop(now, "broker silent for %d ms" % ticks_diff(now, self.last_heard))
+        elif ticks_diff(now, self.last_sent) >= self.keepalive_ms // 2:
+            self._ping(now)
+
+    def _closed(self, now):
+        """The connection is gone: wait longer before the next try."""
+        self.state = CLOSED
+        self.backoff = next_backoff(self.backoff)
+        self.next_try = (now + self.backoff) & _TICKS_MASK
+
+    def _up(self):
+        """The broker accepted the connection."""
+        self.state = CONNECTED
+        self.backoff = 0
+        self.connects += 1
+        self._note("mqtt up")
+
+    def _note(self, text):
+        self.error = text
+        if self.log:
+            try:
+                self.log(text)
+            except MemoryError:  # a full heap must not escape service()
+                pass
+
+
+class Client(Session):
+    """Non-blocking MQTT 3.1.1 client; see the module docstring."""
+
+    def __init__(self, client_id, opener, on_message, keepalive=10, username=None, password=None,
+                 will=None, log=None):
+        Session.__init__(self, client_id, on_message, keepalive, log)
+        self.opener = opener
+        self.username = username
+        self.password = password
+        self.will = will  # (topic, payload, retain) or None
+        self.sock = None
+        self.buf = bytearray(BUFFER_SIZE)
+        self.view = memoryview(self.buf)
+        self.fill = 0
+
+    # -- public -----------------------------------------------------------------------------
 
     def publish(self, topic, payload, retain=False):
         """Send a QoS 0 message; returns False (and drops the connection) if it cannot be sent."""
@@ -132,13 +176,10 @@ class Client:
         head = PUBLISH | (1 if retain else 0)
         return self._send(packet(head, _text(topic) + bytes(payload)))
 
-    def connected(self):
-        return self.state == CONNECTED
-
     def service(self, now):
         """Read, dispatch, keep alive, reconnect; bounded work per call.  Returns connected()."""
         if self.state == CLOSED:
-            if self.backoff == 0 or ticks_diff(now, self.next_try) >= 0:
+            if self._retry_due(now):
                 self._open(now)
             return False
         if self.state == CONNECTING:
@@ -148,10 +189,7 @@ class Client:
         if self.state == WAITING and ticks_diff(now, self.since) > CONNACK_TIMEOUT:
             self._drop(now, "no CONNACK within %d ms" % CONNACK_TIMEOUT)
         elif self.state == CONNECTED:
-            if ticks_diff(now, self.last_heard) > self.keepalive_ms + self.keepalive_ms // 2:
-                self._drop(now, "broker silent for %d ms" % ticks_diff(now, self.last_heard))
-            elif ticks_diff(now, self.last_sent) >= self.keepalive_ms // 2:
-                self._send(packet(PINGREQ, b""), now)
+            self._keep_alive(now)
         return self.state == CONNECTED
 
     def close(self):
@@ -163,10 +201,8 @@ class Client:
 
     # -- internals --------------------------------------------------------------------------
 
-    def _note(self, text):
-        self.error = text
-        if self.log:
-            self.log(text)
+    def _ping(self, now):
+        self._send(packet(PINGREQ, b""), now)
 
     def _close_socket(self):
         if self.sock is not None:
@@ -180,9 +216,7 @@ class Client:
     def _drop(self, now, why):
         self._note("mqtt down: " + why)
         self._close_socket()
-        self.state = CLOSED
-        self.backoff = next_backoff(self.backoff)
-        self.next_try = (now + self.backoff) & _TICKS_MASK
+        self._closed(now)
 
     def _open(self, now):
         try:
@@ -323,10 +357,7 @@ class Client:
             if end - start != 2 or self.buf[start + 1] != 0:
                 self._drop(now, "connection refused (code %d)" % self.buf[start + 1])
                 return
-            self.state = CONNECTED
-            self.backoff = 0
-            self.connects += 1
-            self._note("mqtt up")
+            self._up()
             for topic in self.topics:
                 self._subscribe(topic)
         elif kind == PUBLISH:

@@ -103,7 +103,7 @@ class _Wire:
         self.sock.close()
 
 
-class UmqttClient:
+class UmqttClient(mqtt.Session):
     """umqtt.simple with a non-blocking probe, back-off and bounded work; see the module."""
 
     def __init__(self, client_id, opener, on_message, keepalive=10, server="", port=1883,
@@ -111,48 +111,23 @@ class UmqttClient:
         """opener(now): a socket whose connect to the broker is under way (mqtt.tcp_opener);
         address: what to give that socket's connect() to ask whether it is up (resolved from
         server and port when None); mqtt_class: umqtt.simple.MQTTClient or a stand-in."""
-        if keepalive < 1 or keepalive > 600:
-            raise ValueError("MQTT keepalive %r is not 1..600 seconds" % (keepalive,))
+        mqtt.Session.__init__(self, client_id, on_message, keepalive, log)
         if mqtt_class is None:
             from umqtt.simple import MQTTClient as mqtt_class
         if address is None:
             import socket
             address = socket.getaddrinfo(server, port)[0][-1]
-        self.client_id = client_id
         self.opener = opener
         self.address = address
-        self.on_message = on_message
-        self.keepalive = keepalive
-        self.keepalive_ms = keepalive * 1000
-        self.log = log
         self.mq = mqtt_class(client_id, server, port, keepalive=keepalive)
         self.mq.set_callback(self._deliver)
         self.connect_timeout = True  # this umqtt's connect() takes a timeout (until it refuses one)
         self.wire = None
         self.probe = None
-        self.topics = []
-        self.state = CLOSED
         self.now = 0
-        self.since = 0
-        self.next_try = 0
-        self.backoff = 0
-        self.last_sent = 0
-        self.last_heard = 0
-        self.connects = 0
         self.probes = 0
-        self.error = ""
 
     # -- public: mqtt.Client's interface ----------------------------------------------------
-
-    def subscribe(self, topic):
-        """Subscribe now if connected, and again after every reconnect."""
-        if topic not in self.topics:
-            self.topics.append(topic)
-        if self.state == CONNECTED:
-            try:
-                self.mq.subscribe(topic)
-            except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
-                self._drop(self.now, "subscribe failed", error)
 
     def publish(self, topic, payload, retain=False):
         """Send a QoS 0 message; returns False (and drops the connection) if it cannot be sent."""
@@ -166,14 +141,11 @@ class UmqttClient:
         self.last_sent = self.now
         return True
 
-    def connected(self):
-        return self.state == CONNECTED
-
     def service(self, now):
         """Probe, connect, read, keep alive, reconnect; bounded work per call.  Returns connected()."""
         self.now = now
         if self.state == CLOSED:
-            if self.backoff == 0 or mqtt.ticks_diff(now, self.next_try) >= 0:
+            if self._retry_due(now):
                 self._open_probe(now)
             return self.state == CONNECTED
         if self.state == PROBING:
@@ -182,14 +154,7 @@ class UmqttClient:
         self._read(now)
         if self.state != CONNECTED:
             return False
-        if mqtt.ticks_diff(now, self.last_heard) > self.keepalive_ms + self.keepalive_ms // 2:
-            self._drop(now, "broker silent for %d ms" % mqtt.ticks_diff(now, self.last_heard))
-        elif mqtt.ticks_diff(now, self.last_sent) >= self.keepalive_ms // 2:
-            try:
-                self.mq.ping()
-                self.last_sent = now
-            except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
-                self._drop(now, "ping failed", error)
+        self._keep_alive(now)
         return self.state == CONNECTED
 
     def close(self):
@@ -204,13 +169,18 @@ class UmqttClient:
 
     # -- internals --------------------------------------------------------------------------
 
-    def _note(self, text):
-        self.error = text
-        if self.log:
-            try:
-                self.log(text)
-            except MemoryError:
-                pass
+    def _subscribe(self, topic):
+        try:
+            self.mq.subscribe(topic)
+        except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
+            self._drop(self.now, "subscribe failed", error)
+
+    def _ping(self, now):
+        try:
+            self.mq.ping()
+            self.last_sent = now
+        except Exception as error:  # noqa: BLE001 - any umqtt failure is a lost connection
+            self._drop(now, "ping failed", error)
 
     def _close_sockets(self):
         _close(self.probe)
@@ -224,9 +194,7 @@ class UmqttClient:
         except MemoryError:  # umqtt's reads allocate: a full heap must not escape service()
             self._note(NO_MEMORY)
         self._close_sockets()
-        self.state = CLOSED
-        self.backoff = mqtt.next_backoff(self.backoff)
-        self.next_try = (now + self.backoff) & mqtt.TICKS_MASK
+        self._closed(now)
 
     def _open_probe(self, now):
         self.probes += 1
@@ -279,11 +247,9 @@ class UmqttClient:
                 self.wire = mq.sock  # connect() failed half-way: close its socket too
             self._drop(now, "connect failed", error)
             return
-        self.backoff = 0
-        self.connects += 1
         self.last_sent = now
         self.last_heard = now
-        self._note("mqtt up")
+        self._up()
 
     def _deliver(self, topic, payload, retained=False):
         if self.on_message is not None:
