@@ -15,11 +15,9 @@ from firmware import manifest
 from firmware import service as svc
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
-from firmware.poker import cards
 from firmware.store import eventlog as ev
-from firmware.store.critical import CriticalMemory
-from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
+from host_tests.test_controller import Table as ControllerTable
 
 RESET = 1000000
 
@@ -49,25 +47,18 @@ class Port:
         return [json.loads(line) for line in lines]
 
 
-class Table:
+class Table(ControllerTable):
     """A controller on critical memory in a directory, with its service."""
 
     def __init__(self, directory):
-        self.fs = PathFS(str(directory))
         self.directory = directory
-        self.now = 0
-        self.boot()
+        ControllerTable.__init__(self, directory)
 
     def boot(self):
-        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
-        self.c = tc.RoundController(self.memory)
-        self.c.boot(self.now, 1000)
+        c = ControllerTable.boot(self)
         self.port = Port()
         self.service = svc.Service(self.c, self.port)
-
-    def tick(self, ms=20):
-        self.now += ms
-        return self.now
+        return c
 
     def ask(self, line):
         """Send one line through the port and the loop's poll; return the one reply."""
@@ -80,27 +71,10 @@ class Table:
         assert len(replies) == 1, replies
         return replies[0]
 
-    def key(self, on):
-        self.c.panel(btn.KEY_ON if on else btn.KEY_OFF, 0, self.tick())
-
-    def press(self, button, long=False):
-        self.c.panel(btn.LONG if long else btn.PRESS, button, self.tick())
-
     def chip(self, seat, ante=True):
         self.c.spot(sens.PLACED, sens.jackpot_spot(seat), self.tick())
         if ante:
             self.c.spot(sens.PLACED, sens.ante_spot(seat), self.tick())
-
-    def deal(self, pairs):
-        for dest, text in pairs:
-            for card in cards.parse(text):
-                self.c.card(dest, card, self.tick())
-
-    def ram_clear(self):
-        self.key(True)
-        self.press(btn.OK, long=True)
-        self.press(btn.OK)
-        self.key(False)
 
     def fingerprint(self):
         """Everything a refused command must leave alone."""
