@@ -20,6 +20,15 @@ so a file and its manifest line cannot both be changed by someone without the ke
 
 `verify` is pure: file contents come through the `read_file` function it is given.
 MicroPython has no `hmac` module, so HMAC-SHA256 (RFC 2104) is built here on hashlib.sha256.
+
+Two installs are checked by `check_device` (docs/romfs.md):
+
+- files: the whole build on the flash filesystem, manifest.json beside main.py;
+- ROMFS: the build as a ROMFS image mounted at /rom (bytecode runs from flash in place) and
+  only main.py on the flash filesystem, where MicroPython runs it at boot.  The manifest is
+  /rom/manifest.json; every file is checked in /rom except main.py, checked on the flash
+  filesystem (a copy of it in /rom must match too).  The flash filesystem precedes /rom on
+  sys.path, so any other program file there would shadow or add code: it is an extra file.
 """
 
 import binascii
@@ -29,6 +38,8 @@ import json
 FORMAT = 1
 MANIFEST_NAME = "manifest.json"
 KEY_NAME = "manifest.key"                 # provisioned on the board, never part of a build
+MAIN_NAME = "main.py"                     # what MicroPython runs at boot, from the flash filesystem
+ROM_ROOT = "/rom"                         # where MicroPython mounts a ROMFS partition at boot
 PROGRAM_SUFFIXES = (".py", ".mpy")        # files the VM can import or run
 UNVERIFIED_PREFIXES = ("lib/",)           # packages `mip` installs on the board at deploy time
 MIN_KEY_BYTES = 16
@@ -249,15 +260,18 @@ def _unverified(path):
     return False
 
 
-def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_file=None):
+def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_file=None,
+           locate=None):
     """Check the program against its manifest; return a Result naming the first failure.
 
     read_file(path) returns a file's bytes or raises OSError; hash_file(path), when given, is
     used instead and returns the file's SHA-256 hex (to hash in chunks).  key: the provisioned HMAC key
     (bytes) or None.  present: every file path found on the device, to catch program files
     the manifest does not list (None skips that check).  board: the running board's name,
-    which must match the manifest's.  Checks run in this order: manifest form, digest,
-    board, HMAC, each listed file in sorted order, then unlisted program files.
+    which must match the manifest's.  locate(path), when given, turns a manifest path into
+    the path the Result names (where the file is on the device); by default the manifest
+    path itself.  Checks run in this order: manifest form, digest, board, HMAC, each listed
+    file in sorted order, then unlisted program files.
     """
     if key is not None:
         key = check_key(key)
@@ -279,6 +293,10 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     def result(reason, detail, path=None, authenticated=False, unverified=()):
         return Result(reason, detail, path, actual, authenticated, name, build_id, unverified)
 
+    if locate is None:
+        def locate(path):
+            return path
+
     if not same_text(actual, digest):
         return result(BAD_MANIFEST, "the digest field does not match the file list (manifest edited)")
     if board is not None and board != name:
@@ -294,24 +312,30 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
         try:
             got = hash_file(path) if hash_file is not None else sha256_hex(read_file(path))
         except OSError:
-            return result(MISSING_FILE, "%s is listed but cannot be read" % path, path, authenticated)
+            where = locate(path)
+            return result(MISSING_FILE, "%s is listed but cannot be read" % where, where, authenticated)
         if not same_text(got, files[path]):
-            return result(CHANGED_FILE, "%s does not match its SHA-256" % path, path, authenticated)
+            where = locate(path)
+            return result(CHANGED_FILE, "%s does not match its SHA-256" % where, where, authenticated)
     unverified = []
     if present is not None:
         for path in sorted(present):
             if path in files or path == MANIFEST_NAME or not is_program(path):
                 continue
             if _unverified(path):
-                unverified.append(path)
+                unverified.append(locate(path))
                 continue
-            return result(EXTRA_FILE, "%s is a program file the manifest does not list" % path,
-                          path, authenticated)
+            where = locate(path)
+            return result(EXTRA_FILE, "%s is a program file the manifest does not list" % where,
+                          where, authenticated)
     return result(OK, "all %d files match" % len(files), None, authenticated, unverified)
 
 
-def walk(listdir, root=""):
-    """Every file path under root, relative to it, sorted; listdir(path) yields (name, is_dir)."""
+def walk(listdir, root="", skip=()):
+    """Every file path under root, relative to it, sorted; listdir(path) yields (name, is_dir).
+
+    Folders whose relative path is in `skip` are not entered (a mount point below root).
+    """
     found = []
     pending = [""]
     while pending:
@@ -319,7 +343,8 @@ def walk(listdir, root=""):
         for name, is_dir in listdir(_join(root, relative)):
             path = relative + "/" + name if relative else name
             if is_dir:
-                pending.append(path)
+                if path not in skip:
+                    pending.append(path)
             else:
                 found.append(path)
     found.sort()
@@ -334,23 +359,36 @@ def _join(root, path):
     return root.rstrip("/") + "/" + path
 
 
-def check_device(root="/", board=None):
-    """Verify the program installed under `root` on this filesystem (the boot-time check).
+def _below(root, path):
+    """path relative to root when path is a folder under root (a mount point), else None."""
+    prefix = root.rstrip("/") + "/"
+    if path.startswith(prefix) and len(path) > len(prefix):
+        return path[len(prefix):].rstrip("/")
+    return None
 
-    Reads root/manifest.json and, when present, the key in root/manifest.key.
+
+def check_device(root="/", board=None, rom=ROM_ROOT):
+    """Verify the program installed on this device (the boot-time check); return a Result.
+
+    root: the flash filesystem.  rom: where a ROMFS image is mounted (None: never look).
+    When rom/manifest.json exists the install is a ROMFS one (module docstring): the program
+    is checked in rom, main.py in root, and program files in root other than main.py and
+    lib/ are extra.  Otherwise the program is checked in root from root/manifest.json.
+    Results of a ROMFS check name files by their path on the device.  The key is
+    root/manifest.key in both cases.
     """
     import os
-
-    def read_file(path):
-        with open(_join(root, path), "rb") as f:
-            return f.read()
 
     buf = bytearray(CHUNK)
     view = memoryview(buf)
 
-    def hash_file(path):
+    def read_at(base, path):
+        with open(_join(base, path), "rb") as f:
+            return f.read()
+
+    def hash_at(base, path):
         hasher = hashlib.sha256()
-        with open(_join(root, path), "rb") as f:
+        with open(_join(base, path), "rb") as f:
             while True:
                 count = f.readinto(buf)
                 if not count:
@@ -363,12 +401,19 @@ def check_device(root="/", board=None):
             mode = os.stat(path.rstrip("/") + "/" + name)[0]
             yield name, bool(mode & IS_DIR)
 
+    rom_manifest = None
+    if rom is not None:
+        try:
+            rom_manifest = read_at(rom, MANIFEST_NAME)
+        except OSError:
+            pass
+    if rom_manifest is None:
+        try:
+            manifest_bytes = read_at(root, MANIFEST_NAME)
+        except OSError:
+            return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
     try:
-        manifest_bytes = read_file(MANIFEST_NAME)
-    except OSError:
-        return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
-    try:
-        key = read_file(KEY_NAME)
+        key = read_at(root, KEY_NAME)
     except OSError:
         key = None
     if key is not None:
@@ -376,4 +421,55 @@ def check_device(root="/", board=None):
             check_key(key)
         except ValueError as error:
             return Result(BAD_HMAC, "provisioned key unusable: %s" % error)
-    return verify(manifest_bytes, read_file, key, walk(listdir, root), board, hash_file)
+    if rom_manifest is None:
+        return verify(manifest_bytes, lambda path: read_at(root, path), key, walk(listdir, root),
+                      board, lambda path: hash_at(root, path))
+    return _check_rom(rom_manifest, key, board, root, rom, read_at, hash_at, listdir)
+
+
+def _check_rom(manifest_bytes, key, board, root, rom, read_at, hash_at, listdir):
+    """The ROMFS half of check_device, given its file helpers."""
+    rom_main = []           # the /rom copy of main.py, when it differs from the one that runs
+
+    def place(path):
+        return _join(root, path) if path == MAIN_NAME else _join(rom, path)
+
+    def hash_file(path):
+        if path != MAIN_NAME:
+            return hash_at(rom, path)
+        got = hash_at(root, path)
+        try:
+            copy = hash_at(rom, path)
+        except OSError:
+            copy = got
+        if copy != got:
+            rom_main.append(_join(rom, path))
+        return got
+
+    in_rom = walk(listdir, rom)
+    mounted = _below(root, rom)
+    on_flash = walk(listdir, root, (mounted,) if mounted else ())
+    result = verify(manifest_bytes, lambda path: read_at("", place(path)), key, in_rom, board,
+                    hash_file, place)
+    if not result.ok:
+        return result
+
+    def failed(reason, detail, path):
+        return Result(reason, detail, path, result.digest, result.authenticated, result.board,
+                      result.build_id, result.unverified)
+
+    if rom_main:
+        return failed(CHANGED_FILE, "%s differs from %s, the main.py that runs"
+                      % (rom_main[0], _join(root, MAIN_NAME)), rom_main[0])
+    unverified = list(result.unverified)
+    for path in on_flash:
+        if path == MAIN_NAME or not is_program(path):
+            continue
+        if _unverified(path):
+            unverified.append(_join(root, path))
+            continue
+        where = _join(root, path)
+        return failed(EXTRA_FILE, "%s is a program file outside the ROMFS image (it would shadow "
+                      "or add code)" % where, where)
+    result.unverified = tuple(unverified)
+    return result

@@ -1,6 +1,6 @@
 """Build the deploy folder for one board: compiled firmware, board module, main.py, manifest.
 
-`python -m tools.build --board pico_w|esp32_s3 [--out build/pico_w] [--key FILE] [--build-id ID]`
+`python -m tools.build --board pico_w|esp32_s3 [--out build/pico_w] [--key FILE] [--build-id ID] [--romfs]`
 
 The folder mirrors the board's filesystem:
 
@@ -13,6 +13,10 @@ The folder mirrors the board's filesystem:
     manifest.json           SHA-256 of every file above, the build id, the board, the program
                             digest, and an HMAC-SHA256 when --key is given (firmware/manifest.py)
 
+With --romfs the same files are also packed into a ROMFS image, `<out>.romfs` (build/pico_w.romfs),
+for boards whose MicroPython has a ROMFS partition: mounted at /rom, its bytecode runs from
+flash in place instead of being copied into the heap (docs/romfs.md, tools/deploy.py --romfs).
+
 The same sources, build id and key always give the same bytes, so a lab can rebuild the
 approved version and compare digests.  The mpy-cross version must produce the .mpy version
 of the MicroPython firmware on the board (mpy-cross 1.29 for MicroPython 1.29).
@@ -20,6 +24,8 @@ of the MicroPython firmware on the board (mpy-cross 1.29 for MicroPython 1.29).
 
 import argparse
 import ast
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
@@ -52,6 +58,9 @@ import firmware.app
 firmware.app.main()
 """
 
+ROMFS_SUFFIX = ".romfs"            # the image beside the build folder: build/pico_w.romfs
+ROMFS_HEADER = b"\xd2\xcd\x31"      # first bytes of every ROMFS image (MicroPython docs, romfs.rst)
+
 SKIP_DIRS = ("__pycache__",)
 SKIP_SUFFIXES = (".pyc",)
 
@@ -62,15 +71,19 @@ class BuildError(Exception):
 
 class BuildResult:
     """What a build produced: out (Path), board, build_id, files (relative path -> bytes),
-    digest (program digest hex), authenticated (an HMAC was written)."""
+    digest (program digest hex), authenticated (an HMAC was written), romfs (Path of the
+    ROMFS image, or None when none was asked for) and romfs_size (its bytes, or None)."""
 
-    def __init__(self, out, board, build_id, files, digest, authenticated):
+    def __init__(self, out, board, build_id, files, digest, authenticated, romfs=None,
+                 romfs_size=None):
         self.out = out
         self.board = board
         self.build_id = build_id
         self.files = files
         self.digest = digest
         self.authenticated = authenticated
+        self.romfs = romfs
+        self.romfs_size = romfs_size
 
 
 def mpy_cross_binary():
@@ -161,8 +174,56 @@ def read_key(path):
         raise BuildError("key file %s: %s" % (path, error)) from error
 
 
-def build(board, out=None, key=None, build_id=None, root=ROOT):
-    """Build `board`'s deploy folder in `out` (default build/<board>); return a BuildResult."""
+def romfs_image(folder):
+    """The bytes of a ROMFS image holding every file under `folder` as it is (no compiling),
+    made by mpremote's image writer; BuildError when it cannot be made."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise BuildError("cannot make a ROMFS image of %s: not a folder" % folder)
+    try:
+        from mpremote.romfs import make_romfs
+    except ImportError:
+        raise BuildError("cannot make a ROMFS image: mpremote is not installed") from None
+    for path in folder.rglob("*"):
+        try:
+            path.relative_to(folder).as_posix().encode("ascii")
+        except UnicodeEncodeError:
+            raise BuildError("cannot make a ROMFS image: %s is not an ASCII name"
+                             % path.relative_to(folder).as_posix()) from None
+    # make_romfs prints the tree it packs; the report says what matters.
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            return bytes(make_romfs(str(folder), mpy_cross=False))
+        except SystemExit:  # mpremote exits on an unreadable file
+            raise BuildError("cannot make a ROMFS image of %s: a file could not be read"
+                             % folder) from None
+
+
+def romfs_path(out):
+    """Where the ROMFS image of the build folder `out` goes: beside it, `<out>.romfs`."""
+    out = Path(out)
+    return out.with_name(out.name + ROMFS_SUFFIX)
+
+
+def write_romfs(out):
+    """Write the ROMFS image of build folder `out` to romfs_path(out); return (path, size).
+
+    Refuses to overwrite a file there that is not a ROMFS image."""
+    target = romfs_path(out)
+    if target.exists():
+        if not target.is_file():
+            raise BuildError("%s exists and is not a file" % target)
+        with target.open("rb") as f:
+            if f.read(len(ROMFS_HEADER)) != ROMFS_HEADER:
+                raise BuildError("%s exists and is not a ROMFS image: not overwriting it" % target)
+    image = romfs_image(out)
+    target.write_bytes(image)
+    return target, len(image)
+
+
+def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
+    """Build `board`'s deploy folder in `out` (default build/<board>), and with romfs its
+    ROMFS image beside it (romfs_path); return a BuildResult."""
     arch = board_arch(board)
     board_source = "boards/%s.py" % board
     declared = declared_arch((root / board_source).read_text())
@@ -195,7 +256,8 @@ def build(board, out=None, key=None, build_id=None, root=ROOT):
         raise BuildError("cannot write the manifest: %s" % error) from error
     (out / manifest.MANIFEST_NAME).write_bytes(manifest_bytes)
     digest = manifest.parse(manifest_bytes)[3]
-    return BuildResult(out, board, build_id, files, digest, key is not None)
+    image, image_size = write_romfs(out) if romfs else (None, None)
+    return BuildResult(out, board, build_id, files, digest, key is not None, image, image_size)
 
 
 def mpy_cross_version():
@@ -220,6 +282,9 @@ def report(result):
     lines.append("digest    %s" % result.digest)
     lines.append("manifest  %s" % ("authenticated with HMAC-SHA256" if result.authenticated
                                    else "not authenticated (no --key)"))
+    if result.romfs is not None:
+        lines.append("romfs     %s, %d bytes (the folder above as one image, for /rom)"
+                     % (result.romfs, result.romfs_size))
     return "\n".join(lines)
 
 
@@ -231,6 +296,8 @@ def parser():
     p.add_argument("--key", help="file holding the HMAC key (at least %d bytes) to authenticate the manifest"
                    % manifest.MIN_KEY_BYTES)
     p.add_argument("--build-id", help="identifier written into the manifest (default: git describe)")
+    p.add_argument("--romfs", action="store_true",
+                   help="also write the build as a ROMFS image, OUT.romfs (docs/romfs.md)")
     return p
 
 
@@ -238,7 +305,7 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         key = read_key(args.key) if args.key else None
-        result = build(args.board, args.out, key, args.build_id)
+        result = build(args.board, args.out, key, args.build_id, romfs=args.romfs)
     except BuildError as error:
         print("build failed: %s" % error, file=sys.stderr)
         return 1
