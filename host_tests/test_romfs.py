@@ -1,0 +1,424 @@
+"""The ROMFS install: tools/build.py --romfs packs the build into an image, tools/deploy.py
+--romfs writes it to partition 0 with main.py alone on the flash filesystem, and
+firmware/manifest.py check_device verifies that layout at boot (docs/romfs.md)."""
+
+import argparse
+import hashlib
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from firmware import manifest
+from host_tests.runtimes import ROOT, micropython_binary
+from tools import build as builder
+from tools import deploy
+
+KEY = b"provisioned-key-for-table-7"
+# MicroPython docs, reference/romfs.rst ("ROMFS image format"): every image starts with these.
+ROMFS_MAGIC = b"\xd2\xcd\x31"
+
+# Runs on the MicroPython unix VM: mount the image at /rom as a board does at boot, then print
+# every file under /rom with the SHA-256 the VM computes of what it reads there.
+MOUNT = """\
+import os, sys, vfs
+image = bytearray(os.stat(sys.argv[1])[6])   # one allocation: a board maps it from flash
+with open(sys.argv[1], "rb") as f:
+    f.readinto(image)
+vfs.mount(vfs.VfsRom(image), "/rom")
+"""
+LIST_ROM = MOUNT + """\
+import hashlib, binascii
+def walk(path, rel):
+    for name in sorted(os.listdir(path)):
+        full = path + "/" + name
+        if os.stat(full)[0] & 0x4000:
+            walk(full, rel + name + "/")
+        else:
+            with open(full, "rb") as f:
+                print(rel + name, binascii.hexlify(hashlib.sha256(f.read()).digest()).decode())
+walk("/rom", "")
+"""
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def folder_hashes(folder):
+    return {p.relative_to(folder).as_posix(): sha(p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def vm(script, image, *args, cwd, heap=64 * 1024):
+    """Run script on the MicroPython VM with `heap` bytes of heap beyond the image it mounts."""
+    heapsize = "-X", "heapsize=%d" % (heap + image.stat().st_size)
+    command = [micropython_binary(), *heapsize, "-c", script, str(image), *map(str, args)]
+    # An empty module path: whatever the script imports comes from the /rom it mounts.
+    env = {"MICROPYPATH": "", "PATH": "/usr/bin:/bin"}
+    return subprocess.run(command, env=env, cwd=str(cwd), capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module", params=sorted(builder.BOARD_ARCH))
+def built(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp("romfs") / request.param
+    return builder.build(request.param, out, build_id="romfs-1", romfs=True)
+
+
+# --- build --romfs -------------------------------------------------------------------------
+
+def test_image_sits_beside_the_folder_and_the_result_names_it(built):
+    assert built.romfs == built.out.parent / (built.board + ".romfs")
+    data = built.romfs.read_bytes()
+    assert data.startswith(ROMFS_MAGIC)
+    assert built.romfs_size == len(data)
+    # Every file is inside the image, so it cannot be smaller than their sum.
+    assert len(data) > sum(len(d) for d in built.files.values())
+
+
+def test_the_micropython_vm_mounts_the_image_and_reads_the_build_byte_for_byte(built, tmp_path):
+    result = vm(LIST_ROM, built.romfs, cwd=tmp_path, heap=1024 * 1024)
+    assert result.returncode == 0, result.stderr
+    in_rom = dict(line.split(" ") for line in result.stdout.splitlines())
+    expected = folder_hashes(built.out)
+    assert set(expected) >= {"main.py", "board.mpy", "manifest.json", "boards/base.mpy",
+                             "firmware/app.mpy", "firmware/manifest.mpy"}
+    assert in_rom == expected
+
+
+def test_romfs_image_is_reproducible_and_packs_files_verbatim(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "mod.py").write_text("X = 1\n")     # not compiled: mpy_cross is off
+    (tree / "data.bin").write_bytes(bytes(range(256)))
+    image = builder.romfs_image(tree)
+    assert image == builder.romfs_image(tree)
+    assert image.startswith(ROMFS_MAGIC)
+    result = vm(LIST_ROM, _write(tmp_path / "t.romfs", image), cwd=tmp_path, heap=1024 * 1024)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["data.bin " + sha(bytes(range(256))),
+                                          "pkg/mod.py " + sha(b"X = 1\n")]
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return path
+
+
+def test_romfs_image_refuses_what_it_cannot_pack(tmp_path):
+    with pytest.raises(builder.BuildError, match="not a folder"):
+        builder.romfs_image(tmp_path / "absent")
+    (tmp_path / "café.py").write_text("")
+    with pytest.raises(builder.BuildError, match="café.py is not an ASCII name"):
+        builder.romfs_image(tmp_path)
+
+
+def test_build_without_romfs_writes_no_image(tmp_path):
+    result = builder.build("pico_w", tmp_path / "p", build_id="x", root=_mini_project(tmp_path))
+    assert (result.romfs, result.romfs_size) == (None, None)
+    assert not (tmp_path / "p.romfs").exists()
+
+
+def test_an_existing_file_that_is_not_an_image_is_not_overwritten(tmp_path):
+    (tmp_path / "p.romfs").write_text("my notes")
+    with pytest.raises(builder.BuildError, match="p.romfs exists and is not a ROMFS image"):
+        builder.build("pico_w", tmp_path / "p", build_id="x", root=_mini_project(tmp_path), romfs=True)
+    assert (tmp_path / "p.romfs").read_text() == "my notes"
+    # An earlier image is replaced.
+    (tmp_path / "p.romfs").write_bytes(ROMFS_MAGIC + b"old")
+    result = builder.build("pico_w", tmp_path / "p", build_id="x", root=_mini_project(tmp_path), romfs=True)
+    assert result.romfs.read_bytes() == builder.romfs_image(tmp_path / "p")
+
+
+def test_cli_reports_the_image_and_its_size(tmp_path):
+    out = tmp_path / "s3"
+    result = subprocess.run([sys.executable, "-m", "tools.build", "--board", "esp32_s3", "--out", str(out),
+                             "--build-id", "cli", "--romfs"], cwd=str(ROOT),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    size = (tmp_path / "s3.romfs").stat().st_size
+    assert "romfs     %s, %d bytes" % (tmp_path / "s3.romfs", size) in result.stdout
+
+
+def _mini_project(tmp_path):
+    """A project root with the real boards/ and a one-module firmware/."""
+    root = tmp_path / "project"
+    if not root.exists():
+        shutil.copytree(ROOT / "boards", root / "boards", ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "firmware" / "poker").mkdir(parents=True)
+        (root / "firmware" / "__init__.py").write_text("")
+        (root / "firmware" / "poker" / "__init__.py").write_text("")
+        (root / "firmware" / "poker" / "hands.py").write_text("X = 1\n")
+    return root
+
+
+# --- deploy --romfs ------------------------------------------------------------------------
+
+def test_deploy_romfs_dry_run_writes_the_image_then_main_py_only(tmp_path, capsys):
+    def must_not_run(command):
+        raise AssertionError("dry run ran %s" % command)
+
+    key_file = _write(tmp_path / "key.bin", KEY)
+    out = tmp_path / "pico"
+    steps = deploy.deploy("pico_w", port="/dev/ttyACM0", out=out, key_file=str(key_file), build_id="d",
+                          dry_run=True, run=must_not_run, root=_mini_project(tmp_path), romfs=True)
+    printed = capsys.readouterr().out
+    connect = [deploy.mpremote_program(), "connect", "/dev/ttyACM0"]
+    assert [s[:3] for s in steps] == [connect] * 6
+    image = tmp_path / "pico.romfs"
+    assert steps[0][3:] == ["romfs", "--partition", "0", "deploy", str(image)]
+    assert steps[1][3] == "exec" and '"firmware"' in steps[1][4] and '"main.py"' in steps[1][4]
+    assert steps[2][3:] == ["fs", "cp", str(out / "main.py"), ":main.py"]
+    assert steps[3][3:] == ["mip", "install", "umqtt.simple"]
+    assert steps[4][3:] == ["fs", "cp", str(key_file), ":manifest.key"]
+    assert steps[5][3:] == ["reset"]
+    # Nothing but main.py and the key is copied to the flash filesystem.
+    assert [s[5] for s in steps if s[3] == "fs"] == [str(out / "main.py"), str(key_file)]
+    assert image.read_bytes() == builder.romfs_image(out)
+    assert "ROMFS image %s, %d bytes" % (image, image.stat().st_size) in printed
+    for step in steps:
+        assert "would run: " + shlex.join(step) in printed
+
+
+def test_the_romfs_step_means_partition_0_and_this_image_to_mpremote(tmp_path):
+    # Parsed by mpremote's own parser for the romfs command, as its main() does.
+    out = tmp_path / "p"
+    builder.build("pico_w", out, build_id="x", root=_mini_project(tmp_path), romfs=True)
+    step = deploy.commands(out, romfs=tmp_path / "p.romfs", mip=False)[0]
+    from mpremote.main import argparse_romfs
+    parser = argparse_romfs()
+    parser.add_argument("next_command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(step[4:])
+    assert (args.command, args.partition, args.path, args.next_command) == (
+        ["deploy"], 0, str(tmp_path / "p.romfs"), [])
+
+
+def test_a_failed_image_write_stops_before_the_old_program_is_removed(tmp_path):
+    ran = []
+
+    def fake_run(command):
+        ran.append(command)
+        return subprocess.CompletedProcess(command, 1 if command[3] == "romfs" else 0)
+
+    with pytest.raises(deploy.DeployError, match="romfs --partition 0 deploy"):
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=fake_run,
+                      root=_mini_project(tmp_path), romfs=True)
+    assert [c[3] for c in ran] == ["romfs"]
+
+
+def test_deploy_refuses_an_image_mpremote_would_not_read_as_one(tmp_path):
+    out = tmp_path / "p"
+    builder.build("pico_w", out, build_id="x", root=_mini_project(tmp_path))
+    with pytest.raises(deploy.DeployError, match="is not a ROMFS image file"):
+        deploy.commands(out, romfs=out)                       # a folder
+    with pytest.raises(deploy.DeployError, match="is not a ROMFS image file"):
+        deploy.commands(out, romfs=tmp_path / "missing.romfs")
+
+
+def test_deploy_cli_romfs_dry_run(tmp_path, capsys):
+    code = deploy.main(["--board", "esp32_s3", "--out", str(tmp_path / "s3"), "--dry-run", "--romfs",
+                        "--build-id", "c"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert printed.count("would run: ") == 5
+    assert "romfs --partition 0 deploy %s" % (tmp_path / "s3.romfs") in printed
+    assert "fs cp -r" not in printed
+
+
+# --- check_device on a ROMFS install -------------------------------------------------------
+
+FILES = {
+    "main.py": b"import firmware.app\nfirmware.app.main()\n",
+    "board.mpy": b"M\x06\x00\x1fboard",
+    "firmware/__init__.mpy": b"M\x06\x00\x1finit",
+    "firmware/poker/hands.mpy": b"M\x06\x0a\x1fnative hands",
+}
+
+
+def _put(root, path, data):
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+
+
+def romfs_layout(tmp_path, key=None, rom_under_flash=False):
+    """(flash, rom) folders as a ROMFS install leaves them: the build in rom, main.py, the key,
+    configuration and mip's lib/ on flash."""
+    flash = tmp_path / "flash"
+    rom = flash / "rom" if rom_under_flash else tmp_path / "rom"
+    for path, data in FILES.items():
+        _put(rom, path, data)
+    _put(rom, "manifest.json", manifest.make("pico_w", "r-1", FILES, key))
+    _put(flash, "main.py", FILES["main.py"])
+    _put(flash, "config.json", b"{}")
+    _put(flash, "lib/umqtt/simple.mpy", b"M\x06mqtt")
+    if key is not None:
+        _put(flash, "manifest.key", key)
+    return flash, rom
+
+
+def check(flash, rom, **kw):
+    return manifest.check_device(str(flash), rom=str(rom), **kw)
+
+
+def test_intact_romfs_install_verifies_from_rom(tmp_path):
+    flash, rom = romfs_layout(tmp_path, KEY)
+    result = check(flash, rom, board="pico_w")
+    assert (result.reason, result.authenticated) == ("ok", True)
+    assert (result.board, result.build_id) == ("pico_w", "r-1")
+    assert result.digest == json.loads((rom / "manifest.json").read_bytes())["digest"]
+    assert result.unverified == (str(flash / "lib/umqtt/simple.mpy"),)
+    # The key on flash is the one used: a wrong one fails the HMAC.
+    _put(flash, "manifest.key", b"another-key-of-16+bytes")
+    assert check(flash, rom).reason == "bad-hmac"
+
+
+def test_a_changed_main_py_on_flash_is_named(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(flash, "main.py", FILES["main.py"] + b"import evil\n")
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("changed-file", str(flash / "main.py"))
+    assert "%s does not match its SHA-256" % (flash / "main.py") in result.detail
+
+
+def test_main_py_is_read_from_flash_not_from_rom(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    (flash / "main.py").unlink()
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("missing-file", str(flash / "main.py"))
+
+
+def test_a_different_copy_of_main_py_in_rom_is_named(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(rom, "main.py", b"print('other')\n")
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("changed-file", str(rom / "main.py"))
+    assert result.digest is not None
+
+
+def test_a_changed_or_missing_file_in_rom_is_named(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(rom, "firmware/poker/hands.mpy", b"patched")
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("changed-file", str(rom / "firmware/poker/hands.mpy"))
+    (rom / "firmware" / "poker" / "hands.mpy").unlink()
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("missing-file", str(rom / "firmware/poker/hands.mpy"))
+    assert "is listed but cannot be read" in result.detail
+
+
+@pytest.mark.parametrize("stray", ["firmware/app.mpy", "firmware/poker/hands.mpy", "board.mpy", "boot.py",
+                                   "evil.py"])
+def test_a_program_file_on_flash_besides_main_py_is_extra(tmp_path, stray):
+    # Even a copy of a listed file: on flash it comes before /rom on sys.path.
+    flash, rom = romfs_layout(tmp_path)
+    _put(flash, stray, FILES.get(stray, b"print(1)\n"))
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("extra-file", str(flash / stray))
+    assert "outside the ROMFS image" in result.detail
+
+
+def test_an_unlisted_program_file_in_rom_is_extra_and_other_files_are_not(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(rom, "notes.txt", b"x")
+    _put(flash, "manifest.json", b"{}")          # left by an older install: not a program file
+    assert check(flash, rom).ok
+    _put(rom, "firmware/extra.mpy", b"M")
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("extra-file", str(rom / "firmware/extra.mpy"))
+
+
+def test_lib_in_rom_is_reported_as_unverified(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(rom, "lib/helper.mpy", b"M")
+    result = check(flash, rom)
+    assert result.ok
+    assert result.unverified == (str(rom / "lib/helper.mpy"), str(flash / "lib/umqtt/simple.mpy"))
+
+
+def test_a_broken_rom_manifest_never_falls_back_to_flash(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    # A complete, valid files install on flash as well...
+    for path, data in FILES.items():
+        _put(flash, path, data)
+    _put(flash, "manifest.json", manifest.make("pico_w", "r-1", FILES))
+    assert manifest.check_device(str(flash), rom=None).ok
+    # ...does not excuse an edited manifest in rom.
+    record = json.loads((rom / "manifest.json").read_bytes())
+    record["build_id"] = "r-2"
+    _put(rom, "manifest.json", json.dumps(record).encode())
+    assert check(flash, rom).reason == "bad-manifest"
+
+
+def test_wrong_board_in_rom(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    assert check(flash, rom, board="esp32_s3").reason == "wrong-board"
+
+
+def test_the_rom_mount_point_under_flash_is_not_walked_as_flash(tmp_path):
+    # On the board rom is /rom, inside the root the flash walk starts from.
+    flash, rom = romfs_layout(tmp_path, rom_under_flash=True)
+    assert check(flash, rom).ok
+    _put(rom, "firmware/extra.mpy", b"M")
+    assert check(flash, rom).path == str(rom / "firmware/extra.mpy")
+
+
+def test_without_a_rom_manifest_the_files_check_is_unchanged(tmp_path):
+    flash = tmp_path / "flash"
+    for path, data in FILES.items():
+        _put(flash, path, data)
+    _put(flash, "manifest.json", manifest.make("pico_w", "r-1", FILES))
+    empty_rom = tmp_path / "rom"
+    empty_rom.mkdir()
+    result = check(flash, empty_rom)
+    assert (result.ok, result.unverified) == (True, ())
+    _put(flash, "firmware/poker/extra.py", b"print(1)\n")
+    result = check(flash, empty_rom)
+    assert (result.reason, result.path) == ("extra-file", "firmware/poker/extra.py")
+
+
+def test_program_files_in_a_rom_without_manifest_are_extra(tmp_path):
+    # An image without manifest.json leaves the files check, whose walk of / enters /rom.
+    flash = tmp_path / "flash"
+    for path, data in FILES.items():
+        _put(flash, path, data)
+    _put(flash, "manifest.json", manifest.make("pico_w", "r-1", FILES))
+    _put(flash, "rom/firmware/app.mpy", b"M")
+    result = check(flash, flash / "rom")
+    assert (result.reason, result.path) == ("extra-file", "rom/firmware/app.mpy")
+
+
+# --- the boot-time check on the MicroPython VM, from a mounted image -----------------------
+
+BOOT_CHECK = MOUNT + """\
+sys.path.insert(0, "/rom")            # as the board's start-up does
+from firmware import manifest
+print(manifest.__file__)
+r = manifest.check_device(sys.argv[2], board=sys.argv[3])
+print(r.reason, r.path, r.digest, r.authenticated)
+"""
+
+
+def test_the_vm_verifies_a_romfs_install_with_the_checker_from_the_image(built, tmp_path):
+    flash = tmp_path / "flash"
+    _put(flash, "main.py", (built.out / "main.py").read_bytes())
+    _put(flash, "manifest.key", KEY)       # an unkeyed build: a provisioned key must refuse it
+    _put(flash, "lib/umqtt/simple.mpy", b"M")
+
+    def run():
+        # 64 KB of heap besides the image, as the files check in test_build: it must fit on a Pico W.
+        result = vm(BOOT_CHECK, built.romfs, flash, built.board, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        return result.stdout.splitlines()
+
+    assert run() == ["/rom/firmware/manifest.mpy", "no-hmac None %s False" % built.digest]
+    (flash / "manifest.key").unlink()
+    assert run()[1] == "ok None %s False" % built.digest
+    _put(flash, "firmware/app.mpy", (built.out / "firmware" / "app.mpy").read_bytes())
+    assert run()[1] == "extra-file %s %s False" % (flash / "firmware/app.mpy", built.digest)
+    (flash / "firmware" / "app.mpy").unlink()
+    _put(flash, "main.py", b"import firmware.app\n")
+    assert run()[1] == "changed-file %s %s False" % (flash / "main.py", built.digest)
