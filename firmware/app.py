@@ -136,15 +136,15 @@ class App:
     def boot(self, now, wall, program=None):
         """Start every part, read critical memory and show the table's state.
 
-        program: the firmware.manifest Result of the boot-time program check (None: not
-        checked, as in the simulator); a failed check keeps jackpot wagering closed."""
+        program: program_facts() of the boot-time program check (None: not checked, as in
+        the simulator); a failed check keeps jackpot wagering closed."""
         self.mcp.configure()
         self.sign.begin(now)
         self.oled.begin()
         cause = getattr(self.board, "reset_cause", 0) or 0
         self.controller.boot(now, wall, cause)
         if program is not None:
-            self.controller.set_program(program.ok, program.message(), program.digest)
+            self.controller.set_program(program["ok"], program["text"], program["digest"])
         self._render(now, True)
         return self.controller.phase
 
@@ -238,34 +238,27 @@ def main():
 
     import board  # the build tool installs the board module under this name
 
-    from firmware import manifest
     from firmware.store.slots import PathFS
 
     hw = board.make()
-    program = manifest.check_device("/", board=hw.name)
-    table, config_ok, config_text = load_config(CONFIG_PATH, hw.name)
-    options = {}
+    program, options, link_settings, config_ok, config_text = startup_checks(hw.name)
     link = None
-    if table is not None:
-        options = {"jackpot_config": table.jackpot, "game": table.game}
-        if table.game == tc.UTH:
-            options["hand_rule"] = table.options.hand_rule
-        if table.link is not None:
-            link, problem = board_link(hw, table.link)
-            if problem:
-                config_ok, config_text = False, problem
-            else:
-                print("link: table %d through %s" % (link.table, link.client_name))
+    if link_settings is not None:
+        link, problem = board_link(hw, link_settings)
+        if problem:
+            config_ok, config_text = False, problem
+        else:
+            print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
     offset = EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
     app.boot(time.ticks_ms(), time.time() + offset, program)
     app.controller.set_config_status(config_ok, config_text)
-    if table is not None and table.link is not None and link is None:
+    if link_settings is not None and link is None:
         # configured as linked but the link cannot be built: never fall back to the local pool
         app.controller.link_required = True
         app.controller.link(False, time.ticks_ms())
-    app.service = _console_service(app, program)
+    app.service = ConsoleWatch(app, program)
     next_ntp = time.time() + NTP_EVERY_S
     while True:
         start = time.ticks_ms()
@@ -373,7 +366,75 @@ def _has_dir(path):
         return False
 
 
-def _console_service(app, program):
-    """The service protocol on the USB serial console (firmware.service)."""
-    from firmware.service import ConsolePort, Service
-    return Service(app.controller, ConsolePort(), program)
+class ConsoleWatch:
+    """Stands in for the service protocol on the USB serial console until a technician types.
+
+    Polled each pass like a firmware.service.Service; at the first byte it loads the service
+    module, puts the Service in its place (app.service) and hands it the byte, so the
+    protocol's code is in the heap only on a table someone is servicing."""
+
+    def __init__(self, app, program=None, port=None):
+        if port is None:
+            from firmware.console import ConsolePort
+            port = ConsolePort()
+        self.app = app
+        self.port = port
+        self.program = program
+
+    def poll(self, now):
+        if not self.port.any():
+            return
+        from firmware.service import Service
+        self.app.service = Service(self.app.controller, self.port, self.program)
+        self.app.service.poll(now)
+
+
+def program_facts(result):
+    """The boot-time program check (a firmware.manifest Result) as a plain dict, which keeps
+    nothing of the verifier's module alive: ok, text (its message()), reason, detail, path,
+    digest, authenticated, board, build_id, unverified."""
+    return {"ok": result.ok, "text": result.message(), "reason": result.reason,
+            "detail": result.detail, "path": result.path, "digest": result.digest,
+            "authenticated": result.authenticated, "board": result.board,
+            "build_id": result.build_id, "unverified": result.unverified}
+
+
+def forget(name):
+    """Drop the module `name` from sys.modules and from its package, so its code can be
+    collected once nothing refers to it (a later import loads it afresh)."""
+    import sys
+
+    sys.modules.pop(name, None)
+    parts = name.rsplit(".", 1)
+    parent = sys.modules.get(parts[0]) if len(parts) == 2 else None
+    if parent is not None and hasattr(parent, parts[1]):
+        delattr(parent, parts[1])
+
+
+def startup_checks(board_name, root="/", config_path=CONFIG_PATH):
+    """The checks before the table starts: (program, options, link_settings, ok, text).
+
+    program: program_facts() of the program verification (firmware.manifest) of the install
+    under root; options: the App keyword arguments the configuration file sets;
+    link_settings: its LinkConfig, or None for a standalone table; ok, text: the
+    configuration's status (load_config).  Every firmware module these checks load (the
+    verifier, the file's parser, other games' rules) is forgotten afterwards, so that code does not stay in
+    the heap while the table plays; the configured game's rules load again at its first
+    SETTLE, as they would without a file."""
+    import sys
+
+    before = set(sys.modules)
+    from firmware import manifest
+
+    program = program_facts(manifest.check_device(root, board=board_name))
+    table, ok, text = load_config(config_path, board_name)
+    options, link_settings = {}, None
+    if table is not None:
+        options = {"jackpot_config": table.jackpot, "game": table.game}
+        if table.game == tc.UTH:
+            options["hand_rule"] = table.options.hand_rule
+        link_settings = table.link
+    manifest = table = None
+    for name in [n for n in sys.modules if n not in before and n.startswith("firmware.")]:
+        forget(name)
+    return program, options, link_settings, ok, text

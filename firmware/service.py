@@ -34,6 +34,7 @@ once; ``poll`` allocates nothing when no byte has arrived.
 import json
 
 from firmware.compat import const
+from firmware.console import ConsolePort  # noqa: F401  (the board's port; re-exported)
 from firmware.drivers import buttons as btn
 from firmware.drivers.ticks import ticks_diff
 from firmware.jackpot import config as jcfg
@@ -69,6 +70,8 @@ INTERNAL = "internal"
 # Phases in which the table is between rounds (the supervisor menus open from OPEN).
 _BETWEEN_ROUNDS = (tc.OPEN, tc.AUDIT, tc.CONFIG, tc.TEST)
 
+# What the "program" reply copies from the boot check's facts (firmware.app.program_facts).
+PROGRAM_FACTS = ("reason", "detail", "path", "authenticated", "board", "build_id")
 COMMANDS = ("help", "status", "meters", "hits", "log", "program", "config", "config_set",
             "ram_clear")
 HELP = ("help", "status", "meters", "hits", "log [START [COUNT]]", "program", "config",
@@ -108,51 +111,13 @@ def _logged(value):
     return a * PAY_SCALE + b                    # a pay line: odds, percent
 
 
-class ConsolePort:
-    """The USB serial console as a port: stdin polled without blocking, replies to stdout."""
-
-    def __init__(self, stdin=None, stdout=None):
-        import select
-        import sys
-        self.stdin = stdin or sys.stdin
-        self.stdout = stdout or sys.stdout
-        self._in = getattr(self.stdin, "buffer", self.stdin)
-        self._out = getattr(self.stdout, "buffer", self.stdout)
-        self.poller = select.poll()
-        self.poller.register(self.stdin, select.POLLIN)
-        self._ipoll = getattr(self.poller, "ipoll", None)
-
-    def any(self):
-        """1 when a byte is waiting, else 0 (allocates nothing on MicroPython: ipoll)."""
-        if self._ipoll is not None:
-            for _ in self._ipoll(0):
-                return 1
-            return 0
-        return 1 if self.poller.poll(0) else 0
-
-    def readinto(self, buf):
-        """Read one waiting byte into buf[0]; returns 1, or 0 at end of input."""
-        data = self._in.read(1)
-        if not data:
-            return 0
-        b = data[0]
-        buf[0] = b if isinstance(b, int) else ord(b)   # a text stdin (no .buffer) gives str
-        return 1
-
-    def write(self, data):
-        self._out.write(data if self._out is not self.stdout else data.decode())
-        flush = getattr(self._out, "flush", None)
-        if flush:
-            flush()
-
-
 class Service:
     """The service protocol on one port, for one RoundController (see the module docstring)."""
 
     def __init__(self, controller, port=None, program=None):
         self.controller = controller
         self.port = port
-        self.program = program          # firmware.manifest Result, when the app has one
+        self.program = program          # app.program_facts() of the boot check, when there was one
         self._line = bytearray(MAX_LINE)
         self._chunk = bytearray(READ_CHUNK)
         self._length = 0
@@ -349,9 +314,9 @@ class Service:
                  "verified": p is not None and c.program_ok, "text": c.program_text,
                  "digest": c.program_digest}
         if p is not None:
-            reply.update({"reason": p.reason, "detail": p.detail, "path": p.path,
-                          "authenticated": p.authenticated, "board": p.board,
-                          "build_id": p.build_id, "unverified": list(p.unverified)})
+            for name in PROGRAM_FACTS:
+                reply[name] = p[name]
+            reply["unverified"] = list(p["unverified"])
         return reply
 
     def _config(self, cmd, rest):

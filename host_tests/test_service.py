@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from firmware import manifest
+from firmware import app, manifest
 from firmware import service as svc
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
@@ -176,7 +176,7 @@ def test_program_reports_the_boot_check(table):
 def test_program_with_the_manifest_result_gives_its_details(table):
     result = manifest.Result(manifest.OK, "all files match", digest="cd" * 32, authenticated=True,
                              board="pico_w", build_id="b-42")
-    table.service.program = result
+    table.service.program = app.program_facts(result)
     reply = table.ask("program")
     assert (reply["reason"], reply["build_id"], reply["authenticated"]) == ("ok", "b-42", True)
 
@@ -439,3 +439,4 @@ def test_console_port_answers_on_stdin_stdout(runtime):
     assert replies[0]["phase"] == "RAM ERROR"
     assert replies[1]["code"] == svc.BAD_ARGUMENT and replies[2]["code"] == svc.BAD_LINE
     assert b"idle-allocated 0" in err
+    assert b"service-loaded-idle 0" in err    # the protocol's code loads at the first byte
