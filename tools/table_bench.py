@@ -1,40 +1,56 @@
 """Table budgets on the MicroPython VM: `python -m tools.table_bench [--rounds N]`.
 
 Compiles the whole firmware (the evaluator as native code, as the board build does), the
-simulated board and its fakes to .mpy for the unix VM (x64), then runs
-tools/mp/table_bench.py under `micropython -X heapsize=128k`: boot, RAM clear, N full
-seven-seat rounds from the shoe, and prints
+simulated board and its fakes to .mpy for the unix VM (x64), with a manifest over them and a
+UTH configuration file, then runs tools/mp/table_bench.py under `micropython -X heapsize=128k`:
+boot as the board's main() does (program verification and configuration file, whose modules
+are then forgotten), RAM clear, N full seven-seat rounds from the shoe.  It does so twice, side
+by side, for the two ways a board can hold the program:
 
-- micropython.mem_peak() after the rounds (the whole firmware fits a 128 KB heap or fails);
-- whether 400 idle main-loop ticks run under heap_lock (no allocation in steady state);
-- the main-loop tick time on this host's VM (median, max) against the 20 ms tick;
-- how many ticks from a chip put on a spot to its ring lighting (40 ms of it is debounce);
-- the time to settle a full seven-seat UTH table with Trips and the jackpot wager.
-The VM runs on the host's x86 core, many times faster than an RP2040 at 125 MHz: the tick
-and settle times are upper bounds only for this VM, not figures for the board.
+- filesystem: the .mpy files on the board's littlefs, which MicroPython copies into the heap
+  when it imports them;
+- ROMFS: the same .mpy files in a ROMFS image (what `tools.build --romfs` makes for a board's
+  ROMFS partition), which MicroPython runs in place.  The unix VM has no flash, so the image
+  sits in a larger heap and a ballast leaves the firmware exactly the free heap that a VM of
+  the size under test has (tools/mp/table_bench.py).
+
+and prints for each: whether the rounds complete in 128 KB and else the smallest heap that
+plays them (16 KB steps); micropython.mem_peak(); where the heap goes (firmware modules,
+simulated board, table objects); whether 400 idle main-loop ticks run under heap_lock; the
+tick time (median, max) against the 20 ms tick; ticks from a chip put on a spot to its ring
+lighting (40 ms of it is debounce); the time to settle a seven-seat UTH table with Trips and
+the jackpot wager.  The VM runs on the host's x86 core, many times faster than an RP2040 at
+125 MHz: the tick and settle times are upper bounds only for this VM, not board figures.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from boards.simulated import NAME as BOARD_NAME
+from firmware import manifest
 from host_tests.runtimes import micropython_binary
-from tools.build import HOT_MODULES, compile_module
+from tools.build import HOT_MODULES, compile_module, romfs_image
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAP = "128k"
+HEAP_K = 128
 TREES = ("firmware", "boards", "host_tests/fakes")
 EXTRA = ("host_tests/__init__.py",)
 SIM_BOARD = ("boards/__init__.py", "boards/base.py", "boards/simulated.py")
+CONFIG = ROOT / "docs" / "table-config.example.json"
 TICK_BUDGET_US = 20000
+SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
+MODES = ("filesystem", "romfs")
+IMAGE_ROOM_K = 64     # the ROMFS run's heap: the heap under test + the image + this
 
 
 def build_tree(out, arch="x64"):
     """Compile every module the benchmark imports to .mpy under out (for arch, hot ones
-    native; arch None: all bytecode)."""
+    native; arch None: all bytecode) and write their manifest; returns the module count."""
     sources = list(EXTRA)
     for tree in TREES:
         for path in sorted((ROOT / tree).rglob("*.py")):
@@ -42,72 +58,127 @@ def build_tree(out, arch="x64"):
             if tree == "boards" and rel not in SIM_BOARD:
                 continue
             sources.append(rel)
+    files = {}
     for rel in sources:
-        compile_module(rel, Path(out) / (rel[:-3] + ".mpy"), arch,
-                       arch is not None and rel in HOT_MODULES, ROOT)
+        target = Path(out) / (rel[:-3] + ".mpy")
+        compile_module(rel, target, arch, arch is not None and rel in HOT_MODULES, ROOT)
+        files[rel[:-3] + ".mpy"] = target.read_bytes()
+    (Path(out) / manifest.MANIFEST_NAME).write_bytes(manifest.make(BOARD_NAME, "bench", files))
     return len(sources)
 
 
-def run_vm(tree, rounds, heap):
-    """Run the benchmark with a heap of `heap` (e.g. "128k"); (ok, figures or error text)."""
-    env = dict(os.environ, MICROPYPATH=".frozen:" + tree)
+def write_config(state):
+    """The UTH example configuration, for the simulated board, as the table's config.json."""
+    data = json.loads(CONFIG.read_text())
+    data["board"] = BOARD_NAME
+    (Path(state) / "config.json").write_text(json.dumps(data))
+
+
+def _vm(args, heap_bytes, path):
+    env = dict(os.environ, MICROPYPATH=path)
+    return subprocess.run([micropython_binary(), "-X", "heapsize=%d" % heap_bytes, str(SCRIPT)]
+                          + [str(a) for a in args], env=env, capture_output=True, text=True,
+                          timeout=1800)
+
+
+def free_at_start(heap_k):
+    """The free heap a fresh VM of heap_k KB has where the benchmark program starts."""
+    done = _vm(["free"], heap_k * 1024, ".frozen")
+    return int(done.stdout.split()[1])
+
+
+def run_vm(tree, rounds, heap_k, image=None):
+    """Run the benchmark in a heap of heap_k KB, the program from the .mpy files in tree or,
+    given `image` (the path of a ROMFS image of tree), from that image; (ok, figures or
+    error text)."""
     with tempfile.TemporaryDirectory() as state:
-        result = subprocess.run([micropython_binary(), "-X", "heapsize=" + heap,
-                                 str(ROOT / "tools/mp/table_bench.py"), str(rounds), state],
-                                env=env, capture_output=True, text=True, timeout=1800)
+        write_config(state)
+        if image is None:
+            result = _vm([rounds, state, tree], heap_k * 1024, ".frozen:" + tree)
+        else:
+            heap = (heap_k + IMAGE_ROOM_K) * 1024 + os.path.getsize(image)
+            # the state folder is the board's flash: main.py would be there, and nothing else
+            # that runs; the program is checked in /rom
+            result = _vm([rounds, state, state, image, free_at_start(heap_k)], heap, ".frozen")
     if result.returncode != 0:
         lines = (result.stdout + result.stderr).strip().splitlines()
         return False, lines[-1] if lines else "exit %d" % result.returncode
     return True, dict(line.split(None, 1) for line in result.stdout.splitlines() if line.strip())
 
 
-def smallest_heap(tree, rounds, low_k, high_k, step_k=16):
+def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=16):
     """The smallest heap (KB, in step_k steps) in which the rounds complete, or None."""
-    ok, _ = run_vm(tree, rounds, "%dk" % high_k)
-    if not ok:
+    if not run_vm(tree, rounds, high_k, image)[0]:
         return None
     while high_k - low_k > step_k:
         mid = (low_k + high_k) // 2 // step_k * step_k
-        if run_vm(tree, rounds, "%dk" % mid)[0]:
+        if run_vm(tree, rounds, mid, image)[0]:
             high_k = mid
         else:
             low_k = mid
     return high_k
 
 
+def measure(tree, rounds, heap_k, image=None):
+    """(heap KB the figures come from, passed in heap_k, figures)."""
+    ok, f = run_vm(tree, rounds, heap_k, image)
+    if ok:
+        return heap_k, True, f
+    needed = smallest_heap(tree, rounds, heap_k, 2048, image)
+    if needed is None:
+        raise SystemExit("the rounds did not complete even with a 2 MB heap (%s)" % f)
+    return needed, False, run_vm(tree, rounds, needed, image)[1]
+
+
+ROWS = (
+    ("rounds played", lambda f: "%s (%s jackpot wagers, %s jackpot rounds)" % (
+        f["rounds"], f["jackpot_wagers"], f["jackpot_rounds"])),
+    ("books balance", lambda f: "yes" if f["audit_problems"] == "0" else "NO"),
+    ("boot checks", lambda f: "program %s, config %s" % (f["program_check"], f["config_check"])),
+    ("mem_peak (bytes)", lambda f: f["mem_peak"]),
+    ("heap after rounds (bytes)", lambda f: f["mem_alloc_after"]),
+    ("  firmware modules", lambda f: f["heap_firmware_modules"]),
+    ("  simulated board (fakes)", lambda f: f["heap_simulated_board"]),
+    ("  table objects after App()", lambda f: f["heap_table_objects"]),
+    ("idle tick allocates", lambda f: "nothing (400 under heap_lock)"
+     if f["steady_tick_no_alloc"] == "1" else "YES"),
+    ("tick median / max (us)", lambda f: "%s / %s (budget %d)" % (
+        f["tick_us_median"], f["tick_us_max"], TICK_BUDGET_US)),
+    ("chip to lit ring (ticks)", lambda f: "%s (2 of debounce)" % f["chip_to_light_ticks"]),
+    ("settle 7-seat UTH (us)", lambda f: f["settle7_us"]),
+)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=100)
-    parser.add_argument("--heap", default=HEAP, help="heap size to try first (default 128k)")
+    parser.add_argument("--heap", type=int, default=HEAP_K, help="heap KB to try first (128)")
+    parser.add_argument("--mode", choices=MODES, action="append",
+                        help="measure only this way of holding the program (default both)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tree:
+    modes = args.mode or list(MODES)
+    with tempfile.TemporaryDirectory() as work:
+        tree = os.path.join(work, "tree")
         count = build_tree(tree)
-        ok, f = run_vm(tree, args.rounds, args.heap)
-        heap = args.heap
-        if not ok:
-            print("MicroPython unix VM, -X heapsize=%s: FAILED (%s)" % (args.heap, f))
-            needed = smallest_heap(tree, args.rounds, int(args.heap.rstrip("k")), 2048)
-            if needed is None:
-                raise SystemExit("the rounds did not complete even with a 2 MB heap")
-            heap = "%dk" % needed
-            print("smallest heap that plays the rounds (16 KB steps): %s" % heap)
-            ok, f = run_vm(tree, args.rounds, heap)
-    print("MicroPython unix VM (x64: 8-byte words), -X heapsize=%s, %d modules loaded from .mpy"
-          % (heap, count))
-    print("rounds played             %s (%s jackpot wagers, jackpot rounds %s, books balance: %s)" % (
-        f["rounds"], f["jackpot_wagers"], f["jackpot_rounds"],
-        "yes" if f["audit_problems"] == "0" else "NO"))
-    print("mem_peak                  %s bytes" % f["mem_peak"])
-    print("heap in use after rounds  %s bytes: firmware modules %s, simulated board (fakes) %s,"
-          % (f["mem_alloc_after"], f["heap_firmware_modules"], f["heap_simulated_board"]))
-    print("                          the table's objects after App() %s" % f["heap_table_objects"])
-    print("idle tick allocates       %s" % ("nothing (400 ticks under heap_lock)"
-                                            if f["steady_tick_no_alloc"] == "1" else "YES"))
-    print("tick time (VM, this host) median %s us, max %s us (budget %d us)" % (
-        f["tick_us_median"], f["tick_us_max"], TICK_BUDGET_US))
-    print("chip to lit ring          %s ticks (debounce 40 ms = 2 ticks, then lit in the next)"
-          % f["chip_to_light_ticks"])
-    print("settle 7-seat UTH table   %s us (Ante, Blind, Play, Trips, jackpot)" % f["settle7_us"])
+        image = os.path.join(work, "tree.romfs")
+        image_bytes = Path(image).write_bytes(romfs_image(tree))
+        results = {}
+        for mode in modes:
+            results[mode] = measure(tree, args.rounds, args.heap,
+                                    image if mode == "romfs" else None)
+    print("MicroPython unix VM (x64: 8-byte words): %d modules as .mpy (ROMFS image %d bytes), "
+          "%d rounds" % (count, image_bytes, args.rounds))
+    labels = {"filesystem": ".mpy on the filesystem", "romfs": ".mpy in ROMFS (in place)"}
+    print("%-28s" % "" + "".join("  %-44s" % labels[m] for m in modes))
+    line = "%-28s" % ("heap %d KB" % args.heap)
+    for mode in modes:
+        heap_k, passed, _ = results[mode]
+        line += "  %-44s" % ("rounds complete" if passed else
+                             "FAILED; smallest heap that plays: %d KB" % heap_k)
+    print(line)
+    for label, show in ROWS:
+        print("%-28s" % label + "".join("  %-44s" % show(results[m][2]) for m in modes))
+    print("(figures from a run in the heap named above; 16 KB steps)")
     return 0
 
 

@@ -6,39 +6,78 @@ import time
 
 import micropython
 
+BALLAST_HEADER = 32     # the bytearray object in front of its data (one GC block on x64)
+
 
 def heap_now():
     gc.collect()
     return gc.mem_alloc()
 
 
+def free_now():
+    gc.collect()
+    return gc.mem_free()
+
+
+# Arguments: rounds, state folder, install folder [, ROMFS image, free heap at start].  The
+# webassembly VM's sys.argv is empty: its runner defines ARGV in this module's globals instead.
+ARGS = globals().get("ARGV") or sys.argv[1:]
+if ARGS[0] == "free":
+    # tools/table_bench.py asks what a fresh VM of its heap size leaves free at this point
+    print("free", free_now())
+    sys.exit(0)
+if len(ARGS) > 3:
+    # ROMFS: the program's .mpy files are in a ROMFS image mounted at /rom and run in place,
+    # as on a board with a ROMFS partition in flash.  The unix VM has no flash, so the image
+    # is read into this (larger) heap and a ballast then leaves exactly the free heap that a
+    # fresh VM of the heap size under test has here: the firmware gets the same room.
+    import os
+
+    import vfs
+
+    image = bytearray(os.stat(ARGS[3])[6])
+    with open(ARGS[3], "rb") as f:
+        f.readinto(image)
+    vfs.mount(vfs.VfsRom(image), "/rom")
+    sys.path.insert(0, "/rom")
+    spare = free_now() - int(ARGS[4]) - BALLAST_HEADER
+    ballast = bytearray(max(spare, 0))
+# The image and the ballast are not the firmware's: the heap figures below leave them out.
+held = len(image) + len(ballast) if len(ARGS) > 3 else 0
+print("free_at_start", free_now())
+
 start = heap_now()
-# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise),
-# with what the board's main() also loads: program verification, the configuration file and
-# the service console (this script builds the App itself, but their code is in the heap too).
-from firmware import config_file, manifest, service  # noqa: E402, F401
-from firmware.app import TICK_MS, App  # noqa: E402
+# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise).
+from firmware.app import TICK_MS, App, startup_checks  # noqa: E402
 from firmware.drivers.spot_sensors import ante_spot  # noqa: E402
 from firmware.poker import settle, uth  # noqa: E402, F401
 from firmware.store.slots import PathFS  # noqa: E402
 
-firmware_code = heap_now()
-from boards import simulated  # noqa: E402
-
-# Arguments: rounds, state folder.  The webassembly VM's sys.argv is empty: its runner
-# defines ARGV in this module's globals instead.
-ARGS = globals().get("ARGV") or sys.argv[1:]
 ROUNDS = int(ARGS[0])
-# The board's FRAM chip and flash live outside its heap: here they are files in this folder.
+# The board's FRAM chip and flash live outside its heap: here they are files in this folder,
+# with the table's configuration file (config.json, written by tools/table_bench.py).
 STATE_DIR = ARGS[1]
+# Where the program is installed, with its manifest: the boot verifies it as main() does.
+INSTALL = ARGS[2]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
+
+imported = heap_now()
+from boards import simulated  # noqa: E402
 
 table = simulated.make(STATE_DIR)
 fakes = heap_now()
-app = App(table.board, PathFS(table.flash_dir), now=0)
-print("heap_firmware_modules", firmware_code - start)
-print("heap_simulated_board", fakes - firmware_code)
-print("heap_table_objects", heap_now() - fakes)
+# As the board's main(): verify the program and read the configuration file, then forget
+# the modules that did it.
+program, options, link_settings, config_ok, config_text = startup_checks(
+    table.board.name, INSTALL, STATE_DIR + "/config.json")
+print("program_check", program["reason"])
+print("config_check", "ok" if config_ok else config_text)
+firmware_code = imported - start + heap_now() - fakes
+checked = heap_now()
+app = App(table.board, PathFS(table.flash_dir), now=0, **options)
+print("heap_firmware_modules", firmware_code)
+print("heap_simulated_board", fakes - imported)
+print("heap_table_objects", heap_now() - checked)
 clock = [0]
 tick_us = []
 state = [12345]
@@ -71,7 +110,7 @@ def shoe(line):
     run(2 * TICK_MS)
 
 
-app.boot(0, 1000)
+app.boot(0, 1000, program)
 run(200)
 table.key.level = 0
 run(200)
@@ -144,8 +183,8 @@ if wagers != 7 * ROUNDS or app.controller.jackpot.audit():
     sys.exit(2)
 gc.collect()
 if hasattr(micropython, "mem_peak"):  # not in the webassembly port
-    print("mem_peak", micropython.mem_peak())
-print("mem_alloc_after", gc.mem_alloc())
+    print("mem_peak", micropython.mem_peak() - held)
+print("mem_alloc_after", gc.mem_alloc() - held)
 
 # Steady state: no input for 400 ticks; the tick must not allocate.  First let the last
 # round's messages expire and the sign finish showing a win (15 s), which redraw once.
