@@ -3,7 +3,8 @@
     app = App(board, fs)           # board: boards.<name>.make() (or the simulated board)
     app.boot(now_ms, wall)         # reads critical memory, shows what it found
     app.step(now_ms, wall)         # one loop pass; allocates nothing in steady state
-    main()                         # on the board (main.py): boot, then step every TICK_MS
+    run(hw, checks)                # on the board: after firmware.startup.main's checks, boot,
+                                   # then step every TICK_MS
 
 A linked table (docs/link.md "Integration") is given a ``LinkSetup``: at boot the app builds
 the link's Station (MQTT client + TableLink) from critical memory, and every pass runs
@@ -32,7 +33,6 @@ from firmware.store.slots import FileSlot, FramSlot
 from firmware.table import controller as tc
 
 TICK_MS = const(20)
-CONFIG_PATH = "/config.json"
 EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
 WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
 NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
@@ -136,7 +136,7 @@ class App:
     def boot(self, now, wall, program=None):
         """Start every part, read critical memory and show the table's state.
 
-        program: program_facts() of the boot-time program check (None: not checked, as in
+        program: firmware.startup.program_facts() of the boot-time program check (None: not checked, as in
         the simulator); a failed check keeps jackpot wagering closed."""
         self.mcp.configure()
         self.sign.begin(now)
@@ -232,16 +232,14 @@ class _Strip:
         self.write = write
 
 
-def main():
-    """Board entry point (main.py): build the board, boot, run the loop for ever."""
+def run(hw, checks):
+    """Start the table on the board `hw` with firmware.startup's checks and run the loop for
+    ever (the second half of the board's boot, after firmware.startup.main)."""
     import time
-
-    import board  # the build tool installs the board module under this name
 
     from firmware.store.slots import PathFS
 
-    hw = board.make()
-    program, options, link_settings, config_ok, config_text = startup_checks(hw.name)
+    program, options, link_settings, config_ok, config_text = checks
     link = None
     if link_settings is not None:
         link, problem = board_link(hw, link_settings)
@@ -340,23 +338,6 @@ def parse_link_key(text):
         raise ValueError("not hex digits") from None
 
 
-def load_config(path, board_name):
-    """(TableConfig or None, ok, text): the table's configuration file, checked.
-
-    No file means the built-in defaults (ok).  A file that fails validation is not used: the
-    defaults run the table, but jackpot wagering stays closed until the file is fixed, and
-    the text says what was wrong (key and value), for the display and the audit."""
-    from firmware import config_file
-
-    try:
-        table = config_file.load(path, board_name)
-    except OSError:
-        return None, True, "no %s: defaults" % path
-    except ValueError as error:
-        return None, False, str(error)
-    return table, True, "%s %s" % (path, table.game)
-
-
 def _has_dir(path):
     import os
     try:
@@ -387,54 +368,3 @@ class ConsoleWatch:
         from firmware.service import Service
         self.app.service = Service(self.app.controller, self.port, self.program)
         self.app.service.poll(now)
-
-
-def program_facts(result):
-    """The boot-time program check (a firmware.manifest Result) as a plain dict, which keeps
-    nothing of the verifier's module alive: ok, text (its message()), reason, detail, path,
-    digest, authenticated, board, build_id, unverified."""
-    return {"ok": result.ok, "text": result.message(), "reason": result.reason,
-            "detail": result.detail, "path": result.path, "digest": result.digest,
-            "authenticated": result.authenticated, "board": result.board,
-            "build_id": result.build_id, "unverified": result.unverified}
-
-
-def forget(name):
-    """Drop the module `name` from sys.modules and from its package, so its code can be
-    collected once nothing refers to it (a later import loads it afresh)."""
-    import sys
-
-    sys.modules.pop(name, None)
-    parts = name.rsplit(".", 1)
-    parent = sys.modules.get(parts[0]) if len(parts) == 2 else None
-    if parent is not None and hasattr(parent, parts[1]):
-        delattr(parent, parts[1])
-
-
-def startup_checks(board_name, root="/", config_path=CONFIG_PATH):
-    """The checks before the table starts: (program, options, link_settings, ok, text).
-
-    program: program_facts() of the program verification (firmware.manifest) of the install
-    under root; options: the App keyword arguments the configuration file sets;
-    link_settings: its LinkConfig, or None for a standalone table; ok, text: the
-    configuration's status (load_config).  Every firmware module these checks load (the
-    verifier, the file's parser, other games' rules) is forgotten afterwards, so that code does not stay in
-    the heap while the table plays; the configured game's rules load again at its first
-    SETTLE, as they would without a file."""
-    import sys
-
-    before = set(sys.modules)
-    from firmware import manifest
-
-    program = program_facts(manifest.check_device(root, board=board_name))
-    table, ok, text = load_config(config_path, board_name)
-    options, link_settings = {}, None
-    if table is not None:
-        options = {"jackpot_config": table.jackpot, "game": table.game}
-        if table.game == tc.UTH:
-            options["hand_rule"] = table.options.hand_rule
-        link_settings = table.link
-    manifest = table = None
-    for name in [n for n in sys.modules if n not in before and n.startswith("firmware.")]:
-        forget(name)
-    return program, options, link_settings, ok, text

@@ -70,7 +70,7 @@ INTERNAL = "internal"
 # Phases in which the table is between rounds (the supervisor menus open from OPEN).
 _BETWEEN_ROUNDS = (tc.OPEN, tc.AUDIT, tc.CONFIG, tc.TEST)
 
-# What the "program" reply copies from the boot check's facts (firmware.app.program_facts).
+# What the "program" reply copies from the boot check's facts (firmware.startup.program_facts).
 PROGRAM_FACTS = ("reason", "detail", "path", "authenticated", "board", "build_id")
 COMMANDS = ("help", "status", "meters", "hits", "log", "program", "config", "config_set",
             "ram_clear")
@@ -117,7 +117,7 @@ class Service:
     def __init__(self, controller, port=None, program=None):
         self.controller = controller
         self.port = port
-        self.program = program          # app.program_facts() of the boot check, when there was one
+        self.program = program          # startup.program_facts() of the boot check, when there was one
         self._line = bytearray(MAX_LINE)
         self._chunk = bytearray(READ_CHUNK)
         self._length = 0

@@ -1,11 +1,12 @@
 # Run by host_tests/test_app.py under CPython and the MicroPython VM: the board's boot-time
-# checks (firmware.app.startup_checks) on an install folder and a configuration file given
+# checks (firmware.startup.startup_checks) on an install folder and a configuration file given
 # as arguments, then what is left of them: which modules stay loaded and, on MicroPython, the
-# heap the checks' modules would hold had they been kept.  Prints "key value" lines.
+# heap the checks' modules would hold had they been kept (the table's own modules are loaded
+# first, so only what the checks add is counted).  Prints "key value" lines.
 import gc
 import sys
 
-from firmware import app
+from firmware import app, startup  # noqa: F401  (the table's modules, loaded first here)
 from firmware.compat import IS_MICROPYTHON
 
 
@@ -16,7 +17,7 @@ def heap():
 
 root, config_path, board = sys.argv[1], sys.argv[2], sys.argv[3]
 start = heap()
-program, options, link_settings, ok, text = app.startup_checks(board, root, config_path)
+program, options, link_settings, ok, text = startup.startup_checks(board, root, config_path)
 after = heap()
 print("program_ok", int(program["ok"]))
 print("program_reason", program["reason"])

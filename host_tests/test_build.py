@@ -32,7 +32,7 @@ def built(request, tmp_path_factory):
 def test_layout(built):
     out = built.out
     assert (out / "main.py").read_text() == builder.MAIN_PY
-    assert "import firmware.app" in builder.MAIN_PY and "firmware.app.main()" in builder.MAIN_PY
+    assert "import firmware.startup" in builder.MAIN_PY and "firmware.startup.main()" in builder.MAIN_PY
     assert (out / "board.mpy").is_file()
     for support in builder.BOARD_SUPPORT:
         assert (out / support.replace(".py", ".mpy")).is_file()

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from firmware import app, manifest
+from firmware import manifest, startup
 from firmware import service as svc
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
@@ -176,7 +176,7 @@ def test_program_reports_the_boot_check(table):
 def test_program_with_the_manifest_result_gives_its_details(table):
     result = manifest.Result(manifest.OK, "all files match", digest="cd" * 32, authenticated=True,
                              board="pico_w", build_id="b-42")
-    table.service.program = app.program_facts(result)
+    table.service.program = startup.program_facts(result)
     reply = table.ask("program")
     assert (reply["reason"], reply["build_id"], reply["authenticated"]) == ("ok", "b-42", True)
 

@@ -52,10 +52,10 @@ BOARD_SUPPORT = ("boards/__init__.py", "boards/base.py")
 BOARD_ALIAS = "board.mpy"
 
 MAIN_PY = """\
-# Written by tools/build.py: start the table controller.
-import firmware.app
+# Written by tools/build.py: start the table controller (checks first, then the table).
+import firmware.startup
 
-firmware.app.main()
+firmware.startup.main()
 """
 
 ROMFS_SUFFIX = ".romfs"            # the image beside the build folder: build/pico_w.romfs

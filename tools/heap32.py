@@ -27,7 +27,7 @@ PACKAGE = "@micropython/micropython-webassembly-pyscript@1.27.0"
 PACKAGE_DIR = ROOT / ".deps" / "wasm"
 RUNNER = ROOT / "tools" / "wasm" / "run.mjs"
 SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
-ROWS = (("heap_firmware_modules", "firmware modules (UTH table, as main() loads it)"),
+ROWS = (("heap_firmware_modules", "firmware modules (UTH table, no boot checks)"),
         ("heap_simulated_board", "simulated board (fakes)"),
         ("heap_table_objects", "the table's objects after App()"))
 
@@ -52,7 +52,7 @@ def run_unix(tree, rounds):
     with tempfile.TemporaryDirectory() as state:
         env = dict(os.environ, MICROPYPATH=".frozen:" + tree)
         done = subprocess.run([micropython_binary(), "-X", "heapsize=4m", str(SCRIPT), str(rounds),
-                               state, tree], env=env, capture_output=True, text=True, timeout=600)
+                               state, "-"], env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise SystemExit("unix VM run failed:\n" + (done.stdout + done.stderr)[-2000:])
     return figures(done.stdout)
@@ -60,7 +60,7 @@ def run_unix(tree, rounds):
 
 def run_wasm(tree, rounds):
     done = subprocess.run(["node", str(RUNNER), str(PACKAGE_DIR), tree, str(SCRIPT), str(rounds),
-                           "/state", "/lib"], capture_output=True, text=True, timeout=600)
+                           "/state", "-"], capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise SystemExit("webassembly VM run failed:\n" + (done.stdout + done.stderr)[-2000:])
     return figures(done.stdout)

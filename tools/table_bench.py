@@ -46,6 +46,7 @@ TICK_BUDGET_US = 20000
 SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
 MODES = ("filesystem", "romfs")
 IMAGE_ROOM_K = 64     # the ROMFS run's heap: the heap under test + the image + this
+SCAN_FROM_K = 512     # the smallest heap is searched down from here
 
 
 def build_tree(out, arch="x64"):
@@ -107,15 +108,14 @@ def run_vm(tree, rounds, heap_k, image=None):
 
 
 def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=16):
-    """The smallest heap (KB, in step_k steps) in which the rounds complete, or None."""
+    """The smallest heap (KB) from which every heap up to high_k, in step_k steps, plays the
+    rounds; None if high_k does not.  A scan down from high_k rather than a bisection: a
+    fragmented heap can fail at one size and pass at a smaller one, and the figure must be a
+    size that works with room to spare, not a lucky one."""
     if not run_vm(tree, rounds, high_k, image)[0]:
         return None
-    while high_k - low_k > step_k:
-        mid = (low_k + high_k) // 2 // step_k * step_k
-        if run_vm(tree, rounds, mid, image)[0]:
-            high_k = mid
-        else:
-            low_k = mid
+    while high_k - step_k > low_k and run_vm(tree, rounds, high_k - step_k, image)[0]:
+        high_k -= step_k
     return high_k
 
 
@@ -124,9 +124,10 @@ def measure(tree, rounds, heap_k, image=None):
     ok, f = run_vm(tree, rounds, heap_k, image)
     if ok:
         return heap_k, True, f
-    needed = smallest_heap(tree, rounds, heap_k, 2048, image)
+    needed = smallest_heap(tree, rounds, heap_k, SCAN_FROM_K, image)
     if needed is None:
-        raise SystemExit("the rounds did not complete even with a 2 MB heap (%s)" % f)
+        raise SystemExit("the rounds did not complete even with a %d KB heap (%s)"
+                         % (SCAN_FROM_K, f))
     return needed, False, run_vm(tree, rounds, needed, image)[1]
 
 

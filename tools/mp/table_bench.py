@@ -47,37 +47,44 @@ held = len(image) + len(ballast) if len(ARGS) > 3 else 0
 print("free_at_start", free_now())
 
 start = heap_now()
-# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise).
-from firmware.app import TICK_MS, App, startup_checks  # noqa: E402
-from firmware.drivers.spot_sensors import ante_spot  # noqa: E402
-from firmware.poker import settle, uth  # noqa: E402, F401
-from firmware.store.slots import PathFS  # noqa: E402
+# As the board's main.py: the simulated board, then the boot checks (program verification and
+# configuration file, whose modules are then forgotten), then the table's code.
+from firmware.startup import startup_checks  # noqa: E402
 
 ROUNDS = int(ARGS[0])
 # The board's FRAM chip and flash live outside its heap: here they are files in this folder,
 # with the table's configuration file (config.json, written by tools/table_bench.py).
 STATE_DIR = ARGS[1]
-# Where the program is installed, with its manifest: the boot verifies it as main() does.
+# The flash filesystem's root for the program check: the .mpy folder, or for ROMFS the state
+# folder (main.py's place; the program is checked in /rom); "-": no boot checks.
 INSTALL = ARGS[2]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
-imported = heap_now()
+before_board = heap_now()
 from boards import simulated  # noqa: E402
 
 table = simulated.make(STATE_DIR)
-fakes = heap_now()
-# As the board's main(): verify the program and read the configuration file, then forget
-# the modules that did it.
-program, options, link_settings, config_ok, config_text = startup_checks(
-    table.board.name, INSTALL, STATE_DIR + "/config.json")
-print("program_check", program["reason"])
+fakes = heap_now() - before_board
+if INSTALL == "-":
+    # tools/heap32.py: no boot checks; the webassembly VM collects garbage only between
+    # calls from JavaScript, so their garbage would be counted as the firmware's
+    program, options, config_ok, config_text = None, {}, True, "not checked"
+else:
+    program, options, link_settings, config_ok, config_text = startup_checks(
+        table.board.name, INSTALL, STATE_DIR + "/config.json")
+print("program_check", program["reason"] if program else "not checked")
 print("config_check", "ok" if config_ok else config_text)
-firmware_code = imported - start + heap_now() - fakes
-checked = heap_now()
+# The firmware a UTH table runs (the settlement modules load at the first SETTLE otherwise).
+from firmware.app import TICK_MS, App  # noqa: E402
+from firmware.drivers.spot_sensors import ante_spot  # noqa: E402
+from firmware.poker import settle, uth  # noqa: E402, F401
+from firmware.store.slots import PathFS  # noqa: E402
+
+imported = heap_now()
 app = App(table.board, PathFS(table.flash_dir), now=0, **options)
-print("heap_firmware_modules", firmware_code)
-print("heap_simulated_board", fakes - imported)
-print("heap_table_objects", heap_now() - checked)
+print("heap_firmware_modules", imported - start - fakes)
+print("heap_simulated_board", fakes)
+print("heap_table_objects", heap_now() - imported)
 clock = [0]
 tick_us = []
 state = [12345]

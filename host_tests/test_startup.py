@@ -1,4 +1,4 @@
-"""The app shell's own decisions: which configuration the board boots with."""
+"""The board's boot (firmware.startup): which configuration it boots with, what its checks keep."""
 
 import json
 import shutil
@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from firmware import app
+from firmware import startup
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "table-config.example.json"
 
 
 def test_no_config_file_means_the_defaults(tmp_path):
-    table, ok, text = app.load_config(str(tmp_path / "config.json"), "pico_w")
+    table, ok, text = startup.load_config(str(tmp_path / "config.json"), "pico_w")
     assert table is None and ok and "defaults" in text
 
 
@@ -20,7 +20,7 @@ def test_a_valid_config_file_is_used(tmp_path):
     path = tmp_path / "config.json"
     shutil.copyfile(EXAMPLE, path)
     board = json.loads(EXAMPLE.read_text()).get("board") or "pico_w"
-    table, ok, text = app.load_config(str(path), board)
+    table, ok, text = startup.load_config(str(path), board)
     assert ok and table is not None and table.game in text
 
 
@@ -29,7 +29,7 @@ def test_a_bad_config_file_is_refused_with_the_key_and_value(tmp_path):
     data["table_max"] = -1
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data))
-    table, ok, text = app.load_config(str(path), data.get("board") or "pico_w")
+    table, ok, text = startup.load_config(str(path), data.get("board") or "pico_w")
     assert table is None and not ok
     assert "table_max" in text and "-1" in text
 
@@ -39,7 +39,7 @@ def test_a_four_card_poker_config_runs_the_table_as_that_game(tmp_path):
     path = tmp_path / "config.json"
     shutil.copyfile(fcp, path)
     board = json.loads(fcp.read_text()).get("board") or "pico_w"
-    table, ok, text = app.load_config(str(path), board)
+    table, ok, text = startup.load_config(str(path), board)
     assert ok and table.game == "fcp" and "fcp" in text
 
 
@@ -103,7 +103,7 @@ def test_forget_drops_a_module_and_the_next_import_loads_it_afresh(monkeypatch):
     # both restored after the test, whatever it does
     monkeypatch.setitem(sys.modules, "firmware.poker.brs", brs)
     monkeypatch.setattr(firmware.poker, "brs", brs)
-    app.forget("firmware.poker.brs")
+    startup.forget("firmware.poker.brs")
     assert "firmware.poker.brs" not in sys.modules and not hasattr(firmware.poker, "brs")
     from firmware.poker import brs as again
     assert again is not brs and again.Config.__name__ == "Config"

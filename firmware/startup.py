@@ -1,0 +1,118 @@
+"""The board's boot, first half: check the program and the configuration file before the
+table's code is loaded, then hand over to firmware.app.
+
+    main()                                   # main.py on the board
+    checks = startup_checks(board_name)      # (program, options, link_settings, ok, text)
+
+The checks run while little else is in the heap, and every module that only they need (the
+verifier, the file's parser, the rules of games this table does not play) is forgotten
+before the table's modules load: the heap holds one set or the other, never both.
+"""
+
+CONFIG_PATH = "/config.json"
+GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
+DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
+
+
+def main():
+    """Board entry point (main.py): build the board, run the checks, start the table."""
+    import board  # the build tool installs the board module under this name
+
+    hw = board.make()
+    checks = startup_checks(hw.name)
+    from firmware import app
+
+    app.run(hw, checks)
+
+
+def load_config(path, board_name):
+    """(TableConfig or None, ok, text): the table's configuration file, checked.
+
+    No file means the built-in defaults (ok).  A file that fails validation is not used: the
+    defaults run the table, but jackpot wagering stays closed until the file is fixed, and
+    the text says what was wrong (key and value), for the display and the audit."""
+    from firmware import config_file
+
+    try:
+        table = config_file.load(path, board_name)
+    except OSError:
+        return None, True, "no %s: defaults" % path
+    except ValueError as error:
+        return None, False, str(error)
+    return table, True, "%s %s" % (path, table.game)
+
+
+def program_facts(result):
+    """The boot-time program check (a firmware.manifest Result) as a plain dict, which keeps
+    nothing of the verifier's module alive: ok, text (its message()), reason, detail, path,
+    digest, authenticated, board, build_id, unverified."""
+    return {"ok": result.ok, "text": result.message(), "reason": result.reason,
+            "detail": result.detail, "path": result.path, "digest": result.digest,
+            "authenticated": result.authenticated, "board": result.board,
+            "build_id": result.build_id, "unverified": result.unverified}
+
+
+def forget(name):
+    """Drop the module `name` from sys.modules and from its package, so its code can be
+    collected once nothing refers to it (a later import loads it afresh)."""
+    import sys
+
+    sys.modules.pop(name, None)
+    parts = name.rsplit(".", 1)
+    parent = sys.modules.get(parts[0]) if len(parts) == 2 else None
+    if parent is not None and hasattr(parent, parts[1]):
+        delattr(parent, parts[1])
+
+
+def check_program(board_name, root="/"):
+    """program_facts() of the program verification (firmware.manifest.check_device) of the
+    install on the filesystem at root (or in ROMFS); the verifier is forgotten afterwards,
+    when this loaded it."""
+    import sys
+
+    loaded = "firmware.manifest" in sys.modules
+    from firmware import manifest
+
+    facts = program_facts(manifest.check_device(root, board=board_name))
+    manifest = None
+    if not loaded:
+        forget("firmware.manifest")
+    return facts
+
+
+def check_config(board_name, config_path=CONFIG_PATH):
+    """(options, link_settings, ok, text) from the configuration file: the App keyword
+    arguments it sets, its LinkConfig (None: a standalone table) and its status
+    (load_config).  The file's parser and the rules of the games the table does not play
+    are forgotten afterwards, when this loaded them; what the options hold (the jackpot
+    configuration) comes from modules that stay, which the table uses too."""
+    import sys
+
+    before = set(sys.modules)
+    table, ok, text = load_config(config_path, board_name)
+    options, link_settings, game = {}, None, DEFAULT_GAME
+    if table is not None:
+        game = table.game
+        options = {"jackpot_config": table.jackpot, "game": game}
+        hand_rule = getattr(table.options, "hand_rule", None)     # UTH's only
+        if hand_rule is not None:
+            options["hand_rule"] = hand_rule
+        link_settings = table.link
+    from firmware import config_file
+
+    parser_only = ["firmware.config_file"]
+    for name in config_file.GAMES:
+        if name != game:
+            parser_only.append(GAME_MODULE + name)
+    table = config_file = None
+    for name in parser_only:
+        if name not in before:
+            forget(name)
+    return options, link_settings, ok, text
+
+
+def startup_checks(board_name, root="/", config_path=CONFIG_PATH):
+    """Both checks: (program, options, link_settings, ok, text), as check_program and
+    check_config give them."""
+    program = check_program(board_name, root)
+    return (program,) + check_config(board_name, config_path)
