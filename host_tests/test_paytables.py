@@ -199,3 +199,13 @@ def test_custom_table_works_like_a_preset():
     assert table.line_for(five("As Ks Qs Js Ts"))[0] == "straight_flush"
     assert table.line_for(five("Kc Kd Kh 2s 2c")) is None
     assert paytables.check_bet(table, paytables.BET_TRIPS) is table
+
+
+def test_presets_are_built_on_first_use_and_kept(monkeypatch):
+    """A table holds only the presets its game pays: each is built when first asked for."""
+    monkeypatch.setattr(paytables, "_built", {})
+    table = paytables.get("trips_b")
+    assert list(paytables._built) == ["trips_b"]
+    assert paytables.get("trips_b") is table and paytables.check_bet("trips_b", "trips") is table
+    for bet in paytables.BETS:
+        assert all(paytables.get(n).bet == bet for n in paytables.names(bet))

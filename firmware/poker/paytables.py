@@ -27,7 +27,6 @@ Public API (names are stable; the pay-table math tool imports them):
     default(bet) -> PayTable            the rules.md default table of a bet
     check_bet(name, bet) -> PayTable    get(name), and ValueError unless it pays that bet
     odds_text(numerator, denominator)   "3 to 2", "50 to 1", "push"
-    PRESETS                             dict preset name -> PayTable
     DEFAULTS                            dict bet name -> default preset name
     BET_BLIND, BET_TRIPS, BET_ANTE_BONUS, BET_ACES_UP, BET_RISK_RAISE, BET_EXTRA
     BET_RANKING                         dict bet name -> the hand ranking it is paid on
@@ -180,15 +179,24 @@ def _five(name, bet, pays, extra=()):
     return PayTable(name, bet, hands.KIND_FIVE, lines + list(extra))
 
 
-def _trips(name, pays):
+def _trips(name, bet, pays):
     """UTH Trips: royal-SF-quads-FH-flush-straight-trips [rules.md 2]."""
-    return _five(name, BET_TRIPS, pays[:4] + ((pays[4], 1),) + pays[5:6],
+    return _five(name, bet, pays[:4] + ((pays[4], 1),) + pays[5:6],
                  [("three_of_a_kind", hands.THREE_OF_A_KIND, 0, pays[6], 1)])
 
 
-def _aces(name, pays):
+def _ante_bonus(name, bet, pays):
+    """FCP Ante Bonus: quads-SF-trips [rules.md 3]."""
+    return PayTable(name, bet, hands.KIND_FOUR, [
+        ("four_of_a_kind", hands.FOUR_FOUR_OF_A_KIND, 0, pays[0], 1),
+        ("straight_flush", hands.FOUR_STRAIGHT_FLUSH, 0, pays[1], 1),
+        ("three_of_a_kind", hands.FOUR_THREE_OF_A_KIND, 0, pays[2], 1),
+    ])
+
+
+def _aces(name, bet, pays):
     """FCP Aces Up: quads-SF-trips-flush-straight-two pair-pair of aces [rules.md 3]."""
-    return PayTable(name, BET_ACES_UP, hands.KIND_FOUR, [
+    return PayTable(name, bet, hands.KIND_FOUR, [
         ("four_of_a_kind", hands.FOUR_FOUR_OF_A_KIND, 0, pays[0], 1),
         ("straight_flush", hands.FOUR_STRAIGHT_FLUSH, 0, pays[1], 1),
         ("three_of_a_kind", hands.FOUR_THREE_OF_A_KIND, 0, pays[2], 1),
@@ -199,9 +207,20 @@ def _aces(name, pays):
     ])
 
 
-def _extra(name, pays):
+def _risk_raise(name, bet, pays):
+    """BRS Risk and Raise: royal..straight, then trips, two pair, pair of tens or better and
+    (a push) pair of sixes to nines [rules.md 4]."""
+    return _five(name, bet, pays[:6], [
+        ("three_of_a_kind", hands.THREE_OF_A_KIND, 0, pays[6], 1),
+        ("two_pair", hands.TWO_PAIR, 0, pays[7], 1),
+        ("pair_tens_or_better", hands.ONE_PAIR, _TEN, pays[8], 1),
+        ("pair_sixes_to_nines", hands.ONE_PAIR, _SIX, pays[9], 1),
+    ])
+
+
+def _extra(name, bet, pays):
     """BRS Three Card Extra: SF-trips-straight-flush-pair [rules.md 4]."""
-    return PayTable(name, BET_EXTRA, hands.KIND_THREE, [
+    return PayTable(name, bet, hands.KIND_THREE, [
         ("straight_flush", hands.THREE_STRAIGHT_FLUSH, 0, pays[0], 1),
         ("three_of_a_kind", hands.THREE_THREE_OF_A_KIND, 0, pays[1], 1),
         ("straight", hands.THREE_STRAIGHT, 0, pays[2], 1),
@@ -210,41 +229,27 @@ def _extra(name, pays):
     ])
 
 
-def _build():
-    tables = [
-        # UTH Blind: royal 500, SF 50, quads 10, FH 3, flush 3 to 2, straight 1.
-        _five("blind_a", BET_BLIND, (500, 50, 10, 3, (3, 2), 1)),
-        _trips("trips_a", (50, 40, 30, 8, 7, 4, 3)),
-        _trips("trips_b", (50, 40, 30, 8, 6, 5, 3)),
-        _trips("trips_c", (50, 40, 30, 9, 6, 4, 3)),
-        # FCP Ante Bonus: quads 25, straight flush 20, trips 2.
-        PayTable("ante_bonus_a", BET_ANTE_BONUS, hands.KIND_FOUR, [
-            ("four_of_a_kind", hands.FOUR_FOUR_OF_A_KIND, 0, 25, 1),
-            ("straight_flush", hands.FOUR_STRAIGHT_FLUSH, 0, 20, 1),
-            ("three_of_a_kind", hands.FOUR_THREE_OF_A_KIND, 0, 2, 1),
-        ]),
-        _aces("aces_a", (50, 40, 8, 6, 4, 2, 1)),
-        _aces("aces_b", (50, 40, 8, 5, 4, 3, 1)),
-        _aces("aces_c", (50, 30, 7, 6, 5, 2, 1)),
-        _aces("aces_d", (50, 40, 9, 6, 4, 2, 1)),
-        # BRS Risk and Raise: ... two pair 2, pair of tens or better 1, sixes to nines push.
-        _five("risk_raise_a", BET_RISK_RAISE, (500, 100, 40, 8, (6, 1), 4), [
-            ("three_of_a_kind", hands.THREE_OF_A_KIND, 0, 3, 1),
-            ("two_pair", hands.TWO_PAIR, 0, 2, 1),
-            ("pair_tens_or_better", hands.ONE_PAIR, _TEN, 1, 1),
-            ("pair_sixes_to_nines", hands.ONE_PAIR, _SIX, 0, 1),
-        ]),
-        _extra("extra_a", (40, 30, 6, 4, 1)),
-        _extra("extra_b", (40, 25, 6, 4, 1)),
-        _extra("extra_c", (35, 25, 6, 4, 1)),
-    ]
-    presets = {}
-    for table in tables:
-        presets[table.name] = table
-    return presets
-
-
-PRESETS = _build()
+# Every preset: name -> (bet, builder, the builder's pay figures).  A table is built by get()
+# the first time it is asked for and kept: a table holds only the presets its game pays.
+_PRESETS = {
+    # UTH Blind: royal 500, SF 50, quads 10, FH 3, flush 3 to 2, straight 1.
+    "blind_a": (BET_BLIND, _five, (500, 50, 10, 3, (3, 2), 1)),
+    "trips_a": (BET_TRIPS, _trips, (50, 40, 30, 8, 7, 4, 3)),
+    "trips_b": (BET_TRIPS, _trips, (50, 40, 30, 8, 6, 5, 3)),
+    "trips_c": (BET_TRIPS, _trips, (50, 40, 30, 9, 6, 4, 3)),
+    # FCP Ante Bonus: quads 25, straight flush 20, trips 2.
+    "ante_bonus_a": (BET_ANTE_BONUS, _ante_bonus, (25, 20, 2)),
+    "aces_a": (BET_ACES_UP, _aces, (50, 40, 8, 6, 4, 2, 1)),
+    "aces_b": (BET_ACES_UP, _aces, (50, 40, 8, 5, 4, 3, 1)),
+    "aces_c": (BET_ACES_UP, _aces, (50, 30, 7, 6, 5, 2, 1)),
+    "aces_d": (BET_ACES_UP, _aces, (50, 40, 9, 6, 4, 2, 1)),
+    # BRS Risk and Raise: ... two pair 2, pair of tens or better 1, sixes to nines push.
+    "risk_raise_a": (BET_RISK_RAISE, _risk_raise, (500, 100, 40, 8, (6, 1), 4, 3, 2, 1, 0)),
+    "extra_a": (BET_EXTRA, _extra, (40, 30, 6, 4, 1)),
+    "extra_b": (BET_EXTRA, _extra, (40, 25, 6, 4, 1)),
+    "extra_c": (BET_EXTRA, _extra, (35, 25, 6, 4, 1)),
+}
+_built = {}
 
 DEFAULTS = {
     BET_BLIND: "blind_a",
@@ -258,14 +263,18 @@ DEFAULTS = {
 
 def names(bet=None):
     """Sorted preset names, all of them or only those paying `bet`."""
-    return tuple(sorted([n for n in PRESETS if bet is None or PRESETS[n].bet == bet]))
+    return tuple(sorted([n for n in _PRESETS if bet is None or _PRESETS[n][0] == bet]))
 
 
 def get(name):
-    """The preset called `name`; ValueError naming it if there is no such preset."""
-    table = PRESETS.get(name) if isinstance(name, str) else None
-    if table is None:
+    """The preset called `name` (the same PayTable every time); ValueError naming it if there
+    is no such preset."""
+    spec = _PRESETS.get(name) if isinstance(name, str) else None
+    if spec is None:
         raise ValueError("unknown pay table %r (known: %s)" % (name, ", ".join(names())))
+    table = _built.get(name)
+    if table is None:
+        table = _built[name] = spec[1](name, spec[0], spec[2])
     return table
 
 
@@ -281,7 +290,7 @@ def default(bet):
     """The rules.md default pay table of `bet`."""
     if bet not in DEFAULTS:
         raise ValueError("unknown bet %r (known: %s)" % (bet, ", ".join(BETS)))
-    return PRESETS[DEFAULTS[bet]]
+    return get(DEFAULTS[bet])
 
 
 def pay_line(table, value):
