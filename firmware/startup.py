@@ -14,12 +14,14 @@ GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): i
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
 
 
-def main():
-    """Board entry point (main.py): build the board, run the checks, start the table."""
+def main(root="/", config_path=CONFIG_PATH):
+    """Board entry point (main.py): build the board, run the checks, start the table.
+
+    root, config_path: the flash filesystem and the configuration file (tests give their own)."""
     import board  # the build tool installs the board module under this name
 
     hw = board.make()
-    checks = startup_checks(hw.name)
+    checks = startup_checks(hw.name, root, config_path)
     from firmware import app
 
     app.run(hw, checks)

@@ -107,3 +107,62 @@ def test_forget_drops_a_module_and_the_next_import_loads_it_afresh(monkeypatch):
     assert "firmware.poker.brs" not in sys.modules and not hasattr(firmware.poker, "brs")
     from firmware.poker import brs as again
     assert again is not brs and again.Config.__name__ == "Config"
+
+
+STAND_IN_APP = '''\
+import sys
+
+
+def run(hw, checks):
+    program, options, link_settings, ok, text = checks
+    print("board", hw.name)
+    print("program", program["reason"])
+    print("config", int(ok), options.get("game"))
+    for name in ("firmware.manifest", "firmware.config_file", "firmware.poker.fcp",
+                 "firmware.table.controller"):
+        print("loaded", name, int(name in sys.modules))
+'''
+
+BOARD_PY = '''\
+from boards import simulated
+
+
+def make():
+    return simulated.make(%r).board
+'''
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
+    """main.py's path: the board, then the checks, and only then firmware.app: when the table
+    is started, the checks' modules are gone and the round controller has not loaded yet."""
+    import os
+    import subprocess
+    import sys
+
+    from host_tests import runtimes
+    data = json.loads(EXAMPLE.read_text())
+    data["board"] = "simulated"
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    _install(flash, "simulated")
+    (tmp_path / "state").mkdir()
+    (tmp_path / "board.py").write_text(BOARD_PY % str(tmp_path / "state"))
+    (tmp_path / "stand_in_app.py").write_text(STAND_IN_APP)
+    script = str(runtimes.ROOT / "host_tests" / "startup_main_mp.py")
+    args = [str(flash), str(tmp_path / "config.json")]
+    env = dict(os.environ)
+    if runtime == "micropython":
+        command = [runtimes.micropython_binary(), script] + args
+        env["MICROPYPATH"] = ".frozen:%s:%s" % (runtimes.ROOT, tmp_path)
+    else:
+        command = [sys.executable, script] + args
+        env["PYTHONPATH"] = "%s:%s" % (runtimes.ROOT, tmp_path)
+    done = subprocess.run(command, cwd=str(runtimes.ROOT), env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == ["board simulated", "program ok", "config 1 uth"]
+    assert lines[3:] == ["loaded firmware.manifest 0", "loaded firmware.config_file 0",
+                         "loaded firmware.poker.fcp 0", "loaded firmware.table.controller 0"]
