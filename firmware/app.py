@@ -41,6 +41,7 @@ FRAM_COPY_BYTES = const(16384)
 SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
 MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
 OLED_LINES = const(8)
+_NEWLINE = const(10)
 
 # Beep pattern of each controller beep (index = tc.BEEP_*).
 BEEPS = (None, buz.ACCEPT, buz.ERROR, buz.TAMPER, buz.JACKPOT)
@@ -347,12 +348,25 @@ def _has_dir(path):
         return False
 
 
+def _service_error(text):
+    """One error reply line of the service protocol (docs/service-protocol.md)."""
+    return ('{"ok": false, "code": "%s", "error": "%s"}\n'
+            % (SERVICE_UNAVAILABLE, text.replace("\\", "/").replace('"', "'"))).encode()
+
+
+SERVICE_UNAVAILABLE = "internal"    # firmware.service.INTERNAL: a failure on the table's side
+SERVICE_NO_HEAP = _service_error("the service protocol could not be loaded: the heap is full; "
+                                 "the table plays on, send the line again")
+
+
 class ConsoleWatch:
     """Stands in for the service protocol on the USB serial console until a technician types.
 
     Polled each pass like a firmware.service.Service; at the first byte it loads the service
     module, puts the Service in its place (app.service) and hands it the byte, so the
-    protocol's code is in the heap only on a table someone is servicing."""
+    protocol's code is in the heap only on a table someone is servicing.  When the module
+    cannot be loaded (a full heap), the table plays on: what arrived is dropped, each line
+    gets an error reply in the protocol's form, and the next line tries again."""
 
     def __init__(self, app, program=None, port=None):
         if port is None:
@@ -361,10 +375,29 @@ class ConsoleWatch:
         self.app = app
         self.port = port
         self.program = program
+        self.refused = 0                # lines answered with SERVICE_UNAVAILABLE
+        self._byte = bytearray(1)
 
     def poll(self, now):
         if not self.port.any():
             return
-        from firmware.service import Service
-        self.app.service = Service(self.app.controller, self.port, self.program)
-        self.app.service.poll(now)
+        try:
+            from firmware.service import Service
+            service = Service(self.app.controller, self.port, self.program)
+        except Exception as error:  # noqa: BLE001 - a reply, never a dead main loop
+            self._refuse(error)
+            return
+        self.app.service = service
+        service.poll(now)
+
+    def _refuse(self, error):
+        # (a module whose import failed is not left in sys.modules: the next line loads afresh)
+        port, byte = self.port, self._byte
+        while port.any() and port.readinto(byte):
+            if byte[0] == _NEWLINE:
+                self.refused += 1
+                # MemoryError: built without allocating, the heap being full
+                port.write(SERVICE_NO_HEAP if isinstance(error, MemoryError) else
+                           _service_error("the service protocol could not be loaded: %s %s"
+                                          % (type(error).__name__, error)))
+

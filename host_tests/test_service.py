@@ -440,3 +440,22 @@ def test_console_port_answers_on_stdin_stdout(runtime):
     assert replies[1]["code"] == svc.BAD_ARGUMENT and replies[2]["code"] == svc.BAD_LINE
     assert b"idle-allocated 0" in err
     assert b"service-loaded-idle 0" in err    # the protocol's code loads at the first byte
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_console_watch_answers_when_the_protocol_cannot_load(runtime):
+    """ConsoleWatch loads firmware.service at the first byte; when that fails (MicroPython: a
+    locked heap, as a full one; CPython: the module unimportable) the line gets an error reply
+    in the protocol's form, the table plays on, and the next line loads the protocol."""
+    from firmware import app
+    from host_tests import runtimes
+    script = runtimes.ROOT / "host_tests" / "console_watch_mp.py"
+    done = (runtimes.run_micropython(script) if runtime == "micropython"
+            else runtimes.run_cpython(script))
+    assert done.returncode == 0, done.stdout + done.stderr
+    f = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert (f["refused"], f["still_watching"], f["reply_ok"]) == ("1", "1", "0")
+    assert f["reply_code"] == svc.INTERNAL == app.SERVICE_UNAVAILABLE
+    assert "could not be loaded" in f["reply_error"]
+    assert ("heap is full" if runtime == "micropython" else "firmware.service") in f["reply_error"]
+    assert (f["service_loaded"], f["second_cmd"]) == ("1", "status 1")
