@@ -137,8 +137,8 @@ class App:
     def boot(self, now, wall, program=None):
         """Start every part, read critical memory and show the table's state.
 
-        program: firmware.startup.program_facts() of the boot-time program check (None: not checked, as in
-        the simulator); a failed check keeps jackpot wagering closed."""
+        program: firmware.startup.program_facts() of the boot-time program check (None: not
+        checked, as in the simulator); a failed check keeps jackpot wagering closed."""
         self.mcp.configure()
         self.sign.begin(now)
         self.oled.begin()
