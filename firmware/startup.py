@@ -20,11 +20,28 @@ def main(root="/", config_path=CONFIG_PATH):
     root, config_path: the flash filesystem and the configuration file (tests give their own)."""
     import board  # the build tool installs the board module under this name
 
-    hw = board.make()
-    checks = startup_checks(hw.name, root, config_path)
-    from firmware import app
+    try:
+        hw = board.make()
+        checks = startup_checks(hw.name, root, config_path)
+        from firmware import app
 
-    app.run(hw, checks)
+        app.run(hw, checks)
+    except Exception as error:
+        # The table stops (the watchdog, once started, resets the board): say why on the
+        # console first, with the heap, for the technician.
+        print(stopped_line(error))
+        raise
+
+
+def stopped_line(error):
+    """One console line saying why the controller stopped, with the heap's state."""
+    import gc
+
+    line = "table controller stopped: %s: %s" % (type(error).__name__, error)
+    if hasattr(gc, "mem_free"):         # MicroPython
+        free = gc.mem_free()
+        line += " (heap: %d bytes free of %d)" % (free, free + gc.mem_alloc())
+    return line
 
 
 def load_config(path, board_name):

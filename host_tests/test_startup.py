@@ -132,10 +132,8 @@ def make():
 '''
 
 
-@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
-def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
-    """main.py's path: the board, then the checks, and only then firmware.app: when the table
-    is started, the checks' modules are gone and the round controller has not loaded yet."""
+def _run_main(runtime, tmp_path, stand_in):
+    """Run main.py's path (host_tests/startup_main_mp.py) with `stand_in` as firmware.app."""
     import os
     import subprocess
     import sys
@@ -149,7 +147,7 @@ def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
     _install(flash, "simulated")
     (tmp_path / "state").mkdir()
     (tmp_path / "board.py").write_text(BOARD_PY % str(tmp_path / "state"))
-    (tmp_path / "stand_in_app.py").write_text(STAND_IN_APP)
+    (tmp_path / "stand_in_app.py").write_text(stand_in)
     script = str(runtimes.ROOT / "host_tests" / "startup_main_mp.py")
     args = [str(flash), str(tmp_path / "config.json")]
     env = dict(os.environ)
@@ -159,10 +157,29 @@ def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
     else:
         command = [sys.executable, script] + args
         env["PYTHONPATH"] = "%s:%s" % (runtimes.ROOT, tmp_path)
-    done = subprocess.run(command, cwd=str(runtimes.ROOT), env=env, capture_output=True,
+    return subprocess.run(command, cwd=str(runtimes.ROOT), env=env, capture_output=True,
                           text=True, timeout=120)
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
+    """main.py's path: the board, then the checks, and only then firmware.app: when the table
+    is started, the checks' modules are gone and the round controller has not loaded yet."""
+    done = _run_main(runtime, tmp_path, STAND_IN_APP)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[:3] == ["board simulated", "program ok", "config 1 uth"]
     assert lines[3:] == ["loaded firmware.manifest 0", "loaded firmware.config_file 0",
                          "loaded firmware.poker.fcp 0", "loaded firmware.table.controller 0"]
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_main_says_on_the_console_why_the_table_stopped(runtime, tmp_path):
+    """A failure while starting or running the table is printed as one line for the
+    technician (with the heap on MicroPython) before it ends main.py."""
+    done = _run_main(runtime, tmp_path, "def run(hw, checks):\n    raise MemoryError('no 2048 bytes')\n")
+    assert done.returncode != 0
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert len(said) == 1 and said[0].startswith("table controller stopped: MemoryError: no 2048 bytes")
+    assert ("(heap: " in said[0] and "bytes free of" in said[0]) == (runtime == "micropython")
+    assert "Traceback" in done.stdout + done.stderr      # and the traceback still follows
