@@ -20,10 +20,11 @@ def mpy_cross_binary():
     return programs.mpy_cross()
 
 
-def run_cpython(script, args=(), timeout=600):
-    """Run script with this CPython; return the CompletedProcess (text output)."""
+def run_cpython(script, args=(), timeout=600, path=None):
+    """Run script with this CPython, the project (or `path`, a ":"-separated list) on its
+    module path; return the CompletedProcess (text output)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(path or ROOT)
     return subprocess.run([sys.executable, str(script), *args], cwd=str(ROOT), env=env,
                           capture_output=True, text=True, timeout=timeout)
 

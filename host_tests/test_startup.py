@@ -45,12 +45,17 @@ def test_a_four_card_poker_config_runs_the_table_as_that_game(tmp_path):
 
 # ------------------------------------------------------------------ boot-time checks
 
-def _startup(runtime, root, config, board="pico_w"):
+def _run(runtime, script, args, path=None):
+    """Run host_tests/<script> under `runtime` with the project (or `path`) on its module path."""
     from host_tests import runtimes
-    script = runtimes.ROOT / "host_tests" / "startup_mp.py"
-    args = [str(root), str(config), board]
-    done = (runtimes.run_micropython(script, args) if runtime == "micropython"
-            else runtimes.run_cpython(script, args))
+    script = runtimes.ROOT / "host_tests" / script
+    if runtime == "micropython":
+        return runtimes.run_micropython(script, args, path=path, timeout=120)
+    return runtimes.run_cpython(script, args, timeout=120, path=path)
+
+
+def _startup(runtime, root, config, board="pico_w"):
+    done = _run(runtime, "startup_mp.py", [str(root), str(config), board])
     assert done.returncode == 0, done.stdout + done.stderr
     return dict(line.split(None, 1) for line in done.stdout.splitlines())
 
@@ -134,10 +139,6 @@ def make():
 
 def _run_main(runtime, tmp_path, stand_in):
     """Run main.py's path (host_tests/startup_main_mp.py) with `stand_in` as firmware.app."""
-    import os
-    import subprocess
-    import sys
-
     from host_tests import runtimes
     data = json.loads(EXAMPLE.read_text())
     data["board"] = "simulated"
@@ -148,17 +149,8 @@ def _run_main(runtime, tmp_path, stand_in):
     (tmp_path / "state").mkdir()
     (tmp_path / "board.py").write_text(BOARD_PY % str(tmp_path / "state"))
     (tmp_path / "stand_in_app.py").write_text(stand_in)
-    script = str(runtimes.ROOT / "host_tests" / "startup_main_mp.py")
-    args = [str(flash), str(tmp_path / "config.json")]
-    env = dict(os.environ)
-    if runtime == "micropython":
-        command = [runtimes.micropython_binary(), script] + args
-        env["MICROPYPATH"] = ".frozen:%s:%s" % (runtimes.ROOT, tmp_path)
-    else:
-        command = [sys.executable, script] + args
-        env["PYTHONPATH"] = "%s:%s" % (runtimes.ROOT, tmp_path)
-    return subprocess.run(command, cwd=str(runtimes.ROOT), env=env, capture_output=True,
-                          text=True, timeout=120)
+    return _run(runtime, "startup_main_mp.py", [str(flash), str(tmp_path / "config.json")],
+                path="%s:%s" % (runtimes.ROOT, tmp_path))
 
 
 @pytest.mark.parametrize("runtime", ["cpython", "micropython"])
