@@ -82,10 +82,16 @@ def _vm(args, heap_bytes, path):
                           timeout=1800)
 
 
+_FREE_AT_START = {}
+
+
 def free_at_start(heap_k):
-    """The free heap a fresh VM of heap_k KB has where the benchmark program starts."""
-    done = _vm(["free"], heap_k * 1024, ".frozen")
-    return int(done.stdout.split()[1])
+    """The free heap a fresh VM of heap_k KB has where the benchmark program starts (asked of
+    the VM once per size)."""
+    if heap_k not in _FREE_AT_START:
+        done = _vm(["free"], heap_k * 1024, ".frozen")
+        _FREE_AT_START[heap_k] = int(done.stdout.split()[1])
+    return _FREE_AT_START[heap_k]
 
 
 def run_vm(tree, rounds, heap_k, image=None):
