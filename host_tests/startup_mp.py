@@ -22,6 +22,7 @@ after = heap()
 print("program_ok", int(program["ok"]))
 print("program_reason", program["reason"])
 print("config_ok", int(ok))
+print("config_text", text)
 print("game", options.get("game"))
 print("linked", int(link_settings is not None))
 for name in ("firmware.manifest", "firmware.config_file", "firmware.poker.fcp",

@@ -100,6 +100,21 @@ def test_startup_checks_report_a_changed_program_and_a_missing_config(runtime, t
     assert (f["config_ok"], f["game"]) == ("1", "None")       # no file: the defaults
 
 
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_startup_checks_refuse_a_bad_config_file_and_still_forget_its_parser(runtime, tmp_path):
+    data = json.loads(EXAMPLE.read_text())
+    data["table_max"] = -1
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(data))
+    root = tmp_path / "install"
+    root.mkdir()
+    _install(root, "pico_w")
+    f = _startup(runtime, root, config)
+    assert (f["program_ok"], f["config_ok"], f["game"]) == ("1", "0", "None")   # the defaults
+    assert "table_max" in f["config_text"] and "-1" in f["config_text"]
+    assert (f["loaded_config_file"], f["loaded_fcp"], f["loaded_brs"]) == ("0", "0", "0")
+
+
 def test_forget_drops_a_module_and_the_next_import_loads_it_afresh(monkeypatch):
     import sys
 
