@@ -33,14 +33,14 @@ from firmware.store.slots import FileSlot, FramSlot
 from firmware.table import controller as tc
 
 TICK_MS = const(20)
-EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
-WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
-NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
-WATCHDOG_MS = const(2000)
-FRAM_COPY_BYTES = const(16384)
-SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
-MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
-OLED_LINES = const(8)
+_EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
+_WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
+_NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
+_WATCHDOG_MS = const(2000)
+_FRAM_COPY_BYTES = const(16384)
+_SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
+_MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
+_OLED_LINES = const(8)
 _NEWLINE = const(10)
 
 # Beep pattern of each controller beep (index = tc.BEEP_*).
@@ -62,7 +62,7 @@ def make_memory(board, fs):
     """Critical memory on the board: FRAM + flash file when there is FRAM, else two files."""
     if board.has_fram:
         fram = FRAM(board.i2c, board.fram_addr)
-        copies = [FramSlot(fram, 0, FRAM_COPY_BYTES, "fram"), FileSlot(fs, "cm_a.bin")]
+        copies = [FramSlot(fram, 0, _FRAM_COPY_BYTES, "fram"), FileSlot(fs, "cm_a.bin")]
     else:
         copies = [FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")]
     return CriticalMemory(copies, fs)
@@ -109,7 +109,7 @@ class App:
         if link is not None:
             self.controller.link_factory = self._open_station
         self.mcp = MCP23017(board.i2c, board.mcp23017_addr)
-        self.spots = sensors.SpotSensors(SPOTS)
+        self.spots = sensors.SpotSensors(_SPOTS)
         buttons = [board.buttons[name] for name in btn.BUTTON_NAMES]
         door = board.door if board.door_open_level == 0 else _Inverted(board.door)
         self.panel = btn.Panel(buttons, board.key, door, now)
@@ -118,7 +118,7 @@ class App:
         self.sign = MeterSign(board.spi, board.cs, board.meter_modules)
         self.oled = SSD1306(board.i2c, board.oled_addr)
         self.buzzer = buz.Buzzer(board.buzzer)
-        wdt = board.make_wdt(WATCHDOG_MS) if board.make_wdt else None
+        wdt = board.make_wdt(_WATCHDOG_MS) if board.make_wdt else None
         self.watchdog = wd.Watchdog(wdt, wd.SENSORS | wd.PANEL | wd.DISPLAY | wd.CONTROLLER)
         self.ticks = 0
         self.rendered = -1
@@ -154,7 +154,7 @@ class App:
         c = self.controller
         self.ticks += 1
         dog = self.watchdog
-        if self.ticks % MCP_CHECK_TICKS == 0:
+        if self.ticks % _MCP_CHECK_TICKS == 0:
             self.mcp.check()
         self.spots.scan(self.mcp.read(), now)
         dog.check_in(wd.SENSORS)
@@ -201,7 +201,7 @@ class App:
         self.rendered = view.version
         for seat in range(len(view.seat_light)):
             self.lights.set(seat, view.seat_light[seat])
-        for row in range(OLED_LINES):
+        for row in range(_OLED_LINES):
             self.oled.write_line(row, view.lines[row])
         slots = view.meter_slots
         for line in range(len(slots)):
@@ -250,7 +250,7 @@ def run(hw, checks):
             print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
-    offset = EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
+    offset = _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
     app.boot(time.ticks_ms(), time.time() + offset, program)
     app.controller.set_config_status(config_ok, config_text)
     if link_settings is not None and link is None:
@@ -258,19 +258,19 @@ def run(hw, checks):
         app.controller.link_required = True
         app.controller.link(False, time.ticks_ms())
     app.service = ConsoleWatch(app, program)
-    next_ntp = time.time() + NTP_EVERY_S
+    next_ntp = time.time() + _NTP_EVERY_S
     while True:
         start = time.ticks_ms()
         app.step(start, time.time() + offset)
         if link is not None and time.time() >= next_ntp:
-            next_ntp = time.time() + NTP_EVERY_S
+            next_ntp = time.time() + _NTP_EVERY_S
             set_clock()
         spent = time.ticks_diff(time.ticks_ms(), start)
         if spent < TICK_MS:
             time.sleep_ms(TICK_MS - spent)
 
 
-def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
+def board_link(hw, settings, clock=None, sleep=None, wait_ms=_WIFI_WAIT_MS):
     """(LinkSetup or None, problem text): Wi-Fi joined, clock set, key read for a linked table.
 
     settings: the configuration file's LinkConfig.  Wi-Fi is started here and waited for at

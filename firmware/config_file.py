@@ -15,7 +15,7 @@ A JSON object (docs/configuration.md, example in docs/table-config.example.json)
 Validation reuses the firmware's own validators: the game's ``Config`` (firmware.poker.uth,
 fcp, brs) for the rule options, ``paytables.check_bet`` for the presets and
 ``firmware.jackpot.config.build`` for the jackpot keys.  Before them, the whole tree is checked
-for size and type: no floats, no integer beyond +-MAX_INT, bounded text, lists, objects and
+for size and type: no floats, no integer beyond +-_MAX_INT, bounded text, lists, objects and
 depth.  Every error is a ``ConfigError`` (a ValueError) whose message names the key and the
 value, and nothing is built from a file that has one.
 
@@ -34,18 +34,18 @@ from firmware.jackpot import pools
 from firmware.poker import brs, fcp, paytables, uth
 
 FORMAT = const(1)
-MAX_FILE_BYTES = const(4096)
-MAX_INT = const(0x3FFFFFFF)       # integers stay small ints on 32-bit ports
-MAX_TEXT = const(64)
-MAX_KEY = const(32)
-MAX_ITEMS = const(32)             # keys of one object, items of one list
-MAX_DEPTH = const(4)
+_MAX_FILE_BYTES = const(4096)
+_MAX_INT = const(0x3FFFFFFF)       # integers stay small ints on 32-bit ports
+_MAX_TEXT = const(64)
+_MAX_KEY = const(32)
+_MAX_ITEMS = const(32)             # keys of one object, items of one list
+_MAX_DEPTH = const(4)
 
 TOP_KEYS = ("format", "game", "board", "table_max", "rules", "paytables", "jackpot", "link")
 LINK_KEYS = ("enabled", "table", "broker", "port", "key_file", "wifi_ssid", "wifi_password")
 LINK_REQUIRED = ("table", "broker")
-MAX_LINK_TABLE = const(9999)      # firmware.link.codec.MAX_TABLE
-DEFAULT_LINK_PORT = const(1883)
+_MAX_LINK_TABLE = const(9999)      # firmware.link.codec.MAX_TABLE
+_DEFAULT_LINK_PORT = const(1883)
 DEFAULT_KEY_FILE = "/link.key"
 REQUIRED = ("format", "game")
 GAMES = {uth.GAME: uth.Config, fcp.GAME: fcp.Config, brs.GAME: brs.Config}
@@ -80,32 +80,32 @@ def _check_tree(path, value, depth):
     if isinstance(value, bool) or value is None:
         return
     if isinstance(value, int):
-        if value > MAX_INT or value < -MAX_INT:
-            raise ConfigError("config %s: %s is too large (limit +-%d)" % (where, _short(value), MAX_INT))
+        if value > _MAX_INT or value < -_MAX_INT:
+            raise ConfigError("config %s: %s is too large (limit +-%d)" % (where, _short(value), _MAX_INT))
         return
     if isinstance(value, float):
         raise ConfigError("config %s: %r is not a whole number (no fractions: cents and "
                           "integer odds only)" % (where, value))
     if isinstance(value, str):
-        if len(value) > MAX_TEXT:
+        if len(value) > _MAX_TEXT:
             raise ConfigError("config %s: text of %d characters (limit %d): %s"
-                              % (where, len(value), MAX_TEXT, _short(value)))
+                              % (where, len(value), _MAX_TEXT, _short(value)))
         return
-    if depth >= MAX_DEPTH:
-        raise ConfigError("config %s: nested deeper than %d levels: %s" % (where, MAX_DEPTH, _short(value)))
+    if depth >= _MAX_DEPTH:
+        raise ConfigError("config %s: nested deeper than %d levels: %s" % (where, _MAX_DEPTH, _short(value)))
     if isinstance(value, list):
-        if len(value) > MAX_ITEMS:
-            raise ConfigError("config %s: list of %d items (limit %d)" % (where, len(value), MAX_ITEMS))
+        if len(value) > _MAX_ITEMS:
+            raise ConfigError("config %s: list of %d items (limit %d)" % (where, len(value), _MAX_ITEMS))
         for i in range(len(value)):
             _check_tree("%s[%d]" % (where, i), value[i], depth + 1)
         return
     if isinstance(value, dict):
-        if len(value) > MAX_ITEMS:
-            raise ConfigError("config %s: object of %d keys (limit %d)" % (where, len(value), MAX_ITEMS))
+        if len(value) > _MAX_ITEMS:
+            raise ConfigError("config %s: object of %d keys (limit %d)" % (where, len(value), _MAX_ITEMS))
         for key in value:
-            if len(key) > MAX_KEY:
+            if len(key) > _MAX_KEY:
                 raise ConfigError("config %s: key of %d characters (limit %d): %s"
-                                  % (where, len(key), MAX_KEY, _short(key)))
+                                  % (where, len(key), _MAX_KEY, _short(key)))
             _check_tree(key if not path else path + "." + key, value[key], depth + 1)
         return
     raise ConfigError("config %s: unexpected value %s" % (where, _short(value)))
@@ -173,11 +173,11 @@ def _link(game, data):
     for key in LINK_REQUIRED:
         if key not in section:
             raise ConfigError("config link.%s: missing (required: %s)" % (key, ", ".join(LINK_REQUIRED)))
-    table = _int_in("link.table", section["table"], 1, MAX_LINK_TABLE)
+    table = _int_in("link.table", section["table"], 1, _MAX_LINK_TABLE)
     broker = _text("link.broker", section["broker"])
     if " " in broker:
         raise ConfigError("config link.broker: %s is not a host name or address" % _short(broker))
-    port = _int_in("link.port", section.get("port", DEFAULT_LINK_PORT), 1, 65535)
+    port = _int_in("link.port", section.get("port", _DEFAULT_LINK_PORT), 1, 65535)
     key_file = _text("link.key_file", section.get("key_file", DEFAULT_KEY_FILE))
     if not key_file.startswith("/"):
         raise ConfigError("config link.key_file: %s is not an absolute path" % _short(key_file))
@@ -217,16 +217,16 @@ def parse(text, board=None):
 
     board: the running board's name; a file written for another board is refused."""
     if isinstance(text, (bytes, bytearray)):
-        if len(text) > MAX_FILE_BYTES:
-            raise ConfigError("config file: %d bytes (limit %d)" % (len(text), MAX_FILE_BYTES))
+        if len(text) > _MAX_FILE_BYTES:
+            raise ConfigError("config file: %d bytes (limit %d)" % (len(text), _MAX_FILE_BYTES))
         try:
             text = str(text, "utf-8")
         except (UnicodeError, ValueError):
             raise ConfigError("config file: not UTF-8 text") from None
     if not isinstance(text, str):
         raise ConfigError("config file: expected text, got %s" % type(text).__name__)
-    if len(text) > MAX_FILE_BYTES:
-        raise ConfigError("config file: %d characters (limit %d)" % (len(text), MAX_FILE_BYTES))
+    if len(text) > _MAX_FILE_BYTES:
+        raise ConfigError("config file: %d characters (limit %d)" % (len(text), _MAX_FILE_BYTES))
     try:
         data = json.loads(text)
     except ValueError as error:
@@ -320,5 +320,5 @@ def build(data, board=None):
 def load(path, board=None):
     """Read and validate the configuration file at `path` (see parse).  OSError if unreadable."""
     with open(path, "rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
+        data = f.read(_MAX_FILE_BYTES + 1)
     return parse(data, board)

@@ -46,9 +46,9 @@ MAX_LINE = const(1024)          # bytes in one command line, newline excluded
 READ_CHUNK = const(64)          # bytes taken from the port per poll
 LINE_TIMEOUT_MS = const(2000)   # an unfinished line older than this is dropped
 LOG_PAGE = const(32)            # most log entries in one reply
-MAX_NUMBER_DIGITS = const(10)
+_MAX_NUMBER_DIGITS = const(10)
 SETTING_BASE = const(100)       # CONFIG_CHANGE setting id of a service change: 100 + key index
-PAY_SCALE = const(1000)         # a pay line (odds, percent) is logged as odds * 1000 + percent
+_PAY_SCALE = const(1000)         # a pay line (odds, percent) is logged as odds * 1000 + percent
 
 _NEWLINE = const(10)
 _RETURN = const(13)
@@ -91,8 +91,8 @@ def _hex(data):
 
 def _number(text, what):
     """A decimal argument as int, or ValueError naming it (digits only, at most 10)."""
-    if not text or len(text) > MAX_NUMBER_DIGITS:
-        raise ValueError("%s %r is not a number of 1..%d digits" % (what, text, MAX_NUMBER_DIGITS))
+    if not text or len(text) > _MAX_NUMBER_DIGITS:
+        raise ValueError("%s %r is not a number of 1..%d digits" % (what, text, _MAX_NUMBER_DIGITS))
     for ch in text:
         if ch < "0" or ch > "9":
             raise ValueError("%s %r is not a whole number" % (what, text))
@@ -108,7 +108,7 @@ def _logged(value):
     a, b = value[0], value[1]
     if isinstance(a, int) and isinstance(b, int) and b > 0 and jcfg.RATE_UNIT % b == 0 and a <= b:
         return a * (jcfg.RATE_UNIT // b)        # a rate: parts per million
-    return a * PAY_SCALE + b                    # a pay line: odds, percent
+    return a * _PAY_SCALE + b                    # a pay line: odds, percent
 
 
 class Service:

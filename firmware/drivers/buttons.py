@@ -35,7 +35,7 @@ DOWN = const(3)
 OK = const(4)
 BACK = const(5)
 BUTTON_NAMES = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
-BUTTON_COUNT = const(6)
+_BUTTON_COUNT = const(6)
 # The two switches are tracked as inputs 6 and 7.
 _KEY = const(6)
 _DOOR = const(7)
@@ -60,9 +60,9 @@ class Panel:
 
     def __init__(self, buttons, key, door, now=0, debounce_ms=30, long_ms=1000, switch_ms=100,
                  repeat_ms=150, repeat_buttons=(UP, DOWN), queue=32):
-        if len(buttons) != BUTTON_COUNT:
+        if len(buttons) != _BUTTON_COUNT:
             raise ValueError("the panel needs %d button pins (LOCK SETTLE UP DOWN OK BACK), got %d"
-                             % (BUTTON_COUNT, len(buttons)))
+                             % (_BUTTON_COUNT, len(buttons)))
         for name, value in (("debounce_ms", debounce_ms), ("long_ms", long_ms), ("switch_ms", switch_ms),
                             ("repeat_ms", repeat_ms)):
             if not isinstance(value, int) or value < 1 or value >= 0x20000000:
@@ -71,7 +71,7 @@ class Panel:
             raise ValueError("long_ms (%d) must be longer than debounce_ms (%d)" % (long_ms, debounce_ms))
         self._repeat_mask = 0
         for button in repeat_buttons:
-            if not isinstance(button, int) or button < 0 or button >= BUTTON_COUNT:
+            if not isinstance(button, int) or button < 0 or button >= _BUTTON_COUNT:
                 raise ValueError("repeat_buttons must be button numbers 0..5, got %r" % (button,))
             self._repeat_mask |= 1 << button
         self._pins = tuple(buttons) + (key, door)
@@ -83,8 +83,8 @@ class Panel:
         self._state = 0                 # debounced: bit n set = input n active (pressed/on/open)
         self._raw = 0
         self._since = [now] * _INPUTS   # when each raw level last changed
-        self._pressed_at = [now] * BUTTON_COUNT
-        self._next_repeat = [now] * BUTTON_COUNT
+        self._pressed_at = [now] * _BUTTON_COUNT
+        self._next_repeat = [now] * _BUTTON_COUNT
         self._long_sent = 0             # bit n: LONG already sent for this press
         bits = self._sample()
         self._raw = bits
@@ -116,11 +116,11 @@ class Panel:
             if changed & bit:
                 self._since[n] = now
             if (bits ^ self._state) & bit:
-                hold = self.debounce_ms if n < BUTTON_COUNT else self.switch_ms
+                hold = self.debounce_ms if n < _BUTTON_COUNT else self.switch_ms
                 if ticks_diff(now, self._since[n]) >= hold:
                     self._state ^= bit
                     self._edge(n, bits & bit, now)
-            elif n < BUTTON_COUNT and self._state & bit:
+            elif n < _BUTTON_COUNT and self._state & bit:
                 if not self._long_sent & bit:
                     if ticks_diff(now, self._pressed_at[n]) >= self.long_ms:
                         self._long_sent |= bit
@@ -132,7 +132,7 @@ class Panel:
                         self.events.push(REPEAT, n)
 
     def _edge(self, n, active, now):
-        if n < BUTTON_COUNT:
+        if n < _BUTTON_COUNT:
             if active:
                 self._pressed_at[n] = self._since[n]
                 self._long_sent &= ~(1 << n)

@@ -13,9 +13,9 @@ Timing is as good as the tick: a 20 ms tick gives beeps to within 20 ms.
 from firmware.compat import const
 from firmware.drivers.ticks import ticks_diff
 
-HALF_DUTY = const(32768)
-MIN_FREQ = const(20)
-MAX_FREQ = const(20000)
+_HALF_DUTY = const(32768)
+_MIN_FREQ = const(20)
+_MAX_FREQ = const(20000)
 
 # Patterns: (freq_hz, ms, freq_hz, ms, ...).
 CLICK = (3000, 15)
@@ -34,8 +34,8 @@ def check_pattern(pattern):
         raise ValueError("a beep pattern is a flat tuple of (freq_hz, ms) pairs, got %r" % (pattern,))
     for i in range(0, len(pattern), 2):
         freq, ms = pattern[i], pattern[i + 1]
-        if not isinstance(freq, int) or (freq != 0 and (freq < MIN_FREQ or freq > MAX_FREQ)):
-            raise ValueError("beep frequency must be 0 or %d..%d Hz, got %r" % (MIN_FREQ, MAX_FREQ, freq))
+        if not isinstance(freq, int) or (freq != 0 and (freq < _MIN_FREQ or freq > _MAX_FREQ)):
+            raise ValueError("beep frequency must be 0 or %d..%d Hz, got %r" % (_MIN_FREQ, _MAX_FREQ, freq))
         if not isinstance(ms, int) or ms < 1 or ms > 60000:
             raise ValueError("beep duration must be 1..60000 ms, got %r" % (ms,))
 
@@ -92,7 +92,7 @@ class Buzzer:
         freq = self._pattern[index]
         if freq:
             self._pwm.freq(freq)
-            self._pwm.duty_u16(HALF_DUTY)
+            self._pwm.duty_u16(_HALF_DUTY)
             self._sounding = True
         else:
             self._silence()

@@ -8,16 +8,16 @@ address incrementing (wrapping at 32 KB), STOP.  The driver takes any object wit
 
 from firmware.compat import const
 
-DEFAULT_ADDRESS = const(0x50)
+_DEFAULT_ADDRESS = const(0x50)
 SIZE = const(32768)
-ADDRESS_BITS = const(16)  # memory address sent as two bytes
+_ADDRESS_BITS = const(16)  # memory address sent as two bytes
 _CHUNK = const(256)  # bytes per I2C transaction, to bound the length of one bus transfer
 
 
 class FRAM:
     """Byte-addressed access to one MB85RC256V."""
 
-    def __init__(self, i2c, address=DEFAULT_ADDRESS, size=SIZE):
+    def __init__(self, i2c, address=_DEFAULT_ADDRESS, size=SIZE):
         if address < 0x50 or address > 0x57:
             raise ValueError("FRAM I2C address 0x%02x outside 0x50..0x57" % address)
         self.i2c = i2c
@@ -40,7 +40,7 @@ class FRAM:
         while done < len(buf):
             n = min(_CHUNK, len(buf) - done)
             self.i2c.readfrom_mem_into(self.address, offset + done, view[done:done + n],
-                                       addrsize=ADDRESS_BITS)
+                                       addrsize=_ADDRESS_BITS)
             done += n
 
     def read(self, offset, length):
@@ -57,5 +57,5 @@ class FRAM:
         while done < len(data):
             n = min(_CHUNK, len(data) - done)
             self.i2c.writeto_mem(self.address, offset + done, view[done:done + n],
-                                 addrsize=ADDRESS_BITS)
+                                 addrsize=_ADDRESS_BITS)
             done += n

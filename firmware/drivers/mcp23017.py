@@ -49,19 +49,19 @@ OLATB = const(0x15)
 
 # IOCON bits.
 IOCON_BANK = const(0x80)
-IOCON_MIRROR = const(0x40)
+_IOCON_MIRROR = const(0x40)
 IOCON_SEQOP = const(0x20)
-IOCON_ODR = const(0x04)
-IOCON_INTPOL = const(0x02)
+_IOCON_ODR = const(0x04)
+_IOCON_INTPOL = const(0x02)
 
 # Written to OLATA/OLATB and checked on every read (never 0x00 or 0xFF, the levels of a short).
-SIGNATURE_A = const(0xA5)
-SIGNATURE_B = const(0x5A)
+_SIGNATURE_A = const(0xA5)
+_SIGNATURE_B = const(0x5A)
 
 # The block of configuration registers re-read by check(): IODIRA .. GPPUB.
 _CHECK_FIRST = IODIRA
 _CHECK_COUNT = const(14)
-ALL_PINS = const(0xFFFF)
+_ALL_PINS = const(0xFFFF)
 
 
 class MCP23017:
@@ -74,21 +74,21 @@ class MCP23017:
         self.address = address
         self._pair = bytearray(2)
         self._quad = bytearray(4)
-        self._signature = bytearray((SIGNATURE_A, SIGNATURE_B))
+        self._signature = bytearray((_SIGNATURE_A, _SIGNATURE_B))
         self._one = bytearray(1)
         self._config = bytearray(_CHECK_COUNT)
         self._expected = bytearray(_CHECK_COUNT)
         self.errors = 0
         self.reconfigured = 0
 
-    def configure(self, pullups=ALL_PINS, invert=ALL_PINS, interrupts=ALL_PINS):
+    def configure(self, pullups=_ALL_PINS, invert=_ALL_PINS, interrupts=_ALL_PINS):
         """Make all 16 pins inputs with the given pull-up, inversion and change-interrupt masks.
 
         INTA and INTB are mirrored onto one pin (open drain, active low) so one MCU pin
         (GP14 on the Pico board) sees any change.  Raises OSError if the chip does not answer.
         """
         for name, mask in (("pullups", pullups), ("invert", invert), ("interrupts", interrupts)):
-            if not isinstance(mask, int) or mask < 0 or mask > ALL_PINS:
+            if not isinstance(mask, int) or mask < 0 or mask > _ALL_PINS:
                 raise ValueError("%s must be a 16-bit mask, got %r" % (name, mask))
         expected = self._expected
         for i in range(_CHECK_COUNT):
@@ -100,8 +100,8 @@ class MCP23017:
         expected[GPINTENA] = interrupts & 0xFF
         expected[GPINTENB] = interrupts >> 8
         # INTCON = 0: interrupt on any change from the previous value (DEFVAL unused).
-        expected[IOCON] = IOCON_MIRROR | IOCON_ODR
-        expected[IOCON + 1] = IOCON_MIRROR | IOCON_ODR
+        expected[IOCON] = _IOCON_MIRROR | _IOCON_ODR
+        expected[IOCON + 1] = _IOCON_MIRROR | _IOCON_ODR
         expected[GPPUA] = pullups & 0xFF
         expected[GPPUB] = pullups >> 8
         self._write_config()
@@ -121,7 +121,7 @@ class MCP23017:
         except OSError:
             self.errors += 1
             return -1
-        if quad[2] != SIGNATURE_A or quad[3] != SIGNATURE_B:
+        if quad[2] != _SIGNATURE_A or quad[3] != _SIGNATURE_B:
             self.errors += 1
             self.check()
             return -1

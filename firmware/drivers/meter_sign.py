@@ -38,31 +38,31 @@ from firmware.drivers.ticks import ticks_diff
 
 # MAX7219 registers.
 REG_NOOP = const(0x00)
-REG_DIGIT0 = const(0x01)      # DIGIT0..DIGIT7 are 0x01..0x08
-REG_DECODE_MODE = const(0x09)
+_REG_DIGIT0 = const(0x01)      # DIGIT0..DIGIT7 are 0x01..0x08
+_REG_DECODE_MODE = const(0x09)
 REG_INTENSITY = const(0x0A)
 REG_SCAN_LIMIT = const(0x0B)
 REG_SHUTDOWN = const(0x0C)
 REG_DISPLAY_TEST = const(0x0F)
 
-DECODE_NONE = const(0x00)
-SCAN_ALL_DIGITS = const(0x07)
-SHUTDOWN_OFF = const(0x01)    # normal operation
-SHUTDOWN_ON = const(0x00)
-INTENSITY_MAX = const(0x0F)
+_DECODE_NONE = const(0x00)
+_SCAN_ALL_DIGITS = const(0x07)
+_SHUTDOWN_OFF = const(0x01)    # normal operation
+_SHUTDOWN_ON = const(0x00)
+_INTENSITY_MAX = const(0x0F)
 
 DIGITS = const(8)
-MAX_LINES = const(8)
+_MAX_LINES = const(8)
 
 # Segment bits in no-decode mode: DP A B C D E F G from bit 7 down to bit 0.
-SEG_DP = const(0x80)
-SEG_A = const(0x40)
-SEG_B = const(0x20)
-SEG_C = const(0x10)
-SEG_D = const(0x08)
-SEG_E = const(0x04)
-SEG_F = const(0x02)
-SEG_G = const(0x01)
+_SEG_DP = const(0x80)
+_SEG_A = const(0x40)
+_SEG_B = const(0x20)
+_SEG_C = const(0x10)
+_SEG_D = const(0x08)
+_SEG_E = const(0x04)
+_SEG_F = const(0x02)
+_SEG_G = const(0x01)
 
 _DIGIT_SHAPES = b"\x7e\x30\x6d\x79\x33\x5b\x5f\x70\x7f\x7b"
 _FONT = {
@@ -73,16 +73,16 @@ _FONT = {
 }
 
 # Timing, milliseconds.
-STEP_MS = const(100)
-CATCH_UP_MS = const(5000)
-WIN_MS = const(15000)
-WIN_AMOUNT_MS = const(2000)
-WIN_SEAT_MS = const(1000)
-FAULT_AMOUNT_MS = const(2000)
-FAULT_TEXT_MS = const(1000)
-REFRESH_MS = const(10000)
+_STEP_MS = const(100)
+_CATCH_UP_MS = const(5000)
+_WIN_MS = const(15000)
+_WIN_AMOUNT_MS = const(2000)
+_WIN_SEAT_MS = const(1000)
+_FAULT_AMOUNT_MS = const(2000)
+_FAULT_TEXT_MS = const(1000)
+_REFRESH_MS = const(10000)
 
-MAX_CENTS = const(0x3FFFFFFF)
+_MAX_CENTS = const(0x3FFFFFFF)
 _CENTS_SHOWN_MAX = const(99999999)    # 999999.99 is the largest amount shown with cents
 
 
@@ -96,10 +96,10 @@ def encode_text(text, out=None):
     shapes = []
     for ch in text:
         if ch == ".":
-            if shapes and not shapes[-1] & SEG_DP:
-                shapes[-1] |= SEG_DP
+            if shapes and not shapes[-1] & _SEG_DP:
+                shapes[-1] |= _SEG_DP
             else:
-                shapes.append(SEG_DP)
+                shapes.append(_SEG_DP)
             continue
         if "0" <= ch <= "9":
             shapes.append(_DIGIT_SHAPES[ord(ch) - 48])
@@ -126,7 +126,7 @@ def render_amount(cents, out, offset=0):
         if value or i <= lowest:
             shape = _DIGIT_SHAPES[value % 10]
             if with_cents and i == 2:
-                shape |= SEG_DP
+                shape |= _SEG_DP
             value //= 10
         else:
             shape = 0
@@ -134,18 +134,18 @@ def render_amount(cents, out, offset=0):
 
 
 def _check_cents(cents, what):
-    if not isinstance(cents, int) or isinstance(cents, bool) or cents < 0 or cents > MAX_CENTS:
-        raise ValueError("%s must be int cents 0..%d, got %r" % (what, MAX_CENTS, cents))
+    if not isinstance(cents, int) or isinstance(cents, bool) or cents < 0 or cents > _MAX_CENTS:
+        raise ValueError("%s must be int cents 0..%d, got %r" % (what, _MAX_CENTS, cents))
 
 
 class MeterSign:
     """Amounts, wins and fault texts on a chain of MAX7219 modules (one line per pool)."""
 
-    def __init__(self, spi, cs, lines=1, intensity=8, step_ms=STEP_MS, catch_up_ms=CATCH_UP_MS,
-                 win_ms=WIN_MS, refresh_ms=REFRESH_MS):
-        if not isinstance(lines, int) or lines < 1 or lines > MAX_LINES:
-            raise ValueError("lines must be 1..%d, got %r" % (MAX_LINES, lines))
-        if not isinstance(intensity, int) or intensity < 0 or intensity > INTENSITY_MAX:
+    def __init__(self, spi, cs, lines=1, intensity=8, step_ms=_STEP_MS, catch_up_ms=_CATCH_UP_MS,
+                 win_ms=_WIN_MS, refresh_ms=_REFRESH_MS):
+        if not isinstance(lines, int) or lines < 1 or lines > _MAX_LINES:
+            raise ValueError("lines must be 1..%d, got %r" % (_MAX_LINES, lines))
+        if not isinstance(intensity, int) or intensity < 0 or intensity > _INTENSITY_MAX:
             raise ValueError("intensity must be 0..15, got %r" % (intensity,))
         for name, value in (("step_ms", step_ms), ("catch_up_ms", catch_up_ms), ("win_ms", win_ms),
                             ("refresh_ms", refresh_ms)):
@@ -194,7 +194,7 @@ class MeterSign:
         last = self.lines - 1
         for line in range(self.lines):
             at = 2 * (last - line)
-            tx[at] = REG_DIGIT0 + digit
+            tx[at] = _REG_DIGIT0 + digit
             value = self._frame[line * DIGITS + digit]
             tx[at + 1] = value
             self._sent[line * DIGITS + digit] = value
@@ -207,10 +207,10 @@ class MeterSign:
 
     def _configure(self):
         self._send_all(REG_DISPLAY_TEST, 1 if self._lamp_test else 0)
-        self._send_all(REG_SCAN_LIMIT, SCAN_ALL_DIGITS)
-        self._send_all(REG_DECODE_MODE, DECODE_NONE)
+        self._send_all(REG_SCAN_LIMIT, _SCAN_ALL_DIGITS)
+        self._send_all(_REG_DECODE_MODE, _DECODE_NONE)
         self._send_all(REG_INTENSITY, self.intensity)
-        self._send_all(REG_SHUTDOWN, SHUTDOWN_OFF)
+        self._send_all(REG_SHUTDOWN, _SHUTDOWN_OFF)
 
     def begin(self, now):
         """Configure every module and send every digit (blank until an amount is set)."""
@@ -312,14 +312,14 @@ class MeterSign:
         if self._winning[line]:
             elapsed = ticks_diff(now, self._win_start[line])
             if elapsed < self.win_ms:
-                if elapsed % (WIN_AMOUNT_MS + WIN_SEAT_MS) < WIN_AMOUNT_MS:
+                if elapsed % (_WIN_AMOUNT_MS + _WIN_SEAT_MS) < _WIN_AMOUNT_MS:
                     render_amount(self._win_cents[line], self._frame, base)
                 else:
                     self._copy(self._seat_text, base)
                 return
             self._winning[line] = 0
         if self._faulted[line]:
-            if now % (FAULT_AMOUNT_MS + FAULT_TEXT_MS) >= FAULT_AMOUNT_MS:
+            if now % (_FAULT_AMOUNT_MS + _FAULT_TEXT_MS) >= _FAULT_AMOUNT_MS:
                 self._copy(self._text, base)
                 return
         render_amount(self._shown[line], self._frame, base)

@@ -30,37 +30,37 @@ except ImportError:
 ADDRESS = const(0x3C)
 
 # Control bytes (first byte of every I2C write).
-CONTROL_COMMANDS = const(0x00)
-CONTROL_DATA = const(0x40)
+_CONTROL_COMMANDS = const(0x00)
+_CONTROL_DATA = const(0x40)
 
 # Commands.
-SET_LOW_COLUMN = const(0x00)      # | low nibble (page addressing mode)
-SET_HIGH_COLUMN = const(0x10)     # | high nibble
-SET_MEM_ADDR_MODE = const(0x20)
-MEM_ADDR_PAGE = const(0x02)
-SET_SCROLL_OFF = const(0x2E)
-SET_START_LINE = const(0x40)      # | line 0..63
-SET_CONTRAST = const(0x81)
-SET_CHARGE_PUMP = const(0x8D)
-CHARGE_PUMP_ON = const(0x14)
-CHARGE_PUMP_OFF = const(0x10)
-SET_SEG_REMAP = const(0xA0)       # | 1: column 127 is SEG0 (the usual module mounting)
-SET_ENTIRE_ON = const(0xA4)       # | 1: every pixel on regardless of RAM
-SET_NORM_INV = const(0xA6)        # | 1: inverted
-SET_MUX_RATIO = const(0xA8)
-SET_DISP = const(0xAE)            # | 1: display on
-SET_PAGE = const(0xB0)            # | page 0..7 (page addressing mode)
-SET_COM_OUT_DIR = const(0xC0)     # | 8: scan from COM[N-1] to COM0
-SET_DISP_OFFSET = const(0xD3)
-SET_DISP_CLK_DIV = const(0xD5)
-SET_PRECHARGE = const(0xD9)
-SET_COM_PIN_CFG = const(0xDA)
-SET_VCOM_DESEL = const(0xDB)
+_SET_LOW_COLUMN = const(0x00)      # | low nibble (page addressing mode)
+_SET_HIGH_COLUMN = const(0x10)     # | high nibble
+_SET_MEM_ADDR_MODE = const(0x20)
+_MEM_ADDR_PAGE = const(0x02)
+_SET_SCROLL_OFF = const(0x2E)
+_SET_START_LINE = const(0x40)      # | line 0..63
+_SET_CONTRAST = const(0x81)
+_SET_CHARGE_PUMP = const(0x8D)
+_CHARGE_PUMP_ON = const(0x14)
+_CHARGE_PUMP_OFF = const(0x10)
+_SET_SEG_REMAP = const(0xA0)       # | 1: column 127 is SEG0 (the usual module mounting)
+_SET_ENTIRE_ON = const(0xA4)       # | 1: every pixel on regardless of RAM
+_SET_NORM_INV = const(0xA6)        # | 1: inverted
+_SET_MUX_RATIO = const(0xA8)
+_SET_DISP = const(0xAE)            # | 1: display on
+_SET_PAGE = const(0xB0)            # | page 0..7 (page addressing mode)
+_SET_COM_OUT_DIR = const(0xC0)     # | 8: scan from COM[N-1] to COM0
+_SET_DISP_OFFSET = const(0xD3)
+_SET_DISP_CLK_DIV = const(0xD5)
+_SET_PRECHARGE = const(0xD9)
+_SET_COM_PIN_CFG = const(0xDA)
+_SET_VCOM_DESEL = const(0xDB)
 
 WIDTH = const(128)
 HEIGHT = const(64)
-CHARS_PER_LINE = const(16)
-TEXT_LINES = const(8)
+_CHARS_PER_LINE = const(16)
+_TEXT_LINES = const(8)
 _GLYPH = const(8)
 
 
@@ -83,13 +83,13 @@ class SSD1306:
         self._page_data = []
         self._page_select = []
         for page in range(self.pages):
-            self._buffer[page * stride] = CONTROL_DATA
+            self._buffer[page * stride] = _CONTROL_DATA
             self._page_data.append(view[page * stride:(page + 1) * stride])
-            self._page_select.append(bytes((CONTROL_COMMANDS, SET_PAGE | page, SET_LOW_COLUMN,
-                                            SET_HIGH_COLUMN)))
+            self._page_select.append(bytes((_CONTROL_COMMANDS, _SET_PAGE | page, _SET_LOW_COLUMN,
+                                            _SET_HIGH_COLUMN)))
         self.framebuf = framebuf.FrameBuffer(view[1:], width, height, framebuf.MONO_VLSB, stride)
         self._command = bytearray(2)
-        self._command[0] = CONTROL_COMMANDS
+        self._command[0] = _CONTROL_COMMANDS
         self._dirty = 0
         self._next = 0
         self.pages_sent = 0
@@ -106,43 +106,43 @@ class SSD1306:
     def begin(self):
         """Send the init sequence (display on, page addressing) and a blank screen."""
         sequence = bytes((
-            CONTROL_COMMANDS,
-            SET_DISP,
-            SET_DISP_CLK_DIV, 0x80,
-            SET_MUX_RATIO, self.height - 1,
-            SET_DISP_OFFSET, 0x00,
-            SET_START_LINE | 0,
-            SET_CHARGE_PUMP, CHARGE_PUMP_OFF if self.external_vcc else CHARGE_PUMP_ON,
-            SET_MEM_ADDR_MODE, MEM_ADDR_PAGE,
-            SET_SEG_REMAP | 1,
-            SET_COM_OUT_DIR | 8,
-            SET_COM_PIN_CFG, 0x12 if self.height == 64 else 0x02,
-            SET_CONTRAST, 0xCF,
-            SET_PRECHARGE, 0x22 if self.external_vcc else 0xF1,
-            SET_VCOM_DESEL, 0x30,
-            SET_ENTIRE_ON,
-            SET_NORM_INV,
-            SET_SCROLL_OFF,
+            _CONTROL_COMMANDS,
+            _SET_DISP,
+            _SET_DISP_CLK_DIV, 0x80,
+            _SET_MUX_RATIO, self.height - 1,
+            _SET_DISP_OFFSET, 0x00,
+            _SET_START_LINE | 0,
+            _SET_CHARGE_PUMP, _CHARGE_PUMP_OFF if self.external_vcc else _CHARGE_PUMP_ON,
+            _SET_MEM_ADDR_MODE, _MEM_ADDR_PAGE,
+            _SET_SEG_REMAP | 1,
+            _SET_COM_OUT_DIR | 8,
+            _SET_COM_PIN_CFG, 0x12 if self.height == 64 else 0x02,
+            _SET_CONTRAST, 0xCF,
+            _SET_PRECHARGE, 0x22 if self.external_vcc else 0xF1,
+            _SET_VCOM_DESEL, 0x30,
+            _SET_ENTIRE_ON,
+            _SET_NORM_INV,
+            _SET_SCROLL_OFF,
         ))
         self._i2c.writeto(self.address, sequence)
         self.fill(0)
         self.show()
-        self._cmd(SET_DISP | 1)
+        self._cmd(_SET_DISP | 1)
 
     def power(self, on):
         """Switch the panel on or off (RAM is kept)."""
-        self._cmd(SET_DISP | (1 if on else 0))
+        self._cmd(_SET_DISP | (1 if on else 0))
 
     def contrast(self, level):
         """Set the contrast 0..255."""
         if not isinstance(level, int) or level < 0 or level > 255:
             raise ValueError("contrast must be 0..255, got %r" % (level,))
-        self._cmd(SET_CONTRAST)
+        self._cmd(_SET_CONTRAST)
         self._cmd(level)
 
     def invert(self, on):
         """Show the whole screen inverted (lit background) or normal."""
-        self._cmd(SET_NORM_INV | (1 if on else 0))
+        self._cmd(_SET_NORM_INV | (1 if on else 0))
 
     def _send_page(self, page):
         self._i2c.writeto(self.address, self._page_select[page])

@@ -31,7 +31,7 @@ from firmware.drivers.ticks import ticks_diff
 
 MAX_LINE = const(16)          # bytes before the LF (a checksummed "S7 10h*HH" is 9)
 READ_CHUNK = const(64)        # bytes taken from the UART per poll at most
-PARTIAL_MS = const(500)       # a line left unfinished this long after its last byte is dropped
+_PARTIAL_MS = const(500)       # a line left unfinished this long after its last byte is dropped
 
 # Destinations.
 DEALER = const(0)
@@ -88,7 +88,7 @@ def card_of(event):
 class Shoe:
     """Reads and parses shoe lines from an injected UART."""
 
-    def __init__(self, uart, partial_ms=PARTIAL_MS, queue=32):
+    def __init__(self, uart, partial_ms=_PARTIAL_MS, queue=32):
         if not isinstance(partial_ms, int) or partial_ms < 1:
             raise ValueError("partial_ms must be a positive int, got %r" % (partial_ms,))
         self._uart = uart

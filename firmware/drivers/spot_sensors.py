@@ -43,15 +43,15 @@ FAULT = const(3)
 CLEARED = const(4)
 
 # Fault reasons.
-NO_FAULT = const(0)
+_NO_FAULT = const(0)
 CHATTER = const(1)
 STUCK = const(2)
 BUS = const(3)
 
 FAULT_NAMES = ("ok", "chatter", "stuck", "bus")
 
-MAX_SPOTS = const(16)
-ALL_BITS = const(0xFFFF)
+_MAX_SPOTS = const(16)
+_ALL_BITS = const(0xFFFF)
 ANTE_FIRST = const(8)
 
 
@@ -72,8 +72,8 @@ class PinInputs:
     """
 
     def __init__(self, pins, active_low=True):
-        if not pins or len(pins) > MAX_SPOTS:
-            raise ValueError("PinInputs needs 1..%d pins, got %d" % (MAX_SPOTS, len(pins) if pins else 0))
+        if not pins or len(pins) > _MAX_SPOTS:
+            raise ValueError("PinInputs needs 1..%d pins, got %d" % (_MAX_SPOTS, len(pins) if pins else 0))
         self._pins = tuple(pins)
         self._invert = 1 if active_low else 0
 
@@ -94,8 +94,8 @@ class SpotSensors:
 
     def __init__(self, count=16, debounce_ms=40, chatter_limit=8, chatter_window_ms=1000,
                  stuck_ms=900000, recover_ms=3000, bus_fault_scans=3, queue=48):
-        if not isinstance(count, int) or count < 1 or count > MAX_SPOTS:
-            raise ValueError("spot count must be 1..%d, got %r" % (MAX_SPOTS, count))
+        if not isinstance(count, int) or count < 1 or count > _MAX_SPOTS:
+            raise ValueError("spot count must be 1..%d, got %r" % (_MAX_SPOTS, count))
         for name, value in (("debounce_ms", debounce_ms), ("chatter_limit", chatter_limit),
                             ("chatter_window_ms", chatter_window_ms), ("stuck_ms", stuck_ms),
                             ("recover_ms", recover_ms), ("bus_fault_scans", bus_fault_scans)):
@@ -124,10 +124,10 @@ class SpotSensors:
 
     def covered(self, spot):
         """True if the spot is debounced as covered and not faulted."""
-        return bool(self._stable >> spot & 1) and self._fault[spot] == NO_FAULT
+        return bool(self._stable >> spot & 1) and self._fault[spot] == _NO_FAULT
 
     def fault(self, spot):
-        """The spot's fault reason: NO_FAULT, CHATTER, STUCK or BUS."""
+        """The spot's fault reason: 0 (no fault), CHATTER, STUCK or BUS."""
         return self._fault[spot]
 
     def covered_bits(self):
@@ -140,7 +140,7 @@ class SpotSensors:
 
     def scan(self, bits, now):
         """Feed one scan (bits, or -1 for a failed read) taken at tick ``now``; queue events."""
-        if bits < -1 or bits > ALL_BITS:
+        if bits < -1 or bits > _ALL_BITS:
             raise ValueError("sensor bits must be a 16-bit int or -1, got %r" % (bits,))
         self.scans += 1
         if bits < 0:
@@ -188,7 +188,7 @@ class SpotSensors:
         fault = self._fault[spot]
         if fault:
             if steady >= self.recover_ms and not (fault == STUCK and raw):
-                self._fault[spot] = NO_FAULT
+                self._fault[spot] = _NO_FAULT
                 self._changes[spot] = 0
                 self._window_start[spot] = now
                 self.events.push(CLEARED, spot)

@@ -8,16 +8,16 @@ A difference is exact while the real interval is under 2**29 ms (about 6.2 days)
 
 from firmware.compat import const
 
-TICKS_PERIOD = const(0x40000000)
-TICKS_MASK = const(0x3FFFFFFF)
-TICKS_HALF = const(0x20000000)
+_TICKS_PERIOD = const(0x40000000)
+_TICKS_MASK = const(0x3FFFFFFF)
+_TICKS_HALF = const(0x20000000)
 
 
 def ticks_diff(later, earlier):
     """Signed milliseconds from ``earlier`` to ``later`` (negative if ``later`` is before)."""
-    return ((later - earlier + TICKS_HALF) & TICKS_MASK) - TICKS_HALF
+    return ((later - earlier + _TICKS_HALF) & _TICKS_MASK) - _TICKS_HALF
 
 
 def ticks_add(ticks, delta):
     """The tick count ``delta`` milliseconds after ``ticks`` (wrapped to the 2**30 period)."""
-    return (ticks + delta) & TICKS_MASK
+    return (ticks + delta) & _TICKS_MASK

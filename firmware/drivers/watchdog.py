@@ -21,7 +21,7 @@ SENSORS = const(1)
 PANEL = const(2)
 STORE = const(4)
 DISPLAY = const(8)
-SHOE = const(16)
+_SHOE = const(16)
 LINK = const(32)
 CONTROLLER = const(64)
 

@@ -26,7 +26,7 @@ from firmware.jackpot import paytable
 
 RATE_UNIT = const(1000000)
 MAX_WAGER = const(100000)
-MAX_ODDS = const(1000000)
+_MAX_ODDS = const(1000000)
 MAX_AMOUNT = const(0x3FFFFFFF)  # pool parameters stay small ints on 32-bit ports
 
 MAIN = const(0)
@@ -252,7 +252,7 @@ def build(changes, base=None):
             line = pay[name]
             if not isinstance(line, (tuple, list)) or len(line) != 2:
                 raise ValueError("config %s: %r is not an (odds, percent) pair" % (key, line))
-            odds[hand] = _int(key + " odds", line[0], 0, MAX_ODDS)
+            odds[hand] = _int(key + " odds", line[0], 0, _MAX_ODDS)
             top = 100 if hand >= paytable.STRAIGHT_FLUSH else 0
             percent[hand] = _int(key + " percent", line[1], 0, top)
     pools = []

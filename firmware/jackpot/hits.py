@@ -20,11 +20,11 @@ from firmware.jackpot.carry import percent_of
 SEAT = const(0)
 HAND = const(1)
 AMOUNT = const(2)
-FROM_POOL = const(3)
+_FROM_POOL = const(3)
 SHORTFALL = const(4)
 BEFORE = const(5)
 AFTER = const(6)
-PAYOUT_FIELDS = const(7)
+_PAYOUT_FIELDS = const(7)
 
 
 def _pay(out, seat, hand, amount, left):

@@ -32,7 +32,7 @@ DEFAULT_PERCENT = (0, 0, 0, 10, 100)
 # Major pays straight flush and royal flush.
 MINOR_TYPES = (FLUSH, FULL_HOUSE, FOUR_OF_A_KIND)
 MAJOR_TYPES = (STRAIGHT_FLUSH, ROYAL_FLUSH)
-JACKPOT_CARDS = const(5)
+_JACKPOT_CARDS = const(5)
 
 
 def hand_type(value):
@@ -56,7 +56,7 @@ def jackpot_cards(hole, flop):
     cards.check(hole, 2, "jackpot hole cards")
     cards.check(flop, 3, "jackpot flop")
     five = [hole[0], hole[1], flop[0], flop[1], flop[2]]
-    cards.check(five, JACKPOT_CARDS, "jackpot hand")
+    cards.check(five, _JACKPOT_CARDS, "jackpot hand")
     return five
 
 

@@ -21,16 +21,16 @@ from firmware.link import hmac256
 
 VERSION = const(1)
 MAX_PAYLOAD = const(1024)
-MAC_HEX = const(64)
+_MAC_HEX = const(64)
 MAX_TABLE = const(9999)
 MAX_U32 = 0xFFFFFFFF
 MAX_SEQ = (1 << 53) - 1  # controller numbers start at clock seconds x 1024 (see link_controller)
-MAX_MONEY = const(0x3FFFFFFF)
+_MAX_MONEY = const(0x3FFFFFFF)
 MAX_TOTAL = 1 << 48  # lifetime ledger totals in cents
-REPLAY_WINDOW = const(32)
-MAX_HITS = const(7)
+_REPLAY_WINDOW = const(32)
+_MAX_HITS = const(7)
 MAX_WAIT = const(8)
-MAX_SLOTS = const(2)
+_MAX_SLOTS = const(2)
 TOTALS = const(5)
 
 # Kinds, table to controller ("up") and controller to table ("down").
@@ -56,7 +56,7 @@ T_PAID = const(3)
 T_HITS = const(4)
 
 HAND_TYPES = const(5)  # firmware.jackpot.paytable: flush .. royal flush = 0..4
-MAX_SEAT = const(7)
+_MAX_SEAT = const(7)
 
 MALFORMED = "malformed"
 FORGED = "forged"
@@ -186,7 +186,7 @@ def _check(kind, obj):
         _int_in(obj, "n", 0, MAX_U32)
         _int_list(obj, "tot", TOTALS, TOTALS, 0, MAX_TOTAL)
         if kind == STATUS:
-            _int_list(obj, "pool", 1, MAX_SLOTS, 0, MAX_MONEY)
+            _int_list(obj, "pool", 1, _MAX_SLOTS, 0, _MAX_MONEY)
     if kind == PING or kind == HELLO:
         _int_in(obj, "n", 0, MAX_U32)
         _int_list(obj, "hw", 0, MAX_WAIT, 1, MAX_U32)
@@ -195,19 +195,19 @@ def _check(kind, obj):
         e = _int_in(obj, "e", CONTRIBUTION, HIT)
         _int_in(obj, "r", 0, MAX_U32)
         _int_in(obj, "lt", 0, MAX_U32)
-        _int_in(obj, "a", 0, MAX_MONEY)
-        _int_in(obj, "c", 0, MAX_SEAT)
-        hits = _rows(obj, "h", 3, ((1, MAX_SEAT), (0, HAND_TYPES - 1), (1, MAX_MONEY)), MAX_HITS)
+        _int_in(obj, "a", 0, _MAX_MONEY)
+        _int_in(obj, "c", 0, _MAX_SEAT)
+        hits = _rows(obj, "h", 3, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (1, _MAX_MONEY)), _MAX_HITS)
         if e == HIT and not hits:
             _bad("hit entry %d has no hits" % obj["n"])
         if e != HIT and hits:
             _bad("entry %d of type %d carries hits" % (obj["n"], e))
     elif kind == PAID:
         _int_in(obj, "n", 1, MAX_U32)
-        _rows(obj, "pay", 4, ((1, MAX_SEAT), (0, HAND_TYPES - 1), (0, MAX_MONEY), (0, MAX_MONEY)),
-              MAX_HITS)
-        _int_list(obj, "pb", 1, MAX_SLOTS, 0, MAX_MONEY)
-        _int_list(obj, "pa", 1, MAX_SLOTS, 0, MAX_MONEY)
+        _rows(obj, "pay", 4, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (0, _MAX_MONEY), (0, _MAX_MONEY)),
+              _MAX_HITS)
+        _int_list(obj, "pb", 1, _MAX_SLOTS, 0, _MAX_MONEY)
+        _int_list(obj, "pa", 1, _MAX_SLOTS, 0, _MAX_MONEY)
 
 
 def peek_table(payload):
@@ -225,9 +225,9 @@ def _split(payload):
         _bad("payload is %s, not bytes" % type(payload).__name__)
     if len(payload) > MAX_PAYLOAD:
         _bad("payload of %d bytes exceeds %d" % (len(payload), MAX_PAYLOAD))
-    if len(payload) < MAC_HEX + 2:
+    if len(payload) < _MAC_HEX + 2:
         _bad("payload of %d bytes is too short" % len(payload))
-    return bytes(payload[:MAC_HEX]), bytes(payload[MAC_HEX:])
+    return bytes(payload[:_MAC_HEX]), bytes(payload[_MAC_HEX:])
 
 
 def _parse(body):
@@ -267,18 +267,18 @@ def replay_check(seq, top, window):
     """Sliding-window replay check: (accepted, new top, new window bitmask).
 
     ``top`` is the highest sequence number accepted so far; bit i of ``window`` says that
-    top-1-i was accepted too.  A number at most REPLAY_WINDOW below top that was not seen is
+    top-1-i was accepted too.  A number at most _REPLAY_WINDOW below top that was not seen is
     accepted (messages may be reordered); one seen before or older than that is a replay.
     """
     if seq > top:
         shift = seq - top
-        if shift > REPLAY_WINDOW:
+        if shift > _REPLAY_WINDOW:
             window = 0
         else:
             window = ((window << shift) | (1 << (shift - 1))) & 0xFFFFFFFF
         return True, seq, window
     back = top - seq
-    if back == 0 or back > REPLAY_WINDOW:
+    if back == 0 or back > _REPLAY_WINDOW:
         return False, top, window
     bit = 1 << (back - 1)
     if window & bit:

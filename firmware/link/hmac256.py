@@ -8,8 +8,8 @@ adds what the link needs around it.
 from firmware import manifest
 from firmware.compat import const
 
-DIGEST_SIZE = const(32)
-MIN_KEY = const(16)
+_DIGEST_SIZE = const(32)
+_MIN_KEY = const(16)
 
 
 def digest(key, message):
@@ -23,10 +23,10 @@ def digest(key, message):
 
 def hexdigest(key, message):
     """The HMAC-SHA256 as 64 lowercase hex characters (bytes)."""
-    out = bytearray(2 * DIGEST_SIZE)
+    out = bytearray(2 * _DIGEST_SIZE)
     raw = digest(key, message)
     digits = b"0123456789abcdef"
-    for i in range(DIGEST_SIZE):
+    for i in range(_DIGEST_SIZE):
         out[2 * i] = digits[raw[i] >> 4]
         out[2 * i + 1] = digits[raw[i] & 15]
     return bytes(out)
@@ -43,7 +43,7 @@ def equal(a, b):
 
 
 def check_key(key):
-    """Return key unchanged if it is bytes of at least MIN_KEY bytes, else ValueError."""
-    if not isinstance(key, (bytes, bytearray)) or len(key) < MIN_KEY:
-        raise ValueError("link key must be at least %d bytes" % MIN_KEY)
+    """Return key unchanged if it is bytes of at least _MIN_KEY bytes, else ValueError."""
+    if not isinstance(key, (bytes, bytearray)) or len(key) < _MIN_KEY:
+        raise ValueError("link key must be at least %d bytes" % _MIN_KEY)
     return bytes(key)

@@ -3,7 +3,7 @@
 It runs over any socket-like object from ``opener(now)`` (a socket connected, or still
 connecting without blocking as ``tcp_opener`` gives it; switched to non-blocking here):
 CONNECT/CONNACK, SUBSCRIBE, PUBLISH in both directions, PINGREQ and
-DISCONNECT.  ``service(now)`` is called from the main loop with a millisecond tick count: it
+_DISCONNECT.  ``service(now)`` is called from the main loop with a millisecond tick count: it
 reads what has arrived, hands each PUBLISH to ``on_message(topic, payload)``, sends keep-alive
 pings, notices a dead broker (socket closed or no answer within the keep-alive time) and
 reconnects with a growing back-off.  Delivery is at most once: the link protocol above
@@ -15,25 +15,25 @@ from firmware.compat import const
 CONNECT = const(0x10)
 CONNACK = const(0x20)
 PUBLISH = const(0x30)
-PUBACK = const(0x40)
+_PUBACK = const(0x40)
 SUBSCRIBE = const(0x82)
 SUBACK = const(0x90)
 PINGREQ = const(0xC0)
 PINGRESP = const(0xD0)
-DISCONNECT = const(0xE0)
+_DISCONNECT = const(0xE0)
 
-PROTOCOL_LEVEL = const(4)  # MQTT 3.1.1
-FLAG_CLEAN = const(0x02)
-FLAG_WILL = const(0x04)
-FLAG_WILL_RETAIN = const(0x20)
-FLAG_PASSWORD = const(0x40)
-FLAG_USERNAME = const(0x80)
+_PROTOCOL_LEVEL = const(4)  # MQTT 3.1.1
+_FLAG_CLEAN = const(0x02)
+_FLAG_WILL = const(0x04)
+_FLAG_WILL_RETAIN = const(0x20)
+_FLAG_PASSWORD = const(0x40)
+_FLAG_USERNAME = const(0x80)
 
-BUFFER_SIZE = const(4096)
-MAX_READS = const(16)  # socket reads per service() call: bounded work per tick
-MAX_WRITE_TRIES = const(200)
+_BUFFER_SIZE = const(4096)
+_MAX_READS = const(16)  # socket reads per service() call: bounded work per tick
+_MAX_WRITE_TRIES = const(200)
 CONNACK_TIMEOUT = const(3000)
-BACKOFF_FIRST = const(500)
+_BACKOFF_FIRST = const(500)
 BACKOFF_MAX = const(8000)
 _EAGAIN = (11, 35, 115, 119)  # EAGAIN/EWOULDBLOCK, EINPROGRESS, (lwIP) on the ports we run on
 # A TCP connect still under way: the above, or ENOTCONN (Linux 107, macOS 57, lwIP 128).
@@ -81,8 +81,8 @@ def _errno(error):
 
 def next_backoff(backoff):
     """The wait (ms) before the next connection attempt after one that failed having waited
-    backoff (0: the first failure): BACKOFF_FIRST, doubling up to BACKOFF_MAX."""
-    return BACKOFF_FIRST if backoff == 0 else min(backoff * 2, BACKOFF_MAX)
+    backoff (0: the first failure): _BACKOFF_FIRST, doubling up to BACKOFF_MAX."""
+    return _BACKOFF_FIRST if backoff == 0 else min(backoff * 2, BACKOFF_MAX)
 
 
 class Session:
@@ -163,7 +163,7 @@ class Client(Session):
         self.password = password
         self.will = will  # (topic, payload, retain) or None
         self.sock = None
-        self.buf = bytearray(BUFFER_SIZE)
+        self.buf = bytearray(_BUFFER_SIZE)
         self.view = memoryview(self.buf)
         self.fill = 0
 
@@ -195,7 +195,7 @@ class Client(Session):
     def close(self):
         """Say goodbye to the broker (if connected) and close the socket."""
         if self.state == CONNECTED:
-            self._send(packet(DISCONNECT, b""))
+            self._send(packet(_DISCONNECT, b""))
         self._close_socket()
         self.state = CLOSED
 
@@ -231,17 +231,17 @@ class Client(Session):
         self._try_connect(now)
 
     def _connect_packet(self):
-        flags = FLAG_CLEAN
-        body = _text("MQTT") + bytes((PROTOCOL_LEVEL,))
+        flags = _FLAG_CLEAN
+        body = _text("MQTT") + bytes((_PROTOCOL_LEVEL,))
         tail = _text(self.client_id)
         if self.will:
-            flags |= FLAG_WILL | (FLAG_WILL_RETAIN if self.will[2] else 0)
+            flags |= _FLAG_WILL | (_FLAG_WILL_RETAIN if self.will[2] else 0)
             tail += _text(self.will[0]) + _text(self.will[1])
         if self.username is not None:
-            flags |= FLAG_USERNAME
+            flags |= _FLAG_USERNAME
             tail += _text(self.username)
             if self.password is not None:
-                flags |= FLAG_PASSWORD
+                flags |= _FLAG_PASSWORD
                 tail += _text(self.password)
         body += bytes((flags, self.keepalive >> 8, self.keepalive & 0xFF)) + tail
         return packet(CONNECT, body)
@@ -274,7 +274,7 @@ class Client(Session):
         tries = 0
         while sent < len(data):
             tries += 1
-            if tries > MAX_WRITE_TRIES or self.sock is None:
+            if tries > _MAX_WRITE_TRIES or self.sock is None:
                 self._drop(self.last_sent if now is None else now, "send stalled")
                 return False
             try:
@@ -291,12 +291,12 @@ class Client(Session):
         return True
 
     def _read(self, now):
-        for _ in range(MAX_READS):
+        for _ in range(_MAX_READS):
             if self.sock is None:
                 return
-            room = BUFFER_SIZE - self.fill
+            room = _BUFFER_SIZE - self.fill
             if room == 0:
-                self._drop(now, "packet larger than %d bytes" % BUFFER_SIZE)
+                self._drop(now, "packet larger than %d bytes" % _BUFFER_SIZE)
                 return
             # Slicing a memoryview allocates; with nothing half-read (every idle tick) the read
             # goes straight into the whole buffer.
@@ -338,8 +338,8 @@ class Client(Session):
                     self._drop(now, "bad remaining length")
                     return
             end = pos + length
-            if end > BUFFER_SIZE:
-                self._drop(now, "packet of %d bytes exceeds %d" % (end, BUFFER_SIZE))
+            if end > _BUFFER_SIZE:
+                self._drop(now, "packet of %d bytes exceeds %d" % (end, _BUFFER_SIZE))
                 return
             if end > self.fill:
                 return
@@ -368,11 +368,11 @@ class Client(Session):
             if qos:
                 packet_id = bytes(self.buf[at:at + 2])
                 at += 2
-                self._send(packet(PUBACK, packet_id), now)
+                self._send(packet(_PUBACK, packet_id), now)
             payload = bytes(self.buf[at:end])
             if self.on_message is not None:
                 self.on_message(topic, payload)
-        # SUBACK, PINGRESP, PUBACK: nothing to do beyond noting the broker is alive
+        # SUBACK, PINGRESP, _PUBACK: nothing to do beyond noting the broker is alive
 
 
 def tcp_opener(host, port):

@@ -8,7 +8,7 @@ sequence check makes every resend harmless.
 
 Link states::
 
-    DOWN      no valid controller message within LINK_TIMEOUT, or no broker: jackpot wagering
+    DOWN      no valid controller message within _LINK_TIMEOUT, or no broker: jackpot wagering
               closed for the next round, the sign alternates the last amount with LINK dn
     SYNCING   the controller answers; unacknowledged entries are resent and both sides'
               ledger totals are compared (reconciliation); wagering still closed
@@ -33,16 +33,16 @@ UP = const(2)
 MISMATCH = const(3)
 STATE_NAMES = ("DOWN", "SYNCING", "UP", "MISMATCH")
 
-LINK_TIMEOUT = const(4000)  # ms without a valid controller message -> DOWN
-PING_EVERY = const(1000)  # ms between pings (hello while not UP)
-RESEND_EVERY = const(1000)  # ms between resends of unacknowledged entries
-RESEND_BATCH = const(8)
-SIGN_PHASE = const(1000)  # ms each of amount / fault text on the sign
-MAX_PENDING = const(32)  # unacknowledged entries kept; the table closes wagering when full
-MAX_RESULTS = const(16)
+_LINK_TIMEOUT = const(4000)  # ms without a valid controller message -> DOWN
+_PING_EVERY = const(1000)  # ms between pings (hello while not UP)
+_RESEND_EVERY = const(1000)  # ms between resends of unacknowledged entries
+_RESEND_BATCH = const(8)
+_SIGN_PHASE = const(1000)  # ms each of amount / fault text on the sign
+_MAX_PENDING = const(32)  # unacknowledged entries kept; the table closes wagering when full
+_MAX_RESULTS = const(16)
 MAX_SKEW = const(300)  # s between a message's clock and ours before it is stale
-SEQ_LEASE = const(1024)
-SECTION_VERSION = const(1)
+_SEQ_LEASE = const(1024)
+_SECTION_VERSION = const(1)
 
 # What an 8-digit 7-segment meter line can show (firmware/drivers/meter_sign.py has no W).
 SIGN_LINK_DOWN = "LINK dn"
@@ -98,7 +98,7 @@ class TableLink:
         self.state = DOWN
         self.transport_up = False
         self.sq = 1
-        self.sq_floor = SEQ_LEASE
+        self.sq_floor = _SEQ_LEASE
         self.down_sq = 0
         self.down_window = 0
         self.last_n = 0  # number of the last entry created
@@ -119,15 +119,15 @@ class TableLink:
         self.now_s = None
         self.mismatch_text = ""
         # timing (ms); the defaults are the module constants, tests may shorten them
-        self.link_timeout = LINK_TIMEOUT
-        self.ping_every = PING_EVERY
-        self.resend_every = RESEND_EVERY
+        self.link_timeout = _LINK_TIMEOUT
+        self.ping_every = _PING_EVERY
+        self.resend_every = _RESEND_EVERY
 
     # -- what the round controller asks ------------------------------------------------------
 
     def wagers_open(self):
         """True when the next round may accept jackpot wagers (link UP and room for entries)."""
-        return self.state == UP and self.pool_known and len(self.entries) < MAX_PENDING - 1
+        return self.state == UP and self.pool_known and len(self.entries) < _MAX_PENDING - 1
 
     def fault_text(self):
         """The text the meter sign alternates with the last amount ("" while UP)."""
@@ -137,7 +137,7 @@ class TableLink:
 
     def sign_text(self, now):
         """None when the meter sign shows the amount now, else the fault text for this phase."""
-        if self.state == UP or (now // SIGN_PHASE) & 1 == 0:
+        if self.state == UP or (now // _SIGN_PHASE) & 1 == 0:
             return None
         return self.fault_text()
 
@@ -159,7 +159,7 @@ class TableLink:
     # -- ledger entries ----------------------------------------------------------------------
 
     def _entry(self, e, round_no, lock_time, amount, count, hits):
-        if len(self.entries) >= MAX_PENDING:
+        if len(self.entries) >= _MAX_PENDING:
             raise ValueError("link queue full: %d entries not acknowledged by the controller"
                              % len(self.entries))
         row = [self.last_n + 1, e, round_no, lock_time, amount, count, hits]
@@ -209,8 +209,8 @@ class TableLink:
     def _next_seq(self):
         seq = self.sq
         self.sq += 1
-        if self.sq_floor - self.sq < SEQ_LEASE // 2:
-            self.sq_floor += SEQ_LEASE
+        if self.sq_floor - self.sq < _SEQ_LEASE // 2:
+            self.sq_floor += _SEQ_LEASE
             self.dirty = True
         return seq
 
@@ -255,7 +255,7 @@ class TableLink:
             self._ping(now)
         if self.entries and self.state != DOWN and _ticks_diff(now, self.last_resend) >= self.resend_every:
             self.last_resend = now
-            for row in self.entries[:RESEND_BATCH]:
+            for row in self.entries[:_RESEND_BATCH]:
                 self._send_entry(row)
         return self.state
 
@@ -363,7 +363,7 @@ class TableLink:
                 at = i
         if at < 0:
             return  # already recorded (a repeated answer to a ping)
-        if len(self.results) >= MAX_RESULTS:
+        if len(self.results) >= _MAX_RESULTS:
             return  # the round controller has not taken earlier ones yet; asked again later
         round_no = self.awaiting[at][1]
         self.awaiting.pop(at)
@@ -382,7 +382,7 @@ class TableLink:
         results = []
         for r in self.results:
             results.append([r.entry, r.round, r.rows, r.before, r.after])
-        state = [SECTION_VERSION, self.sq_floor, self.down_sq, self.last_n, self.acked,
+        state = [_SECTION_VERSION, self.sq_floor, self.down_sq, self.last_n, self.acked,
                  self.totals, self.entries, self.awaiting, results, self.pool,
                  1 if self.pool_known else 0]
         return codec.to_json(state).encode()
@@ -397,14 +397,14 @@ class TableLink:
         link = cls(table, key, send, log)
         try:
             s = json.loads(data)
-            ok = isinstance(s, list) and len(s) == 11 and s[0] == SECTION_VERSION
+            ok = isinstance(s, list) and len(s) == 11 and s[0] == _SECTION_VERSION
         except (ValueError, TypeError):
             ok = False
         if not ok:
-            raise ValueError("link section is not a version %d link state" % SECTION_VERSION)
+            raise ValueError("link section is not a version %d link state" % _SECTION_VERSION)
         link.sq_floor = s[1]
         link.sq = s[1]  # messages sent before the cut used numbers below the saved lease
-        link.sq_floor = s[1] + SEQ_LEASE
+        link.sq_floor = s[1] + _SEQ_LEASE
         link.down_sq = s[2]
         link.last_n = s[3]
         link.acked = s[4]

@@ -11,11 +11,11 @@ RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 DECK_SIZE = const(52)
 
-TWO = const(0)
-TEN = const(8)
-JACK = const(9)
-QUEEN = const(10)
-KING = const(11)
+_TWO = const(0)
+_TEN = const(8)
+_JACK = const(9)
+_QUEEN = const(10)
+_KING = const(11)
 ACE = const(12)
 
 

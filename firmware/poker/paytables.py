@@ -31,7 +31,7 @@ Public API (names are stable; the pay-table math tool imports them):
     BET_BLIND, BET_TRIPS, BET_ANTE_BONUS, BET_ACES_UP, BET_RISK_RAISE, BET_EXTRA
     BET_RANKING                         dict bet name -> the hand ranking it is paid on
     ROYAL                               category marker of the royal flush line
-    LINE, CATEGORY, MIN_RANK, NUMERATOR, DENOMINATOR   indexes into a line tuple
+    LINE, _CATEGORY, _MIN_RANK, NUMERATOR, DENOMINATOR   indexes into a line tuple
 
 Presets: ``blind_a`` (UTH Blind), ``trips_a``/``trips_b``/``trips_c`` (UTH Trips),
 ``ante_bonus_a`` (FCP Ante Bonus), ``aces_a``..``aces_d`` (FCP Aces Up),
@@ -43,8 +43,8 @@ from firmware.poker import hands
 
 # Indexes into a line tuple.
 LINE = const(0)
-CATEGORY = const(1)
-MIN_RANK = const(2)
+_CATEGORY = const(1)
+_MIN_RANK = const(2)
 NUMERATOR = const(3)
 DENOMINATOR = const(4)
 
@@ -143,11 +143,11 @@ class PayTable:
         royal = hands.is_royal(value)
         rank = hands.high_rank(value)
         for line in self.lines:
-            want = line[CATEGORY]
+            want = line[_CATEGORY]
             if want == ROYAL:
                 if royal:
                     return line
-            elif want == cat and rank >= line[MIN_RANK]:
+            elif want == cat and rank >= line[_MIN_RANK]:
                 return line
         return None
 

@@ -27,7 +27,7 @@ from firmware.compat import const
 from firmware.store import eventlog, record
 from firmware.store.errors import DuplicateStep, RamError, RecordError, StoreError
 
-STEP_IDLE = const(0)     # no round open (after a RAM clear)
+_STEP_IDLE = const(0)     # no round open (after a RAM clear)
 STEP_LOCK = const(1)     # "No more bets": jackpot wagers accepted and contributed
 STEP_CONFIRM = const(2)  # supervisor confirmed the jackpot hands
 STEP_SETTLE = const(3)   # round settled, jackpots paid (ends the round)
@@ -74,7 +74,7 @@ class CriticalMemory:
         self.copy_status = ["unknown"] * len(self.copies)
         self.seq = 0
         self.round_no = 0
-        self.step = STEP_IDLE
+        self.step = _STEP_IDLE
         self.repairs = 0
         self.log_broken_at = None
         self._sections = {}       # committed: name -> bytes, or a view of self._buf (the log: of its anchor)
@@ -311,7 +311,7 @@ class CriticalMemory:
             raise ValueError("round %d already ended with %s; %s refused"
                              % (round_no, STEP_NAMES[self.step], STEP_NAMES[step]))
         if round_no > self.round_no:
-            if self.step != STEP_IDLE and not _ended(self.step):
+            if self.step != _STEP_IDLE and not _ended(self.step):
                 raise ValueError("round %d is still open at %s; round %d refused"
                                  % (self.round_no, STEP_NAMES[self.step], round_no))
             if step != STEP_LOCK:
@@ -347,7 +347,7 @@ class CriticalMemory:
             self.log.recover_anchor()
         self.seq = max(self.seq, self._highest_seen)
         self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF)],
-                    now, round_no, STEP_IDLE, True)
+                    now, round_no, _STEP_IDLE, True)
         self.status = STATUS_OK
         self.ram_error_reason = ""
 

@@ -19,12 +19,12 @@ from firmware.compat import const
 from firmware.store.errors import RecordError
 
 ENTRY_SIZE = const(32)
-BODY_SIZE = const(24)
-LINK_SIZE = const(8)
+_BODY_SIZE = const(24)
+_LINK_SIZE = const(8)
 PAGE_ENTRIES = const(32)
 PAGES = const(34)
 PAGE_BYTES = const(1024)      # PAGE_ENTRIES * ENTRY_SIZE
-GENESIS = bytes(LINK_SIZE)
+GENESIS = bytes(_LINK_SIZE)
 # More would let a cut-short commit overwrite the oldest page still held
 MAX_EVENTS_PER_COMMIT = const(32)
 _BODY = "<IIIHHii"
@@ -36,7 +36,7 @@ _I32_MAX = 0x7FFFFFFF
 
 # Event kinds (the `a`, `b`, `c` arguments each carries are listed with it)
 POWER_UP = const(1)         # a reset cause
-POWER_DOWN = const(2)
+_POWER_DOWN = const(2)
 CM_ERROR = const(3)         # a copy index, b reason code (REASON_*)
 CM_RECOVERED = const(4)     # a copy index rebuilt, b source copy index, c sequence number
 RAM_CLEAR = const(5)        # a supervisor id, b sequence number before the clear
@@ -58,7 +58,7 @@ LINK_MISMATCH = const(20)   # b table's linked wagers (cents), c controller's li
 LINK_CLAIM = const(21)      # a seat, b hand category, c jackpot wager (cents): hit sent to the link
 
 NAMES = {
-    POWER_UP: "power up", POWER_DOWN: "power down", CM_ERROR: "critical memory error",
+    POWER_UP: "power up", _POWER_DOWN: "power down", CM_ERROR: "critical memory error",
     CM_RECOVERED: "critical memory recovered", RAM_CLEAR: "RAM clear", LOCK: "lock",
     VOID: "void", JACKPOT_HIT: "jackpot hit", SUPERVISOR_CONFIRM: "supervisor confirmation",
     CONFIG_CHANGE: "configuration change", DOOR_OPEN: "door open", DOOR_CLOSE: "door close",
@@ -73,9 +73,9 @@ LINK_REASONS = ("malformed", "forged", "replayed", "stale", "unknown table")
 
 # Reason codes of CM_ERROR
 REASON_BLANK = const(1)
-REASON_BAD_MAGIC = const(2)
+_REASON_BAD_MAGIC = const(2)
 REASON_BAD_CRC = const(3)
-REASON_TRUNCATED = const(4)
+_REASON_TRUNCATED = const(4)
 REASON_STALE = const(5)       # valid but older than another copy (a commit was cut short)
 REASON_READBACK = const(6)    # read-back after a write did not match
 REASON_IO = const(7)          # the device raised an I/O error
@@ -84,9 +84,9 @@ REASON_OTHER = const(8)
 
 def reason_code(message):
     """Map a RecordError message to a REASON_* code."""
-    for prefix, code in (("blank", REASON_BLANK), ("bad magic", REASON_BAD_MAGIC),
-                         ("bad crc", REASON_BAD_CRC), ("truncated", REASON_TRUNCATED),
-                         ("short", REASON_TRUNCATED)):
+    for prefix, code in (("blank", REASON_BLANK), ("bad magic", _REASON_BAD_MAGIC),
+                         ("bad crc", REASON_BAD_CRC), ("truncated", _REASON_TRUNCATED),
+                         ("short", _REASON_TRUNCATED)):
         if message.startswith(prefix):
             return code
     return REASON_OTHER
@@ -96,7 +96,7 @@ def link_of(previous, body):
     """Return the 8-byte chain link of an entry body that follows a link `previous`."""
     h = hashlib.sha256(previous)
     h.update(body)
-    return h.digest()[:LINK_SIZE]
+    return h.digest()[:_LINK_SIZE]
 
 
 def make_body(seq, time, round_no, kind, a=0, b=0, c=0):
@@ -111,7 +111,7 @@ def make_body(seq, time, round_no, kind, a=0, b=0, c=0):
 
 def unpack(entry):
     """Return (seq, time, round, kind, a, b, c, link) of a 32-byte entry."""
-    return struct.unpack_from(_BODY, entry, 0) + (bytes(entry[BODY_SIZE:ENTRY_SIZE]),)
+    return struct.unpack_from(_BODY, entry, 0) + (bytes(entry[_BODY_SIZE:ENTRY_SIZE]),)
 
 
 class EventLog:
@@ -187,10 +187,10 @@ class EventLog:
         pos = self._length
         view[_ANCHOR_SIZE:pos] = memoryview(self._anchor)[_ANCHOR_SIZE:pos]
         for body in bodies:
-            view[pos:pos + BODY_SIZE] = body
+            view[pos:pos + _BODY_SIZE] = body
             struct.pack_into("<I", buf, pos, count)
-            head = link_of(head, view[pos:pos + BODY_SIZE])
-            view[pos + BODY_SIZE:pos + ENTRY_SIZE] = head
+            head = link_of(head, view[pos:pos + _BODY_SIZE])
+            view[pos + _BODY_SIZE:pos + ENTRY_SIZE] = head
             pos += ENTRY_SIZE
             count += 1
             if count % PAGE_ENTRIES == 0:
@@ -267,12 +267,12 @@ class EventLog:
             if entry is None:
                 return expected_seq
             seq = struct.unpack_from("<I", entry, 0)[0]
-            link = bytes(entry[BODY_SIZE:ENTRY_SIZE])
+            link = bytes(entry[_BODY_SIZE:ENTRY_SIZE])
             if seq != expected_seq:
                 return expected_seq
             if seq == 0:
                 previous = GENESIS
-            if previous is not None and link_of(previous, entry[:BODY_SIZE]) != link:
+            if previous is not None and link_of(previous, entry[:_BODY_SIZE]) != link:
                 return seq
             previous = link
             expected_seq += 1

@@ -3,7 +3,7 @@
 Layout, little-endian::
 
     0  magic   2 bytes  b"CM"
-    2  version 1 byte   FORMAT_VERSION
+    2  version 1 byte   _FORMAT_VERSION
     3  flags   1 byte   0 (reserved)
     4  seq     u32      commit sequence number, +1 per commit
     8  length  u32      payload bytes
@@ -27,9 +27,9 @@ from firmware.store.crc32 import crc32
 from firmware.store.errors import RecordError
 
 MAGIC = b"CM"
-FORMAT_VERSION = const(1)
+_FORMAT_VERSION = const(1)
 HEADER_SIZE = const(12)
-CRC_SIZE = const(4)
+_CRC_SIZE = const(4)
 OVERHEAD = const(16)
 MAX_PAYLOAD = const(0x100000)
 MAX_SEQ = 0xFFFFFFFF
@@ -64,10 +64,10 @@ def seal_into(buf, seq, length):
     if not isinstance(length, int) or length < 0 or length > MAX_PAYLOAD:
         raise ValueError("record payload length %r is not an integer 0..%d" % (length, MAX_PAYLOAD))
     _check_room(buf, 0, length + OVERHEAD)
-    struct.pack_into(_HEADER, buf, 0, MAGIC, FORMAT_VERSION, 0, seq, length)
+    struct.pack_into(_HEADER, buf, 0, MAGIC, _FORMAT_VERSION, 0, seq, length)
     end = HEADER_SIZE + length
     struct.pack_into("<I", buf, end, crc32(memoryview(buf)[:end]))
-    return end + CRC_SIZE
+    return end + _CRC_SIZE
 
 
 def encode_into(buf, seq, sections):
@@ -110,11 +110,11 @@ def total_length(header):
         if blank and header[0] in (0, 0xFF):
             raise RecordError("blank")
         raise RecordError("bad magic")
-    if version != FORMAT_VERSION:
+    if version != _FORMAT_VERSION:
         raise RecordError("bad version %d" % version)
     if length > MAX_PAYLOAD:
         raise RecordError("bad length %d" % length)
-    return HEADER_SIZE + length + CRC_SIZE
+    return HEADER_SIZE + length + _CRC_SIZE
 
 
 def decode(data):
@@ -125,11 +125,11 @@ def decode(data):
     if len(data) < size:
         raise RecordError("truncated: %d of %d bytes" % (len(data), size))
     view = memoryview(data)
-    (stored,) = struct.unpack_from("<I", data, size - CRC_SIZE)
-    if crc32(view[:size - CRC_SIZE]) != stored:
+    (stored,) = struct.unpack_from("<I", data, size - _CRC_SIZE)
+    if crc32(view[:size - _CRC_SIZE]) != stored:
         raise RecordError("bad crc")
     seq = struct.unpack_from("<I", data, 4)[0]
-    return seq, bytes(view[HEADER_SIZE:size - CRC_SIZE])
+    return seq, bytes(view[HEADER_SIZE:size - _CRC_SIZE])
 
 
 def sections_size(sections):

@@ -107,8 +107,8 @@ SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
-JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
-LINK_RETRY_MS = const(1000)      # wait before committing the link section again after a failure
+_JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
+_LINK_RETRY_MS = const(1000)      # wait before committing the link section again after a failure
 # Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
 LINK_TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
 
@@ -136,7 +136,7 @@ class RoundController:
         self.rec = roundrecord.RoundRecord()
         self.jackpot = None
         # The jackpot section is encoded here at every commit: made now, while the heap is whole.
-        self._jp_writer = jpcodec.Writer(bytearray(JACKPOT_SECTION_BYTES))
+        self._jp_writer = jpcodec.Writer(bytearray(_JACKPOT_SECTION_BYTES))
         self.phase = OPEN
         self.now_ms = 0
         self.wall = 0
@@ -447,7 +447,7 @@ class RoundController:
         problem = self.commit_admin(events, {SECTION_LINK: lk.section()})
         if problem:
             lk.dirty = True
-            self.link_retry = self.now_ms + LINK_RETRY_MS
+            self.link_retry = self.now_ms + _LINK_RETRY_MS
             return False
         lk.saved()
         return True
