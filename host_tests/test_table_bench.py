@@ -22,6 +22,7 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     assert table_bench.main(["--rounds", "3", "--heap", "1024"]) == 0
     out = capsys.readouterr().out
     assert _row(out, "heap 1024 KB") == ["rounds complete"] * 2
+    assert _row(out, "heap 1024 K words") == ["rounds complete (-X heapsize=1024wk)"] * 2
     assert all(c.startswith("3 (21 jackpot wagers") for c in _row(out, "rounds played"))
     assert _row(out, "books balance") == ["yes"] * 2
     assert _row(out, "boot checks") == ["program ok, config ok"] * 2
@@ -29,3 +30,13 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     filesystem, romfs = (int(c) for c in _row(out, "  firmware modules"))
     after = [int(c) for c in _row(out, "heap after rounds")]
     assert 0 < romfs < filesystem and romfs < after[1] and filesystem < after[0]
+
+
+def test_a_heap_in_words_is_twice_the_bytes_on_the_x64_vm():
+    # The "128 K words" row rests on MicroPython's own scaling of -X heapsize=...w by its word
+    # size over 4 (unix port's command line): on this 64-bit VM 64wk must give about 64 KB
+    # more free heap than 64k.
+    assert table_bench.heap_spec(64, True) == "64wk"
+    assert table_bench.heap_spec(64) == "64k"
+    extra = table_bench.free_at_start("64wk") - table_bench.free_at_start("64k")
+    assert 60 * 1024 < extra < 66 * 1024
