@@ -238,6 +238,32 @@ def run(hw, checks):
     ever (the second half of the board's boot, after firmware.startup.main)."""
     import time
 
+    app, link = start(hw, checks)
+    offset = _wall_offset()
+    next_ntp = time.time() + _NTP_EVERY_S
+    while True:
+        start_ms = time.ticks_ms()
+        app.step(start_ms, time.time() + offset)
+        if link is not None and time.time() >= next_ntp:
+            next_ntp = time.time() + _NTP_EVERY_S
+            set_clock()
+        spent = time.ticks_diff(time.ticks_ms(), start_ms)
+        if spent < TICK_MS:
+            time.sleep_ms(TICK_MS - spent)
+
+
+def _wall_offset():
+    """Seconds to add to time.time() for seconds since 1970 (the boards count from 2000)."""
+    import time
+
+    return _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
+
+
+def start(hw, checks):
+    """(App, LinkSetup or None): the table built on the board `hw` with firmware.startup's
+    checks and booted, ready for its loop; the heap back to collecting only when full."""
+    import time
+
     from firmware.store.slots import PathFS
 
     program, options, link_settings, config_ok, config_text = checks
@@ -250,24 +276,17 @@ def run(hw, checks):
             print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
-    offset = _EPOCH_2000 if time.gmtime(0)[0] == 2000 else 0
-    app.boot(time.ticks_ms(), time.time() + offset, program)
+    app.boot(time.ticks_ms(), time.time() + _wall_offset(), program)
     app.controller.set_config_status(config_ok, config_text)
     if link_settings is not None and link is None:
         # configured as linked but the link cannot be built: never fall back to the local pool
         app.controller.link_required = True
         app.controller.link(False, time.ticks_ms())
     app.service = ConsoleWatch(app, program)
-    next_ntp = time.time() + _NTP_EVERY_S
-    while True:
-        start = time.ticks_ms()
-        app.step(start, time.time() + offset)
-        if link is not None and time.time() >= next_ntp:
-            next_ntp = time.time() + _NTP_EVERY_S
-            set_clock()
-        spent = time.ticks_diff(time.ticks_ms(), start)
-        if spent < TICK_MS:
-            time.sleep_ms(TICK_MS - spent)
+    from firmware.startup import collect_often
+
+    collect_often(False)                # loaded: the loop collects only when the heap is full
+    return app, link
 
 
 def board_link(hw, settings, clock=None, sleep=None, wait_ms=_WIFI_WAIT_MS):

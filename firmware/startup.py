@@ -12,6 +12,7 @@ before the table's modules load: the heap holds one set or the other, never both
 CONFIG_PATH = "/config.json"
 GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
+LOADING_GC_BYTES = 4096                 # while loading: collect after this many bytes allocated
 
 
 def main(root="/", config_path=CONFIG_PATH):
@@ -20,6 +21,7 @@ def main(root="/", config_path=CONFIG_PATH):
     root, config_path: the flash filesystem and the configuration file (tests give their own)."""
     import board  # the build tool installs the board module under this name
 
+    collect_often(True)
     try:
         hw = board.make()
         checks = startup_checks(hw.name, root, config_path)
@@ -31,6 +33,21 @@ def main(root="/", config_path=CONFIG_PATH):
         # console first, with the heap, for the technician.
         print(stopped_line(error))
         raise
+
+
+def collect_often(loading):
+    """MicroPython: while the program loads (loading=True), collect garbage after every
+    LOADING_GC_BYTES bytes allocated; afterwards only when the heap is full, as by default.
+
+    Loading leaves garbage (the checks' work, each import's temporaries) between the objects
+    that stay.  Collected only when the heap is full, that garbage becomes holes, and a later
+    module's dictionary, which needs one piece, finds none.  Collected early, the objects
+    that stay are packed together.  The main loop runs without it, so that a collection does
+    not lengthen ticks any more often than the heap requires."""
+    import gc
+
+    if hasattr(gc, "threshold"):        # not in CPython
+        gc.threshold(LOADING_GC_BYTES if loading else -1)
 
 
 def stopped_line(error):

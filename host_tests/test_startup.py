@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from firmware import startup
+from firmware.table import controller as tc
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "table-config.example.json"
 
@@ -134,7 +135,10 @@ import sys
 
 
 def run(hw, checks):
+    import gc
+
     program, options, link_settings, ok, text = checks
+    print("gc threshold", gc.threshold() if hasattr(gc, "threshold") else "none")
     print("board", hw.name)
     print("program", program["reason"])
     print("config", int(ok), options.get("game"))
@@ -175,6 +179,10 @@ def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
     done = _run_main(runtime, tmp_path, STAND_IN_APP)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
+    # the checks and the table's code load with the garbage collected every few KB (below)
+    assert lines[0] == "gc threshold %s" % (
+        startup.LOADING_GC_BYTES if runtime == "micropython" else "none")
+    lines = lines[1:]
     assert lines[:3] == ["board simulated", "program ok", "config 1 uth"]
     assert lines[3:] == ["loaded firmware.manifest 0", "loaded firmware.config_file 0",
                          "loaded firmware.poker.fcp 0", "loaded firmware.table.controller 0"]
@@ -190,3 +198,18 @@ def test_main_says_on_the_console_why_the_table_stopped(runtime, tmp_path):
     assert len(said) == 1 and said[0].startswith("table controller stopped: MemoryError: no 2048 bytes")
     assert ("(heap: " in said[0] and "bytes free of" in said[0]) == (runtime == "micropython")
     assert "Traceback" in done.stdout + done.stderr      # and the traceback still follows
+
+
+def test_heap_collected_often_while_loading_and_only_when_full_in_the_loop(tmp_path):
+    """While the program loads, MicroPython collects garbage every LOADING_GC_BYTES bytes,
+    which keeps the heap in one piece; app.start(), the last step before the table's loop,
+    turns that off again (-1, MicroPython's default), so collections do not lengthen ticks
+    more often than the heap requires.  (app.start is the board's path, on MicroPython's
+    time.ticks_ms; CPython runs the table through the simulator's loop instead.)"""
+    done = _run("micropython", "app_start_mp.py", [str(tmp_path)])
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = dict(line.split(None, 1) for line in done.stdout.splitlines())
+    assert said["loading"] == str(startup.LOADING_GC_BYTES)
+    assert said["loop"] == "-1"
+    assert said["link"] == "None"
+    assert said["phase"] == str(tc.RAM_ERROR)   # booted: blank memory waits for a RAM clear

@@ -60,6 +60,9 @@ STATE_DIR = ARGS[1]
 INSTALL = ARGS[2]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
+from firmware.startup import collect_often  # noqa: E402
+
+collect_often(True)
 before_board = heap_now()
 from boards import simulated  # noqa: E402
 
@@ -118,6 +121,7 @@ def shoe(line):
 
 
 app.boot(0, 1000, program)
+collect_often(False)                  # as firmware.app.run() before its loop
 run(200)
 table.key.level = 0
 run(200)
