@@ -217,9 +217,12 @@ class App:
                 else:
                     self.sign.clear_fault(line)
         if view.win_serial != self.win_serial:
+            wins = view.wins                # every win since the last render, in order
+            first = max(0, len(wins) - (view.win_serial - self.win_serial))
             self.win_serial = view.win_serial
-            line, seat, amount, new = view.win
-            self.sign.show_win(line, seat, amount, new, now)
+            for i in range(first, len(wins)):
+                line, seat, amount, new = wins[i]
+                self.sign.show_win(line, seat, amount, new, now)
         if view.beep_serial != self.beep_serial:
             self.beep_serial = view.beep_serial
             if BEEPS[view.beep]:

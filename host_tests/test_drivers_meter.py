@@ -214,3 +214,54 @@ def test_bad_lines_seats_and_settings():
     with pytest.raises(ValueError, match="intensity"):
         MeterSign(chain.spi, chain.cs, intensity=16)
     assert meter_sign.REG_SHUTDOWN == 0x0C and meter_sign.REG_DISPLAY_TEST == 0x0F
+
+
+def test_wins_of_one_round_are_shown_in_turn_then_the_new_amount():
+    chain, sign = make(win_ms=15000)
+    sign.set_amount(0, 1000140, 0)
+    sign.begin(0)
+    sign.show_win(0, 1, 10000, 990140, 1000)
+    sign.show_win(0, 3, 10000, 980140, 1000)
+    assert sign.wins_showing(0) == 2
+    seen = []
+    for now in (1000, 3500, 4000, 6500, 7000, 9500):
+        sign.tick(now)
+        seen.append(shown(chain).strip())
+    # each win's amount (2 s) then its seat (1 s), one win after the other, and round again
+    assert seen == ["100.00", "5EAt 1", "100.00", "5EAt 3", "100.00", "5EAt 1"]
+    sign.tick(16100)                       # win_ms after the last win
+    assert shown(chain) == "  9801.40"
+    assert sign.wins_showing(0) == 0
+
+
+def test_the_last_of_the_most_wins_a_line_holds_shows_within_30_seconds():
+    chain, sign = make(win_ms=15000)
+    sign.begin(0)
+    for seat in range(1, meter_sign.MAX_WINS + 1):
+        sign.show_win(0, seat, 100 * seat, 0, 0)
+    sign.tick(3000 * (meter_sign.MAX_WINS - 1) + 2500)
+    assert shown(chain) == "  5EAt %d" % meter_sign.MAX_WINS
+    assert 3000 * (meter_sign.MAX_WINS - 1) + 2500 < 30000     # the issue's 30 s
+    # one more at once is refused and changes nothing
+    with pytest.raises(ValueError, match="already shows 9 wins"):
+        sign.show_win(0, 1, 500, 0, 100)
+    assert sign.wins_showing(0) == meter_sign.MAX_WINS
+
+
+def test_a_win_after_the_last_ones_ended_starts_afresh():
+    chain, sign = make(win_ms=15000)
+    sign.begin(0)
+    sign.show_win(0, 2, 5000, 100000, 0)
+    sign.tick(16000)
+    assert sign.wins_showing(0) == 0 and shown(chain) == "  1000.00"
+    sign.show_win(0, 4, 7000, 100000, 20000)
+    assert sign.wins_showing(0) == 1
+    sign.tick(22500)
+    assert shown(chain) == "  5EAt 4"
+    sign.tick(23500)                       # the next turn is the same win, not seat 2's
+    assert shown(chain) == "    70.00"
+    sign.tick(25500)
+    assert shown(chain) == "  5EAt 4"
+    # ended with no tick in between: still a fresh start
+    sign.show_win(0, 6, 9000, 100000, 60000)
+    assert sign.wins_showing(0) == 1

@@ -20,7 +20,11 @@ What a person sees on a line:
   sign catches up with any new target within ``catch_up_ms`` (5 s) instead of jumping;
   a fall (the pool was won and reset) is shown at once;
 - after ``show_win``: the win amount (2 s) and ``SEAt 3`` (1 s) alternately for ``win_ms``
-  (15 s), starting at the moment of the hit, then the new amount;
+  (15 s), starting at the moment of the hit, then the new amount.  Wins of one round on the
+  same line (two flushes, a royal and a flush...) are shown in turn, each amount with its
+  seat, round and round again until ``win_ms`` after the last of them, and at least once
+  each: with the most wins a line holds (``MAX_WINS``, 9) the last appears 24 s after the
+  first;
 - with a fault set: the amount (2 s) and the fault text (1 s) alternately.
 
 Text uses this module's own segment font (code-B decoding is switched off): digits,
@@ -78,6 +82,8 @@ _CATCH_UP_MS = const(5000)
 _WIN_MS = const(15000)
 _WIN_AMOUNT_MS = const(2000)
 _WIN_SEAT_MS = const(1000)
+_WIN_CYCLE_MS = const(3000)            # _WIN_AMOUNT_MS + _WIN_SEAT_MS: one win's turn
+MAX_WINS = const(9)                    # wins shown together on a line (seats 1..9)
 _FAULT_AMOUNT_MS = const(2000)
 _FAULT_TEXT_MS = const(1000)
 _REFRESH_MS = const(10000)
@@ -165,15 +171,16 @@ class MeterSign:
         self._frame = bytearray(DIGITS * lines)    # what should show, line-major, rightmost first
         self._sent = bytearray(DIGITS * lines)     # what the modules were last sent
         self._text = bytearray(DIGITS * lines)     # fault text per line
-        self._seat_text = bytearray(DIGITS * lines)
+        self._seat_text = bytearray(DIGITS * lines * MAX_WINS)    # "SEAt n" per win slot
         self._shown = [0] * lines
         self._target = [0] * lines
         self._rate = [1] * lines
         self._last_step = [0] * lines
         self._faulted = bytearray(lines)
-        self._win_cents = [0] * lines
-        self._win_start = [0] * lines
-        self._winning = bytearray(lines)
+        self._win_cents = [0] * (lines * MAX_WINS)
+        self._win_start = [0] * lines      # tick of the line's first win
+        self._win_end = [0] * lines        # ms after that tick when the wins stop showing
+        self._wins = bytearray(lines)      # wins showing on the line (0: none)
         self._last_refresh = 0
         self._lamp_test = False
         self._started = False
@@ -244,17 +251,32 @@ class MeterSign:
         return self._shown[line]
 
     def show_win(self, line, seat, win_cents, new_cents, now):
-        """Show a jackpot win on a line: the win amount and the seat, then the new amount."""
+        """Show a jackpot win on a line: the win amount and the seat, then the new amount.
+        A win while others still show joins them (ValueError beyond MAX_WINS at once)."""
         self._check_line(line)
         if not isinstance(seat, int) or seat < 1 or seat > 9:
             raise ValueError("winning seat must be 1..9, got %r" % (seat,))
         _check_cents(win_cents, "win amount")
         _check_cents(new_cents, "new amount")
-        encode_text("SEAt %d" % seat, memoryview(self._seat_text)[line * DIGITS:(line + 1) * DIGITS])
-        self._win_cents[line] = win_cents
-        self._win_start[line] = now
-        self._winning[line] = 1
+        count = self._wins[line]
+        if count and ticks_diff(now, self._win_start[line]) >= self._win_end[line]:
+            count = 0
+        if count >= MAX_WINS:
+            raise ValueError("sign line %d already shows %d wins" % (line, MAX_WINS))
+        if not count:
+            self._win_start[line] = now
+        slot = line * MAX_WINS + count
+        encode_text("SEAt %d" % seat, memoryview(self._seat_text)[slot * DIGITS:(slot + 1) * DIGITS])
+        self._win_cents[slot] = win_cents
+        self._wins[line] = count + 1
+        # until win_ms after this win, and at least one turn of every win
+        self._win_end[line] = max(ticks_diff(now, self._win_start[line]) + self.win_ms,
+                                  (count + 1) * _WIN_CYCLE_MS)
         self.set_amount(line, new_cents, now, jump=True)
+
+    def wins_showing(self, line):
+        """How many wins the line is showing in turn (0: its amount or fault)."""
+        return self._wins[line]
 
     def set_fault(self, line, text):
         """Alternate the line's amount with text (ValueError if the text cannot be shown)."""
@@ -309,20 +331,30 @@ class MeterSign:
 
     def _render(self, line, now):
         base = line * DIGITS
-        if self._winning[line]:
+        count = self._wins[line]
+        if count:
             elapsed = ticks_diff(now, self._win_start[line])
-            if elapsed < self.win_ms:
-                if elapsed % (_WIN_AMOUNT_MS + _WIN_SEAT_MS) < _WIN_AMOUNT_MS:
-                    render_amount(self._win_cents[line], self._frame, base)
+            if elapsed < self._win_end[line]:
+                turn = elapsed % (count * _WIN_CYCLE_MS)
+                slot = line * MAX_WINS + turn // _WIN_CYCLE_MS
+                if turn % _WIN_CYCLE_MS < _WIN_AMOUNT_MS:
+                    render_amount(self._win_cents[slot], self._frame, base)
                 else:
-                    self._copy(self._seat_text, base)
+                    self._copy_seat(slot, base)
                 return
-            self._winning[line] = 0
+            self._wins[line] = 0
         if self._faulted[line]:
             if now % (_FAULT_AMOUNT_MS + _FAULT_TEXT_MS) >= _FAULT_AMOUNT_MS:
                 self._copy(self._text, base)
                 return
         render_amount(self._shown[line], self._frame, base)
+
+    def _copy_seat(self, slot, base):
+        frame = self._frame
+        text = self._seat_text
+        start = slot * DIGITS
+        for i in range(DIGITS):
+            frame[base + i] = text[start + i]
 
     def _copy(self, source, base):
         frame = self._frame

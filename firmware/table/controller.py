@@ -265,6 +265,7 @@ class RoundController:
         self.hits_estimated = False
         self.results = []
         self.message = ""
+        self.view.wins = []
         self._set_phase(OPEN)
 
     # ------------------------------------------------------------------ inputs
@@ -303,14 +304,14 @@ class RoundController:
             self.faults &= ~bit
         elif kind == sensors.PLACED:
             self.placed |= bit
-            if self._after_lock():
+            if self._chips_held():
                 if not self.rec.accepted & bit:
                     self.late |= bit
                     self._beep(BEEP_ERROR)
                     self._say("Seat %d late bet" % (seat + 1), "NOT accepted")
         elif kind == sensors.REMOVED:
             self.placed &= ~bit
-            if self._after_lock():
+            if self._chips_held():
                 self.late &= ~bit
                 if self.rec.accepted & bit and not self.tamper & bit:
                     self.tamper |= bit
@@ -470,8 +471,7 @@ class RoundController:
             for row in result.rows:
                 line = self._sign_line(self.jackpot.config.pool_for(row[1]))
                 new = result.after[line] if line < len(result.after) else 0
-                self.view.win = (line, row[0], row[2], new)
-                self.view.win_serial += 1
+                self._show_win(line, row[0], row[2], new)
                 paid.append("JP S%d %s" % (row[0], money(row[2])))
                 self._say("JACKPOT PAID S%d" % row[0], money(row[2]))
             if result.round == self.rec.round_no and self.phase == RESULTS:
@@ -555,8 +555,11 @@ class RoundController:
         return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed
                 and self.program_ok and self.config_ok and (self.link_up or not self.link_required))
 
-    def _after_lock(self):
-        return self.phase in (LOCKED, CONFIRM, RESULTS, CARD_ENTRY)
+    def _chips_held(self):
+        """True from LOCK until the round is paid: accepted jackpot chips must stay on their
+        spots, and a chip placed is a late bet.  Once the results are shown the dealer
+        collects the wagers [11.12] and a chip placed waits for the next round."""
+        return self.phase in (LOCKED, CONFIRM, CARD_ENTRY)
 
     def _set_phase(self, phase):
         self.phase = phase
@@ -565,6 +568,12 @@ class RoundController:
     def _say(self, first, second=""):
         self.message = first + "\n" + second
         self.message_until = self.now_ms + MESSAGE_MS
+
+    def _show_win(self, line, seat, amount, new):
+        """A jackpot win for the sign: one more in view.wins (the app shows every one)."""
+        self.view.win = (line, seat, amount, new)
+        self.view.wins.append(self.view.win)
+        self.view.win_serial += 1
 
     def _beep(self, pattern):
         self.view.beep = pattern
@@ -830,8 +839,7 @@ class RoundController:
         for hit in plan.hits:
             slot = hit[jm.H_POOL]
             line = self._sign_line(slot)
-            self.view.win = (line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
-            self.view.win_serial += 1
+            self._show_win(line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
         if plan.hits:
             self._beep(BEEP_JACKPOT)
         elif before != self.jackpot.value:

@@ -51,7 +51,8 @@ class View:
         self.meter = [0, 0, 0]          # per pool slot, cents
         self.meter_slots = (0,)         # the slots shown, one sign line each
         self.meter_fault = ""           # alternated with the amount when not empty
-        self.win = (0, 0, 0, 0)         # (sign line, seat, amount, new amount)
+        self.win = (0, 0, 0, 0)         # (sign line, seat, amount, new amount): the last win
+        self.wins = []                  # this round's wins in order, as win; win_serial counts them
         self.win_serial = 0
         self.beep = 0
         self.beep_serial = 0

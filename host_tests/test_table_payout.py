@@ -1,0 +1,152 @@
+"""After the payout: the dealer collects the jackpot chips without alarms, and every jackpot
+win of the round reaches the meter sign.
+
+Amounts from rules.md 11.7/11.9 and the default jackpot configuration
+(firmware/jackpot/config.py): a 100-cent wager, 70 cents of it to a pool that starts at
+$10,000.00, and a flush paid 100 to 1 at fixed odds."""
+
+import pytest
+
+from boards import simulated
+from firmware.app import TICK_MS, App
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
+from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
+from firmware.store import eventlog as ev
+from firmware.store.slots import PathFS
+from firmware.table import controller as tc
+from host_tests.test_controller import Table, events_of
+
+RESET = 1000000
+PER_WAGER = 70
+FLUSH_PAY = 100 * 100           # 100 to 1 on 100 cents [11.9]
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def _two_flushes(table):
+    """Seats 1 and 3 both make a flush with the flop [11.10]; the round ends on RESULTS."""
+    for seat in (1, 3):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "Ah Kh"), (3, "2h 7h"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])
+    table.press(btn.SETTLE)
+    if table.c.phase == tc.CONFIRM:
+        table.key(True)
+        table.press(btn.OK)
+        table.key(False)
+    assert table.c.phase == tc.RESULTS
+
+
+def test_collecting_the_jackpot_chips_after_the_payout_is_no_tamper(table):
+    _two_flushes(table)
+    for seat in (1, 3):                     # the dealer collects the wagers [11.12]
+        table.chip(seat, placed=False)
+    assert events_of(table.memory, ev.TAMPER) == []
+    assert "TAMPER" not in table.screen()
+    assert lights.TAMPER not in list(table.c.view.seat_light)
+
+
+def test_a_chip_taken_before_the_payout_is_still_tamper(table):
+    for seat in (1, 3):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM      # a royal waits for the supervisor [11.13]
+    table.chip(3, placed=False)
+    assert [e[4] for e in events_of(table.memory, ev.TAMPER)] == [3]
+    assert table.c.view.seat_light[2] == lights.TAMPER
+
+
+def test_a_chip_put_down_on_the_results_waits_for_the_next_round(table):
+    _two_flushes(table)
+    for seat in (1, 3):
+        table.chip(seat, placed=False)
+    table.chip(5)                           # a player bets early on the next round
+    assert "late bet" not in table.screen()
+    assert table.c.view.seat_light[4] != lights.LATE
+    table.press(btn.SETTLE)                 # next round
+    assert table.c.phase == tc.OPEN
+    assert table.c.view.seat_light[4] == lights.PLACED
+    table.chip(5, ante=True)
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 1 << 4   # and it is taken at that round's LOCK
+
+
+class _Board:
+    """The App on the simulated board (wire fakes), driven through its pins."""
+
+    def __init__(self, directory):
+        self.table = simulated.make(str(directory))
+        self.app = App(self.table.board, PathFS(self.table.flash_dir), now=0)
+        self.now = 0
+        self.app.boot(0, 1000)
+        self.run(200)
+
+    def run(self, ms):
+        end = self.now + ms
+        while self.now < end:
+            self.now += TICK_MS
+            self.app.step(self.now, 1000 + self.now // 1000)
+
+    def press(self, name, hold=100):
+        self.table.buttons[name].value(0)
+        self.run(hold)
+        self.table.buttons[name].value(1)
+        self.run(100)
+
+    def key(self, on):
+        self.table.key.value(0 if on else 1)
+        self.run(200)
+
+    def shoe(self, line):
+        self.table.shoe.inject(line)
+        self.run(2 * TICK_MS)
+
+    def sign(self):
+        return self.table.chain.text(0).strip()
+
+
+def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
+    b = _Board(tmp_path)
+    b.key(True)                              # RAM clear opens the table
+    b.press("OK", 1200)
+    b.press("OK")
+    b.key(False)
+    assert b.app.controller.phase == tc.OPEN
+    for seat in (1, 3):
+        b.table.mcp.cover(jackpot_spot(seat))
+        b.table.mcp.cover(ante_spot(seat))
+    b.run(200)
+    b.press("LOCK")
+    for line in (b"S1 Ah", b"S1 Kh", b"S3 2h", b"S3 7h", b"D 9c", b"D 9s",
+                 b"B Qh", b"B Jh", b"B 3h", b"B 4c", b"B 9d"):
+        b.shoe(line + b"\n")
+    b.press("SETTLE")
+    if b.app.controller.phase == tc.CONFIRM:
+        b.key(True)
+        b.press("OK")
+        b.key(False)
+    assert b.app.controller.phase == tc.RESULTS
+    # Read the sign every tick for 30 s from the payout: what a player at the table sees.
+    seen = []
+    for _ in range(30000 // TICK_MS):
+        b.run(TICK_MS)
+        text = b.sign()
+        if not seen or seen[-1] != text:
+            seen.append(text)
+    win = "%d.%02d" % (FLUSH_PAY // 100, FLUSH_PAY % 100)
+    after = RESET + 2 * PER_WAGER - 2 * FLUSH_PAY
+    assert "5EAt 1" in seen and "5EAt 3" in seen     # S and 5 share a 7-segment shape
+    assert seen.count(win) >= 2
+    # each seat's turn shows its amount, then its seat; both wins come round again
+    assert seen.index("5EAt 1") < seen.index("5EAt 3")
+    assert seen[-1] == "%d.%02d" % (after // 100, after % 100)
