@@ -47,15 +47,20 @@ SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beep
 DEFAULT_STATE = ".sim"
 KEYS_HELP = (
     "1-7 chip on/off jackpot spot   shift+1-7 (!@#$%^&) chip on/off Ante spot\n"
-    "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK  (capital letter = hold for a long press)\n"
-    "k supervisor key on/off   D door open/shut   c deal cards from the shoe   q quit"
+    "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK  (capital letter = hold for a long press;\n"
+    "  V is the long DOWN, as D is the door)\n"
+    "k supervisor key on/off   D door open/shut   c deal cards from the shoe\n"
+    "t type a shoe line (S3 Ah, D Kc, B 7d)   q quit"
 )
+TYPE_PROMPT = "shoe line, e.g. S3 Ah, D Kc or B 7d (Enter alone: nothing): "
 ANSI_COLOURS = {
     "off": "90", "red": "31", "green": "32", "blue": "34", "white": "97", "yellow": "93",
     "amber": "33", "magenta": "35", "cyan": "36", "pink": "95", "violet": "35", "lime": "92",
     "mixed": "37",
 }
 BUTTON_KEYS = {"l": "LOCK", "s": "SETTLE", "u": "UP", "d": "DOWN", "o": "OK", "b": "BACK"}
+LONG_KEYS = {"L": "LOCK", "S": "SETTLE", "U": "UP", "V": "DOWN", "O": "OK", "B": "BACK"}
+DOOR_KEY = "D"
 ANTE_KEYS = "!@#$%^&"
 
 
@@ -83,6 +88,7 @@ class Simulation:
         self.companions = []
         self.app = App(self.table.board, fs, now=self.now, link=link, game=game)
         self.pending_lines = []
+        self.releases = {}       # button name -> table time its push() lets go of it
         self.app.boot(self.now, self.wall)
         self.run(SETTLE_MS)
 
@@ -116,6 +122,9 @@ class Simulation:
             self._tick()
 
     def _tick(self):
+        for name in [n for n, at in self.releases.items() if self.now >= at]:
+            self.table.buttons[name].release()
+            del self.releases[name]
         self.now += TICK_MS
         self.table.pwm.now = self.now
         if self.pending_lines:
@@ -136,6 +145,18 @@ class Simulation:
         self.run(LONG_MS if long else SHORT_MS)
         pin.release()
         self.run(SHORT_MS)
+
+    def push(self, name, long=False):
+        """Press button name and let go of it after a short (long) press's hold of table time,
+        without waiting: the table runs on and the release comes in a later tick, as when a
+        dealer presses a key in the terminal.  Pushing a button still held lets go of it
+        first, so two pushes are two presses."""
+        pin = self.table.buttons[name]
+        if name in self.releases:
+            self.run_until(lambda: name not in self.releases, LONG_MS)
+            self.run(SHORT_MS)
+        pin.press()
+        self.releases[name] = self.now + (LONG_MS if long else SHORT_MS)
 
     def key(self, on):
         self.table.key.level = 0 if on else 1
@@ -163,8 +184,23 @@ class Simulation:
         return (self.table.mcp.levels() >> pin) & 1 == 0
 
     def shoe(self, text):
-        self.pending_lines.append(text.encode() + b"\n")
+        """Send text and a LF from the shoe, on its UART (the firmware judges the line)."""
+        self.pending_lines.append(text.encode("utf-8", "surrogateescape") + b"\n")
         self.run(10 * TICK_MS)  # the display sends one page a tick
+
+    def type_line(self, text):
+        """Send one line typed at the keyboard (its own line end dropped) from the shoe, the
+        way dealt cards go, so the firmware accepts it or rejects it and shows why.  Returns
+        the line sent; '' (nothing sent) for a blank line.  ValueError if text holds more than
+        one line."""
+        if text.endswith("\n"):
+            text = text[:-1]
+        if "\n" in text:
+            raise ValueError("type one shoe line at a time, got %r" % text)
+        if not text.strip():
+            return ""
+        self.shoe(text)
+        return text
 
     def deal(self, seed=None):
         """Random cards, as a shoe deals them, for every seat with a chip, the dealer and board."""
@@ -344,24 +380,32 @@ def interactive(sim):
 
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
-    held = {}
+
+    def ask():
+        # The terminal's own line editing and echo while the line is typed; the table waits.
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        try:
+            sys.stdout.write("\n" + TYPE_PROMPT)
+            sys.stdout.flush()
+            return os.read(fd, 4096).decode("utf-8", "surrogateescape")
+        finally:
+            tty.setcbreak(fd)
+
+    notice = "Press a key (list below)."
     try:
         tty.setcbreak(fd)
         last_draw = ""
         while True:
-            ready, _, _ = select.select([sys.stdin], [], [], TICK_MS / 1000)
+            ready, _, _ = select.select([fd], [], [], TICK_MS / 1000)
             if ready:
-                ch = sys.stdin.read(1)
-                if ch == "q":
-                    break
-                _key(sim, ch, held)
+                # os.read, not sys.stdin.read: keys typed together all arrive, none wait in a buffer
+                for ch in os.read(fd, 64).decode("utf-8", "surrogateescape"):
+                    if ch == "q":
+                        return
+                    notice = press_key(sim, ch, ask)
+                    last_draw = ""
             sim.run(TICK_MS)
-            for name in list(held):
-                held[name] -= TICK_MS
-                if held[name] <= 0:
-                    sim.table.buttons[name].release()
-                    del held[name]
-            screen = sim.snapshot(colour=True) + "\n\n" + KEYS_HELP
+            screen = sim.snapshot(colour=True) + "\n\n" + KEYS_HELP + "\n\n  " + notice
             if screen != last_draw:
                 sys.stdout.write("\x1b[H\x1b[2J" + screen + "\n")
                 sys.stdout.flush()
@@ -370,21 +414,46 @@ def interactive(sim):
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def _key(sim, ch, held):
-    if ch.isdigit() and "1" <= ch <= "7":
-        sim.toggle_chip(int(ch))
-    elif ch in ANTE_KEYS:
-        sim.toggle_chip(ANTE_KEYS.index(ch) + 1, ante=True)
-    elif ch.lower() in BUTTON_KEYS:
-        name = BUTTON_KEYS[ch.lower()]
-        sim.table.buttons[name].press()
-        held[name] = LONG_MS if ch.isupper() else SHORT_MS
-    elif ch == "k":
+def _ask_stdin():
+    sys.stdout.write(TYPE_PROMPT)
+    sys.stdout.flush()
+    return sys.stdin.readline()
+
+
+def press_key(sim, ch, ask=_ask_stdin):
+    """Carry out the interactive key ch (KEYS_HELP) on sim; return what was done, for the
+    screen.  Buttons are pushed (pressed, then let go while the table runs), never left held.
+    ``t`` calls ask() for the shoe line to type."""
+    if "1" <= ch <= "7" and len(ch) == 1:
+        seat = int(ch)
+        sim.toggle_chip(seat)
+        return "seat %d jackpot spot: chip %s" % (seat, "on" if sim.covered(seat) else "off")
+    if ch in ANTE_KEYS:
+        seat = ANTE_KEYS.index(ch) + 1
+        sim.toggle_chip(seat, ante=True)
+        return "seat %d Ante spot: chip %s" % (seat, "on" if sim.covered(seat, True) else "off")
+    if ch == DOOR_KEY:           # before the buttons: D is the door, V the long DOWN
+        opened = not sim.table.door.level
+        sim.table.open_door(opened)
+        return "logic door %s" % ("opened" if opened else "shut")
+    if ch in LONG_KEYS:
+        sim.push(LONG_KEYS[ch], long=True)
+        return "%s held (a long press)" % LONG_KEYS[ch]
+    if ch in BUTTON_KEYS:
+        sim.push(BUTTON_KEYS[ch])
+        return "%s pressed" % BUTTON_KEYS[ch]
+    if ch == "k":
         sim.table.key.level = 0 if sim.table.key.level else 1
-    elif ch == "D":
-        sim.table.open_door(not sim.table.door.level)
-    elif ch == "c":
-        sim.deal()
+        return "supervisor key %s" % ("on" if sim.table.key.level == 0 else "off")
+    if ch == "c":
+        return "dealt: " + ", ".join(sim.deal())
+    if ch == "t":
+        try:
+            line = sim.type_line(ask())
+        except ValueError as error:
+            return str(error)
+        return "typed to the shoe: %s" % line if line else "nothing typed"
+    return "key %r does nothing (the keys are listed above)" % ch
 
 
 def main(argv=None):
