@@ -248,7 +248,8 @@ def test_typed_lines_take_the_same_path_as_dealt_cards(monkeypatch):
 ])
 def test_a_bad_typed_line_is_rejected_by_the_firmware_and_the_loop_goes_on(typed, reason):
     sim = locked_with_seat_3()
-    simmod.press_key(sim, "t", lambda: typed)
+    notice = simmod.press_key(sim, "t", lambda: typed)
+    assert "shoe line rejected (%s)" % reason in notice               # the simulator's status line
     shown = "\n".join(sim.display())
     assert "Shoe line bad" in shown, shown                       # what the dealer sees
     # the firmware's reason: its message (cut to the OLED's 16 columns) and the log text

@@ -448,11 +448,17 @@ def press_key(sim, ch, ask=_ask_stdin):
     if ch == "c":
         return "dealt: " + ", ".join(sim.deal())
     if ch == "t":
+        rejected = sum(sim.app.shoe.rejects)
         try:
             line = sim.type_line(ask())
         except ValueError as error:
             return str(error)
-        return "typed to the shoe: %s" % line if line else "nothing typed"
+        if not line:
+            return "nothing typed"
+        if sum(sim.app.shoe.rejects) > rejected:
+            # the dealer display has room for "Shoe line bad" only; say the firmware's reason
+            return "typed to the shoe: %s  -> %s" % (line, sim.app.shoe.reject_text())
+        return "typed to the shoe: %s" % line
     return "key %r does nothing (the keys are listed above)" % ch
 
 
