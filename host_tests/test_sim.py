@@ -277,6 +277,12 @@ def test_an_unknown_key_says_so_and_changes_nothing():
     assert sim.snapshot() == before
 
 
-def test_the_on_screen_help_lists_every_key_the_simulator_handles():
+def test_the_on_screen_help_and_the_readme_list_the_keys_the_simulator_handles():
     for word in ("t type a shoe line", "D door", "V is the long DOWN", "c deal"):
         assert word in simmod.KEYS_HELP
+    readme = (Path(simmod.__file__).parent.parent / "README.md").read_text()
+    for word in ("`V` for a long DOWN", "`D` opens", "`t` asks for one shoe line", "`c` deals"):
+        assert word in readme
+    sim = simmod.Simulation(None)
+    for ch in "1234567!@#$%^&lsudobLSUOBVkDct":
+        assert "does nothing" not in simmod.press_key(sim, ch, lambda: "H\n"), ch
