@@ -18,6 +18,8 @@ from firmware.table import controller as tc
 
 RESET = 1000000
 PER_WAGER = 70
+LONG_MS = 1000      # the Panel's default long_ms (firmware/drivers/buttons.py)
+SHORT_MS = 100      # how long a dealer's short press holds the button
 
 
 class Table:
@@ -40,7 +42,12 @@ class Table:
         return self.now
 
     def press(self, button, long=False):
-        self.c.panel(btn.LONG if long else btn.PRESS, button, self.tick())
+        """A press as firmware.drivers.buttons.Panel reports it: PRESS, then RELEASE about
+        100 ms later; a long press is PRESS, LONG after the panel's long_ms, RELEASE."""
+        self.c.panel(btn.PRESS, button, self.tick())
+        if long:
+            self.c.panel(btn.LONG, button, self.tick(LONG_MS))
+        self.c.panel(btn.RELEASE, button, self.tick(SHORT_MS))
 
     def key(self, on):
         self.c.panel(btn.KEY_ON if on else btn.KEY_OFF, 0, self.tick())

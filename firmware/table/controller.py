@@ -13,7 +13,8 @@ Inputs, from the app's drivers::
     panel(kind, button, now_ms)    buttons event: PRESS/LONG/RELEASE of LOCK..BACK, KEY_ON/OFF,
                                    DOOR_OPEN/CLOSED
     card(dest, card, now_ms)       a card from the shoe or the panel: dest 0 dealer, 1..7 seat, 8 board
-    shoe_reject(reason, now_ms)    a shoe line the driver rejected
+    shoe_reject(reason, line, now_ms)  a shoe line the driver rejected (shoe reason code, the
+                                   line as text): shown to the dealer, counted in the event log
     link(up, now_ms)               the linked-progressive link went down or came back
     link_poll(now_ms)              linked tables, every tick after the link's service(): pool
                                    amounts, payouts, link events, commits of the link section
@@ -53,6 +54,7 @@ mode.  With no good copy of critical memory the controller sits in RAM ERROR unt
 
 from firmware.compat import const
 from firmware.drivers import buttons as btn
+from firmware.drivers import shoe as shoemod
 from firmware.drivers import spot_sensors as sensors
 from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
@@ -105,6 +107,7 @@ from firmware.table.screens import View, money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
+SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
@@ -166,6 +169,10 @@ class RoundController:
         self.previous_phase = OPEN
         self.test_step = 0
         self.config_index = 0
+        self.entry_field = 0     # card entry: the field UP/DOWN change (0 to, 1 rank, 2 suit)
+        self.results_top = 0     # first result line on the RESULTS screen (UP/DOWN scroll)
+        self._waiting = 0        # bit per button: pressed, its short action waits for RELEASE
+        self._acted = 0          # bit per button: acted on its PRESS; its LONG is ignored
         # linked progressive (None / unused on a standalone table)
         self.link_factory = None     # callable(section bytes or None, log) -> TableLink
         self.tablelink = None
@@ -174,6 +181,10 @@ class RoundController:
         self.link_events = []        # (kind, a, b, c) from the link's log, committed by link_poll
         self.link_rejects = 0
         self.link_reject_reason = 0
+        self.shoe_rejects = 0        # shoe lines rejected since the last SHOE_REJECT entry
+        self.shoe_reason = 0         # the last one's reason
+        self.shoe_logged = False     # a SHOE_REJECT entry made since boot, at shoe_logged_ms
+        self.shoe_logged_ms = 0
         self.link_retry = 0
         self.link_failed = False
 
@@ -277,6 +288,8 @@ class RoundController:
         if self.message and now_ms - self.message_until >= 0:
             self.message = ""
             self._render()
+        if self.shoe_rejects:
+            self._log_shoe_rejects(now_ms)
 
     def spot(self, kind, spot, now_ms):
         """A bet-spot sensor event (firmware.drivers.spot_sensors kinds)."""
@@ -321,7 +334,14 @@ class RoundController:
         self._render()
 
     def panel(self, kind, button, now_ms):
-        """A dealer panel event (firmware.drivers.buttons kinds)."""
+        """A dealer panel event (firmware.drivers.buttons kinds) in the order the Panel sends
+        them: PRESS, then LONG if held, then RELEASE.  Allocates nothing.
+
+        One press does one thing.  A button with a long action in this phase and key state
+        (handlers.long_buttons) does its short action on RELEASE when no LONG came, and its
+        long action on LONG (a LONG with no PRESS before it counts as a long press).  Any
+        other button acts on PRESS, and the LONG and RELEASE of that press are ignored.  UP
+        and DOWN act on PRESS, LONG and every REPEAT (scrolling)."""
         self.now_ms = now_ms
         if kind == btn.KEY_ON or kind == btn.KEY_OFF:
             self.key_on = kind == btn.KEY_ON
@@ -332,13 +352,36 @@ class RoundController:
             self._log_admin(ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE, 1)
             self._render()
             return
-        if kind != btn.PRESS and kind != btn.LONG and kind != btn.REPEAT:
+        if not 0 <= button <= btn.BACK:
             return
         long = kind == btn.LONG
-        if kind == btn.REPEAT and button != btn.UP and button != btn.DOWN:
-            return
-        handler = handlers.HANDLERS[self.phase]
-        handler(self, button, long)
+        if button == btn.UP or button == btn.DOWN:
+            if kind != btn.PRESS and kind != btn.LONG and kind != btn.REPEAT:
+                return
+        else:
+            bit = 1 << button
+            if kind == btn.PRESS:
+                self._acted &= ~bit
+                if handlers.long_buttons(self) & bit:
+                    self._waiting |= bit
+                    return
+                self._waiting &= ~bit
+                self._acted |= bit
+            elif kind == btn.LONG:
+                if self._acted & bit:
+                    return
+                self._waiting &= ~bit
+            elif kind == btn.RELEASE:
+                waiting = self._waiting & bit
+                self._waiting &= ~bit
+                self._acted &= ~bit
+                if not waiting:
+                    return
+            else:
+                return
+        handlers.HANDLERS[self.phase](self, button, long)
+        if self.phase != RESULTS:
+            self.results_top = 0
         self._render()
 
     def card(self, dest, card, now_ms):
@@ -350,12 +393,27 @@ class RoundController:
             self._say("Card refused", problem)
         self._render()
 
-    def shoe_reject(self, reason_text, now_ms):
-        """The shoe driver rejected a line: tell the dealer (the driver keeps the count)."""
+    def shoe_reject(self, reason, line, now_ms):
+        """The shoe driver rejected a line (reason: a firmware.drivers.shoe reason code, line:
+        what it read, as text): the dealer sees why, and the event log gets the reason and
+        the count, at most one entry every SHOE_LOG_MS so that a babbling shoe cannot wear
+        out the flash (the rest are counted into the next entry)."""
         self.now_ms = now_ms
+        self.shoe_rejects += 1
+        self.shoe_reason = reason
+        name = shoemod.REASONS[reason] if 0 < reason < len(shoemod.REASONS) else "reason %d" % reason
         self._beep(BEEP_ERROR)
-        self._say("Shoe line bad", reason_text)
+        self._say(("Shoe: " + name)[:WIDTH], line[:WIDTH])
+        self._log_shoe_rejects(now_ms)
         self._render()
+
+    def _log_shoe_rejects(self, now_ms):
+        if self.shoe_logged and now_ms - self.shoe_logged_ms < SHOE_LOG_MS:
+            return
+        if self._log_admin(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
+            self.shoe_rejects = 0
+            self.shoe_logged = True
+            self.shoe_logged_ms = now_ms
 
     def link(self, up, now_ms):
         """The link to the link controller went down or came back (linked tables only)."""

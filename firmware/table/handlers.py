@@ -2,10 +2,17 @@
 
 Each handler takes the RoundController, the button and whether it was a long press, and
 calls the controller's round steps; ``HANDLERS[phase]`` picks the one in force.
+
+When a handler is called is the controller's business (RoundController.panel): a button
+listed in ``LONG_ACTIONS`` for the phase and key state is called once, with long=True when
+it was held (the Panel's LONG) or long=False when it was let go sooner (its RELEASE); any
+other button is called on its PRESS, once.  UP and DOWN are called on PRESS, LONG and each
+REPEAT.  So a long press never does the short action first.
 """
 
 from firmware.drivers import buttons as btn
 from firmware.poker import cards as cardlib
+from firmware.table import screens
 from firmware.table.phases import (
     BEEP_ERROR,
     BEEP_OK,
@@ -20,6 +27,36 @@ from firmware.table.phases import (
     RAM_ERROR,
     TEST,
 )
+
+_LOCK = 1 << btn.LOCK
+_SETTLE = 1 << btn.SETTLE
+_OK = 1 << btn.OK
+_BACK = 1 << btn.BACK
+
+# Per phase, (key off, key on): the buttons (bit per button) with a long action.  Their
+# short action waits for the release, so that holding them never does it first.
+LONG_ACTIONS = (
+    (0, _LOCK | _SETTLE | _OK),     # OPEN: key + long LOCK test, SETTLE config, OK audit
+    (_OK, _OK | _BACK),             # LOCKED: long OK card entry; key + long BACK void round
+    (0, _BACK),                     # CONFIRM: key + long BACK void round
+    (0, 0),                         # RESULTS
+    (0, _OK),                       # RAM ERROR: key + long OK RAM clear
+    (0, 0),                         # RAM CLEAR
+    (0, 0),                         # AUDIT
+    (0, 0),                         # CONFIG
+    (0, 0),                         # TEST
+    (0, 0),                         # CARD ENTRY
+)
+# Card entry fields, in the order OK steps through them.
+FIELD_DEST = 0
+FIELD_RANK = 1
+FIELD_SUIT = 2
+_FIELDS = 3
+
+
+def long_buttons(c):
+    """Bit mask of the buttons whose long press means something now (phase and key)."""
+    return LONG_ACTIONS[c.phase][1 if c.key_on else 0]
 
 
 def _on_open(c, button, long):
@@ -57,6 +94,7 @@ def _on_locked(c, button, long):
     if long:
         if button == btn.OK:
             c.entry[0] = c.cursor + 1
+            c.entry_field = FIELD_DEST
             c._set_phase(CARD_ENTRY)
         return
     if button == btn.SETTLE:
@@ -79,6 +117,10 @@ def _on_confirm(c, button, long):
 def _on_results(c, button, long):
     if button == btn.SETTLE or button == btn.OK:
         c._new_round()
+    elif button == btn.DOWN:
+        c.results_top = min(c.results_top + 1, max(0, len(c.results) - screens.RESULT_LINES))
+    elif button == btn.UP:
+        c.results_top = max(0, c.results_top - 1)
 
 
 def _on_ram_error(c, button, long):
@@ -131,15 +173,15 @@ def _on_card_entry(c, button, long):
         c._set_phase(LOCKED)
     elif button == btn.UP or button == btn.DOWN:
         step = 1 if button == btn.UP else -1
-        field = c.config_index % 3
-        if field == 0:
+        field = c.entry_field
+        if field == FIELD_DEST:
             entry[0] = (entry[0] + step) % (BOARD + 1)
-        elif field == 1:
-            entry[1] = (entry[1] + step) % 13
+        elif field == FIELD_RANK:
+            entry[1] = (entry[1] + step) % len(cardlib.RANKS)
         else:
-            entry[2] = (entry[2] + step) % 4
+            entry[2] = (entry[2] + step) % len(cardlib.SUITS)
     elif button == btn.OK:
-        c.config_index = (c.config_index + 1) % 3
+        c.entry_field = (c.entry_field + 1) % _FIELDS
     elif button == btn.LOCK:
         problem = c._add_card(entry[0], cardlib.make(entry[1], entry[2]))
         if problem:

@@ -3,8 +3,13 @@
 ``View`` is what the app renders (seat lights, display lines, meter amounts and faults, and
 one-shot win and beep requests).  ``seat_light`` and ``render_lines`` read a RoundController
 and fill the view; nothing here changes the round.
+
+The RESULTS screen shows ``RESULT_LINES`` result lines from ``c.results_top`` (UP/DOWN
+scroll); its last line marks more lines above with ``^`` and below with ``v``.  The CARD
+ENTRY screen marks the field UP/DOWN change (``c.entry_field``) with ``>``.
 """
 
+from firmware.compat import const
 from firmware.drivers import spot_lights as lights
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
@@ -31,7 +36,9 @@ from firmware.table.phases import (
     WIDTH,
 )
 
-_SUITS = "cdhs"
+RESULT_LINES = const(6)      # result lines on the RESULTS screen, between title and hint
+_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+_ENTRY_LABELS = ("to   ", "rank ", "suit ")
 
 
 def money(cents):
@@ -150,10 +157,16 @@ def render_lines(c):
             row += 2
         lines[7] = "KEY+OK to pay" if not c.key_on else "OK to pay"
     elif phase == RESULTS:
+        results = c.results
+        top = min(c.results_top, max(0, len(results) - RESULT_LINES))
         lines[0] = "ROUND %d RESULT" % c.rec.round_no
-        for i, text in enumerate(c.results[:6]):
-            lines[1 + i] = text[:WIDTH]
+        for i in range(min(RESULT_LINES, len(results) - top)):
+            lines[1 + i] = results[top + i][:WIDTH]
+        above = top > 0
+        below = top + RESULT_LINES < len(results)
         lines[7] = "SETTLE=next"
+        if above or below:
+            lines[7] += " " + ("^" if above else " ") + ("v" if below else "")
     elif phase == RAM_ERROR:
         lines[0] = "RAM ERROR"
         lines[1] = "JACKPOT DISABLED"
@@ -193,11 +206,13 @@ def render_lines(c):
     elif phase == CARD_ENTRY:
         dest, rank, suit = c.entry
         target = "dealer" if dest == DEALER else "board" if dest == BOARD else "seat %d" % dest
-        lines[0] = "ENTER CARD"
-        lines[1] = "to: " + target
-        lines[2] = "card: " + cardlib.RANKS[rank] + _SUITS[suit]
-        lines[4] = "UP/DN change"
-        lines[5] = "OK next, LOCK=add"
+        lines[0] = "ENTER CARD " + cardlib.RANKS[rank] + cardlib.SUITS[suit]
+        values = (target, cardlib.RANKS[rank], _SUIT_NAMES[suit])
+        for field in range(len(values)):
+            mark = ">" if field == c.entry_field else " "
+            lines[1 + field] = mark + _ENTRY_LABELS[field] + values[field]
+        lines[4] = "UP/DN change >"
+        lines[5] = "OK=next LOCK=add"
         lines[6] = "BACK=done"
     if c.message and phase not in (AUDIT, RAM_CLEAR):
         first, second = c.message.split("\n")
