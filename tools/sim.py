@@ -424,7 +424,9 @@ def press_key(sim, ch, ask=_ask_stdin):
     """Carry out the interactive key ch (KEYS_HELP) on sim; return what was done, for the
     screen.  Buttons are pushed (pressed, then let go while the table runs), never left held.
     ``t`` calls ask() for the shoe line to type."""
-    if "1" <= ch <= "7" and len(ch) == 1:
+    if len(ch) != 1:
+        return "one key at a time, got %r" % ch
+    if "1" <= ch <= "7":
         seat = int(ch)
         sim.toggle_chip(seat)
         return "seat %d jackpot spot: chip %s" % (seat, "on" if sim.covered(seat) else "off")
