@@ -1,0 +1,254 @@
+"""Long and short presses on the dealer panel: one press, one action.
+
+The Panel (firmware/drivers/buttons.py) reports a short press as PRESS then RELEASE, and a
+long press as PRESS, LONG (after long_ms), RELEASE.  A long press must do only its long
+action, never the short one first; a short press only the short one.  The controller is
+driven here with those sequences (host_tests.test_controller.Table.press), and at the end
+through the real Panel reading fake pins, as on the board.
+"""
+
+import pytest
+
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
+from firmware.drivers.events import EMPTY, event_detail, event_kind
+from firmware.store import eventlog as ev
+from firmware.table import controller as tc
+from host_tests.fakes.pins import FakePin
+from host_tests.test_controller import RESET, Table, events_of
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def seat_with_wager(table, seat):
+    table.chip(seat)
+    table.chip(seat, ante=True)
+
+
+def locked_round(table, seats=(1, 2)):
+    for seat in seats:
+        seat_with_wager(table, seat)
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.LOCKED
+
+
+# --- the four misfires the audit found ------------------------------------------------------
+
+def test_key_and_long_lock_opens_test_mode_without_locking_the_round(table):
+    seat_with_wager(table, 1)
+    table.key(True)
+    table.press(btn.LOCK, long=True)
+    assert table.c.phase == tc.TEST
+    assert table.c.rec.accepted == 0
+    assert events_of(table.memory, ev.LOCK) == []
+    assert table.c.view.meter[0] == RESET               # nothing contributed
+    table.press(btn.BACK)
+    assert table.c.phase == tc.OPEN and table.c.rec.round_no == 1
+
+
+def test_key_and_long_ok_opens_the_audit_without_marking_an_ante(table):
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.AUDIT
+    assert table.c.ante_marked == 0
+    table.press(btn.BACK)
+    assert table.c.phase == tc.OPEN and table.c.ante_marked == 0
+    assert "ante -" in table.screen()
+
+
+def test_long_ok_when_locked_opens_card_entry_without_folding_the_seat(table):
+    locked_round(table)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.CARD_ENTRY
+    assert table.c.rec.folded == 0
+    table.press(btn.BACK)
+    assert table.c.phase == tc.LOCKED and table.c.rec.folded == 0
+    assert "fold" not in table.c.view.lines[4]
+
+
+def test_key_and_long_back_when_locked_voids_the_round_and_no_seat(table):
+    locked_round(table)
+    table.key(True)
+    table.press(btn.BACK, long=True)
+    assert table.c.phase == tc.RESULTS and "ROUND VOID" in table.screen()
+    assert table.c.rec.voided == 0
+    voids = events_of(table.memory, ev.VOID)
+    assert len(voids) == 1
+    assert voids[0][4:6] == (0, 0b11)                  # a = 0: the round, not a seat
+    assert table.c.view.meter[0] == RESET
+
+
+# --- the short actions still happen, once, when the button is let go --------------------------
+
+def test_key_and_short_lock_locks_on_release(table):
+    seat_with_wager(table, 1)
+    table.key(True)
+    table.c.panel(btn.PRESS, btn.LOCK, table.tick())
+    assert table.c.phase == tc.OPEN                     # could still become a long press
+    table.c.panel(btn.RELEASE, btn.LOCK, table.tick(100))
+    assert table.c.phase == tc.LOCKED and table.c.rec.accepted == 0b1
+
+
+def test_key_and_short_ok_marks_the_ante(table):
+    table.key(True)
+    table.press(btn.OK)
+    assert table.c.phase == tc.OPEN and table.c.ante_marked == 0b1
+
+
+def test_short_ok_when_locked_folds_the_seat(table):
+    locked_round(table)
+    table.press(btn.OK)
+    assert table.c.phase == tc.LOCKED and table.c.rec.folded == 0b1
+
+
+def test_key_and_short_back_when_locked_voids_only_that_seat(table):
+    locked_round(table)
+    table.key(True)
+    table.press(btn.BACK)
+    assert table.c.phase == tc.LOCKED and table.c.rec.voided == 0b1
+    assert [e[4] for e in events_of(table.memory, ev.VOID)] == [1]
+    assert table.c.view.seat_light[0] == lights.OFF
+
+
+def test_a_button_without_a_long_action_acts_at_once_and_its_long_is_ignored(table):
+    seat_with_wager(table, 1)
+    table.c.panel(btn.PRESS, btn.LOCK, table.tick())   # no key: LOCK has no long action
+    assert table.c.phase == tc.LOCKED
+    table.c.panel(btn.LONG, btn.LOCK, table.tick(1000))
+    table.c.panel(btn.RELEASE, btn.LOCK, table.tick(100))
+    assert table.c.phase == tc.LOCKED and len(events_of(table.memory, ev.LOCK)) == 1
+
+
+def test_mashed_ok_toggles_the_ante_once_per_press(table):
+    for presses, marked in ((1, 0b1), (2, 0b0), (3, 0b1)):
+        table.c.ante_marked = 0
+        for _ in range(presses):
+            table.press(btn.OK)
+        assert table.c.ante_marked == marked
+    table.key(True)                                     # deferred to the release: the same
+    for presses, marked in ((1, 0b1), (2, 0b0), (3, 0b1)):
+        table.c.ante_marked = 0
+        for _ in range(presses):
+            table.press(btn.OK)
+        assert table.c.ante_marked == marked
+
+
+# --- a press that changes the phase does not act again in the next phase ----------------------
+
+def test_holding_back_to_leave_card_entry_does_not_void_the_round(table):
+    locked_round(table)
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.CARD_ENTRY
+    table.press(btn.BACK, long=True)                    # held past long_ms, key on
+    assert table.c.phase == tc.LOCKED
+    assert events_of(table.memory, ev.VOID) == [] and table.c.rec.voided == 0
+
+
+def test_holding_settle_for_the_next_round_does_not_open_the_configuration(table):
+    locked_round(table)
+    table.key(True)
+    table.press(btn.BACK, long=True)                    # misdeal: the round's RESULTS
+    assert table.c.phase == tc.RESULTS
+    table.press(btn.SETTLE, long=True)                  # key still on
+    assert table.c.phase == tc.OPEN and table.c.rec.round_no == 2
+
+
+def test_the_release_of_the_long_ok_that_starts_a_ram_clear_does_not_accept_it(tmp_path):
+    t = Table(tmp_path)
+    assert t.c.phase == tc.RAM_ERROR
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_CLEAR and events_of(t.memory, ev.RAM_CLEAR) == []
+    t.press(btn.OK)
+    assert t.c.phase == tc.OPEN and len(events_of(t.memory, ev.RAM_CLEAR)) == 1
+
+
+def test_a_long_with_no_press_before_it_is_a_long_press(table):
+    # firmware/service.py does a RAM clear this way; a LONG alone must not be lost.
+    table.key(True)
+    table.c.panel(btn.LONG, btn.LOCK, table.tick())
+    assert table.c.phase == tc.TEST
+
+
+def test_buttons_out_of_range_are_ignored(table):
+    table.c.panel(btn.PRESS, 9, table.tick())
+    table.c.panel(btn.RELEASE, -1, table.tick())
+    assert table.c.phase == tc.OPEN
+
+
+# --- the real Panel driver feeding the controller -------------------------------------------
+
+class Desk:
+    """The Panel on fake pins, polled every 10 ms, its events fed to the controller."""
+
+    STEP_MS = 10
+
+    def __init__(self, table):
+        self.table = table
+        self.pins = [FakePin(1) for _ in range(6)]
+        self.key = FakePin(1)
+        self.door = FakePin(1)
+        self.panel = btn.Panel(self.pins, self.key, self.door, now=table.now)
+        self.seen = []
+
+    def run(self, ms):
+        for _ in range(ms // self.STEP_MS):
+            now = self.table.tick(self.STEP_MS)
+            self.panel.poll(now)
+            event = self.panel.events.pop()
+            while event != EMPTY:
+                self.seen.append((event_kind(event), event_detail(event)))
+                self.table.c.panel(event_kind(event), event_detail(event), now)
+                event = self.panel.events.pop()
+
+    def hold(self, button, ms):
+        self.pins[button].press()
+        self.run(ms)
+        self.pins[button].release()
+        self.run(200)
+
+    def turn_key(self, on):
+        if on:
+            self.key.press()
+        else:
+            self.key.release()
+        self.run(200)
+
+
+def test_the_real_panel_key_and_held_lock_gives_test_mode_only(table):
+    desk = Desk(table)
+    seat_with_wager(table, 1)
+    desk.turn_key(True)
+    assert table.c.key_on
+    desk.hold(btn.LOCK, 1200)                            # tools/sim.py's long press
+    assert desk.seen[-3:] == [(btn.PRESS, btn.LOCK), (btn.LONG, btn.LOCK), (btn.RELEASE, btn.LOCK)]
+    assert table.c.phase == tc.TEST and events_of(table.memory, ev.LOCK) == []
+    desk.hold(btn.BACK, 100)
+    desk.hold(btn.LOCK, 100)                             # a short press: locks
+    assert table.c.phase == tc.LOCKED and table.c.rec.accepted == 0b1
+
+
+def test_the_real_panel_held_ok_when_locked_opens_card_entry_and_a_tap_folds(table):
+    desk = Desk(table)
+    locked_round(table)
+    desk.hold(btn.OK, 1200)
+    assert table.c.phase == tc.CARD_ENTRY and table.c.rec.folded == 0
+    desk.hold(btn.BACK, 100)
+    assert table.c.phase == tc.LOCKED
+    desk.hold(btn.OK, 100)
+    assert table.c.rec.folded == 0b1
+    # a mashed OK with contact bounce: one fold toggle per real press
+    for _ in range(3):
+        for level in (0, 1, 0, 1, 0):
+            desk.pins[btn.OK].level = level
+            desk.run(10)
+        desk.run(60)
+        desk.pins[btn.OK].release()
+        desk.run(80)
+    assert table.c.rec.folded == 0b0                    # 1 + 3 toggles
