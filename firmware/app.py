@@ -125,6 +125,7 @@ class App:
         self.win_serial = 0
         self.beep_serial = 0
         self.meter_shown = [-1, -1, -1]
+        self.test_shown = -1     # test mode step the outputs show (-1: not in test mode)
         self.fault_shown = None
         self.service = None      # firmware.service.Service, polled each pass when set
 
@@ -175,7 +176,7 @@ class App:
             if kind == shoemod.CARD:
                 c.card(shoemod.card_dest(event), shoemod.card_of(event), now)
             elif kind == shoemod.REJECT:
-                c.shoe_reject(self.shoe.reject_text(), now)
+                c.shoe_reject(event_detail(event), now)
             event = self.shoe.events.pop()
         station = self.station
         if station is not None:
@@ -223,10 +224,28 @@ class App:
             for i in range(first, len(wins)):
                 line, seat, amount, new = wins[i]
                 self.sign.show_win(line, seat, amount, new, now)
+        c = self.controller
+        step = c.test_step if c.phase == tc.TEST else -1
+        if step != self.test_shown:
+            self._show_test(step, now)
         if view.beep_serial != self.beep_serial:
             self.beep_serial = view.beep_serial
             if BEEPS[view.beep]:
                 self.buzzer.play(BEEPS[view.beep], now, REPEATING[view.beep])
+
+
+    def _show_test(self, step, now):
+        """Test mode's outputs besides the rings (which the controller cycles) and the
+        sensors (on the display): every segment of every sign digit lit, the display
+        inverted on odd steps (every pixel lit around the text), one beep per step.  Leaving
+        test mode (step -1) puts them back."""
+        testing = step >= 0
+        if testing != (self.test_shown >= 0):
+            self.sign.lamp_test(testing)
+        self.oled.invert(testing and step & 1)
+        if testing:
+            self.buzzer.play(BEEPS[tc.BEEP_OK], now)
+        self.test_shown = step
 
 
 class _Strip:

@@ -81,7 +81,7 @@ def test_a_chip_put_down_on_the_results_waits_for_the_next_round(table):
     assert table.c.rec.accepted == 1 << 4   # and it is taken at that round's LOCK
 
 
-class _Board:
+class BoardRig:
     """The App on the simulated board (wire fakes), driven through its pins."""
 
     def __init__(self, directory):
@@ -116,7 +116,7 @@ class _Board:
 
 
 def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
-    b = _Board(tmp_path)
+    b = BoardRig(tmp_path)
     b.key(True)                              # RAM clear opens the table
     b.press("OK", 1200)
     b.press("OK")

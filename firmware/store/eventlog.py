@@ -56,6 +56,7 @@ OPERATOR_ADDITION = const(18)  # a pool, c amount (cents)
 LINK_REJECT = const(19)     # a reason (LINK_REASONS index + 1), b messages rejected since the last entry
 LINK_MISMATCH = const(20)   # b table's linked wagers (cents), c controller's linked wagers (cents)
 LINK_CLAIM = const(21)      # a seat, b hand category, c jackpot wager (cents): hit sent to the link
+SHOE_REJECT = const(22)     # a last reason (drivers.shoe.REASONS index), b lines rejected since the last
 
 NAMES = {
     POWER_UP: "power up", _POWER_DOWN: "power down", CM_ERROR: "critical memory error",
@@ -65,7 +66,7 @@ NAMES = {
     TAMPER: "tamper", LINK_DOWN: "link down", LINK_UP: "link up", SETTLE: "settle",
     LOG_ERROR: "event log error", OPERATOR_ADDITION: "operator addition",
     LINK_REJECT: "link message rejected", LINK_MISMATCH: "link ledger mismatch",
-    LINK_CLAIM: "jackpot hit claimed on the link",
+    LINK_CLAIM: "jackpot hit claimed on the link", SHOE_REJECT: "shoe line rejected",
 }
 
 # Reasons of LINK_REJECT (firmware.link.codec.REJECT_REASONS, in its order)

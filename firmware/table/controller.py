@@ -13,8 +13,8 @@ Inputs, from the app's drivers::
     panel(kind, button, now_ms)    buttons event: PRESS/LONG/RELEASE of LOCK..BACK, KEY_ON/OFF,
                                    DOOR_OPEN/CLOSED
     card(dest, card, now_ms)       a card from the shoe or the panel: dest 0 dealer, 1..7 seat, 8 board
-    shoe_reject(reason, line, now_ms)  a shoe line the driver rejected (shoe reason code, the
-                                   line as text): shown to the dealer, counted in the event log
+    shoe_reject(reason, now_ms)    a shoe line the driver rejected (its shoe.REASONS code):
+                                   shown to the dealer, counted in the event log
     link(up, now_ms)               the linked-progressive link went down or came back
     link_poll(now_ms)              linked tables, every tick after the link's service(): pool
                                    amounts, payouts, link events, commits of the link section
@@ -393,17 +393,17 @@ class RoundController:
             self._say("Card refused", problem)
         self._render()
 
-    def shoe_reject(self, reason, line, now_ms):
-        """The shoe driver rejected a line (reason: a firmware.drivers.shoe reason code, line:
-        what it read, as text): the dealer sees why, and the event log gets the reason and
-        the count, at most one entry every SHOE_LOG_MS so that a babbling shoe cannot wear
-        out the flash (the rest are counted into the next entry)."""
+    def shoe_reject(self, reason, now_ms):
+        """The shoe driver rejected a line (reason: its firmware.drivers.shoe.REASONS code):
+        the dealer sees why, and the event log gets the reason and the count, at most one
+        entry every SHOE_LOG_MS so that a babbling shoe cannot wear out the flash (the rest
+        are counted into the next entry)."""
         self.now_ms = now_ms
         self.shoe_rejects += 1
         self.shoe_reason = reason
         name = shoemod.REASONS[reason] if 0 < reason < len(shoemod.REASONS) else "reason %d" % reason
         self._beep(BEEP_ERROR)
-        self._say(("Shoe: " + name)[:WIDTH], line[:WIDTH])
+        self._say("Shoe line bad", name[:WIDTH])
         self._log_shoe_rejects(now_ms)
         self._render()
 

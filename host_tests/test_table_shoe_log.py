@@ -1,0 +1,63 @@
+"""Bad shoe lines: the dealer sees the reason, the event log keeps the reason and the count
+(at most one entry every SHOE_LOG_MS, so a babbling shoe cannot wear out the flash), and
+nothing is lost or stops the loop."""
+
+import pytest
+
+from firmware.drivers import shoe as shoemod
+from firmware.poker import cards
+from firmware.store import eventlog as ev
+from firmware.table import controller as tc
+from host_tests.test_controller import Table, events_of
+from host_tests.test_table_payout import BoardRig
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def test_a_bad_line_is_shown_with_its_reason_and_logged(table):
+    table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
+    assert "Shoe line bad" in table.screen() and "bad card" in table.screen()
+    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)] == [(shoemod.BAD_CARD, 1)]
+
+
+def test_a_flood_of_bad_lines_is_counted_into_one_entry_per_interval(table):
+    start = table.tick()
+    table.c.shoe_reject(shoemod.GARBAGE, start)
+    for _ in range(49):
+        table.c.shoe_reject(shoemod.TOO_LONG, table.tick())
+    assert len(events_of(table.memory, ev.SHOE_REJECT)) == 1       # the first, at once
+    table.now = start + tc.SHOE_LOG_MS - 1
+    table.c.tick(table.now, 2000)
+    assert len(events_of(table.memory, ev.SHOE_REJECT)) == 1       # not before the interval
+    table.now = start + tc.SHOE_LOG_MS
+    table.c.tick(table.now, 2000)
+    logged = [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)]
+    assert logged == [(shoemod.GARBAGE, 1), (shoemod.TOO_LONG, 49)]    # all 50, the last reason
+    table.c.tick(table.now + tc.SHOE_LOG_MS, 2000)
+    assert len(events_of(table.memory, ev.SHOE_REJECT)) == 2       # nothing new: no entry
+
+
+def test_a_bad_line_through_the_shoe_driver_is_logged_and_the_next_card_taken(tmp_path):
+    b = BoardRig(tmp_path)
+    b.key(True)                              # RAM clear opens the table
+    b.press("OK", 1200)
+    b.press("OK")
+    b.key(False)
+    b.table.mcp.cover(0)
+    b.table.mcp.cover(8)                     # seat 1's jackpot and Ante spots
+    b.run(200)
+    b.press("LOCK")
+    b.shoe(b"S1 Zz\n")                       # no such card
+    b.shoe(b"\x01\x02garbage\n")
+    b.shoe(b"S1 Ah\n")
+    c = b.app.controller
+    assert [e[4] for e in events_of(c.memory, ev.SHOE_REJECT)] == [shoemod.BAD_CARD]
+    assert c._hole(0) == cards.parse("Ah")  # the loop carried on and took the next card
+    b.run(tc.SHOE_LOG_MS)                    # the second bad line, counted, goes in next
+    assert [e[4:6] for e in events_of(c.memory, ev.SHOE_REJECT)] == [
+        (shoemod.BAD_CARD, 1), (shoemod.GARBAGE, 1)]
