@@ -242,7 +242,7 @@ def test_typed_lines_take_the_same_path_as_dealt_cards(monkeypatch):
 
 
 @pytest.mark.parametrize("typed,reason", [
-    ("S9 Ah\n", "unknown destination"),        # seats are S1..S7 (docs/shoe-protocol.md)
+    ("S9 Ah\n", "bad destination"),        # seats are S1..S7 (docs/shoe-protocol.md)
     ("S3 Zz\n", "bad card"),                   # no rank Z, no suit z
     ("S3 Ah Kd Qc Js Th\n", "line too long"),  # a line is at most 16 bytes
 ])

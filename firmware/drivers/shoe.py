@@ -51,7 +51,7 @@ BAD_CARD = const(4)
 BAD_FORMAT = const(5)
 BAD_CHECKSUM = const(6)
 PARTIAL = const(7)
-REASONS = ("", "garbage bytes", "line too long", "unknown destination", "bad card", "bad format",
+REASONS = ("", "garbage bytes", "line too long", "bad destination", "bad card", "bad format",
            "bad checksum", "partial line")
 
 _LF = const(0x0A)

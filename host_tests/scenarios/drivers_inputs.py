@@ -107,7 +107,7 @@ while True:
     else:
         got.append(shoe.REASONS[event_detail(event)])
 # Card ints are rank * 4 + suit (firmware.poker.cards): As = 51, Kd = 45, Th = 34.
-expect("shoe", got, [(3, 51), (0, 45), (8, 34), "unknown destination", "bad card", "garbage bytes",
+expect("shoe", got, [(3, 51), (0, 45), (8, 34), "bad destination", "bad card", "garbage bytes",
                      "bad checksum", "line too long"])
 
 # --- the same per-tick paths with the heap locked -------------------------------------------
