@@ -14,9 +14,11 @@ current millisecond tick and queues edges as events; it allocates nothing.
 
 Debounce: an input changes state only after its pin has held the new level for
 ``debounce_ms`` (contact bounce inside that time is ignored), so each real press gives
-exactly one PRESS however hard the button is mashed, and never one for a bounce.  A button
-held for ``long_ms`` gives one LONG (after its PRESS) and one RELEASE when let go; the app
-can act on PRESS for a short action or wait for RELEASE/LONG to tell short from long.
+exactly one PRESS however hard the button is mashed, and never one for a bounce.  A short
+press is PRESS then RELEASE; a button held for ``long_ms`` gives PRESS, one LONG, then
+RELEASE when let go.  So a PRESS does not yet say whether the press is short or long: a
+button with a long meaning must wait for its LONG (long) or a RELEASE with no LONG (short),
+as the round controller does (firmware/table/controller.py RoundController.panel).
 UP and DOWN (``repeat_buttons``) keep going after their LONG: one REPEAT every
 ``repeat_ms`` while held, for scrolling through menus and values.
 The key switch and the door use a longer ``switch_ms`` debounce.  States at construction

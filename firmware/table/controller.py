@@ -10,8 +10,9 @@ Inputs, from the app's drivers::
 
     spot(kind, spot, now_ms)       spot_sensors event: sensor bit of a jackpot or Ante spot
                                    (spot_sensors.jackpot_spot / ante_spot give the wiring)
-    panel(kind, button, now_ms)    buttons event: PRESS/LONG/RELEASE of LOCK..BACK, KEY_ON/OFF,
-                                   DOOR_OPEN/CLOSED
+    panel(kind, button, now_ms)    buttons event: PRESS/LONG/REPEAT/RELEASE of LOCK..BACK,
+                                   KEY_ON/OFF, DOOR_OPEN/CLOSED; a button with a long meaning
+                                   acts on its LONG or, short, on its RELEASE (see panel)
     card(dest, card, now_ms)       a card from the shoe or the panel: dest 0 dealer, 1..7 seat, 8 board
     shoe_reject(reason, now_ms)    a shoe line the driver rejected (its shoe.REASONS code):
                                    shown to the dealer, counted in the event log
@@ -37,7 +38,11 @@ The dealer's round [rules.md 2, 5]:
     SETTLE    every seat's hand is shown; jackpot hands (hole cards + flop) are lit.  With a
               jackpot hit the round waits in CONFIRM for the supervisor (key + OK) [11.13],
               then the jackpot is paid and committed (STEP_CONFIRM, STEP_SETTLE).
-    RESULTS   SETTLE or OK clears the table for the next round.
+    RESULTS   UP/DOWN scroll the result lines; SETTLE or OK clears the table for the next
+              round.
+
+A long press does only its long action: the short action of a button that has a long one
+(firmware.table.handlers.LONG_ACTIONS) waits for the button to be let go.
 
 Linked table (``link_factory`` set before ``boot``; docs/link.md "Integration"): the pool
 belongs to the link controller.  The table's own Jackpot is kept (its configuration gives the
