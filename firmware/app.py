@@ -161,7 +161,8 @@ class App:
         dog.check_in(wd.SENSORS)
         event = self.spots.events.pop()
         while event != EMPTY:
-            c.spot(event_kind(event), event_detail(event), now)
+            spot = event_detail(event)
+            c.spot(event_kind(event), spot, now, self.spots.fault(spot))
             event = self.spots.events.pop()
         self.panel.poll(now)
         dog.check_in(wd.PANEL)

@@ -152,6 +152,8 @@ class RoundController:
         self.ante = 0            # Ante spots covered
         self.ante_marked = 0     # Ante confirmed on the panel
         self.faults = 0          # jackpot spots in fault
+        self.ante_faults = 0     # Ante spots in fault
+        self.faults_logged = 0   # spots whose fault is in the log this round: jackpot bits, Ante << SEATS
         self.late = 0            # chips placed after LOCK
         self.tamper = 0          # accepted chips removed after LOCK
         self.cursor = 0
@@ -277,6 +279,7 @@ class RoundController:
         self.late = 0
         self.tamper = 0
         self.ante_marked = 0
+        self.faults_logged = 0
         self.hits = []
         self.hits_estimated = False
         self.results = []
@@ -296,8 +299,9 @@ class RoundController:
         if self.shoe_rejects:
             self._log_shoe_rejects(now_ms)
 
-    def spot(self, kind, spot, now_ms):
-        """A bet-spot sensor event (firmware.drivers.spot_sensors kinds)."""
+    def spot(self, kind, spot, now_ms, reason=0):
+        """A bet-spot sensor event (firmware.drivers.spot_sensors kinds); for FAULT, reason is
+        the sensor's fault (spot_sensors.CHATTER, STUCK or BUS; 0 unknown)."""
         self.now_ms = now_ms
         ante = sensors.ANTE_FIRST <= spot < sensors.ANTE_FIRST + SEATS
         if not ante and not 0 <= spot < SEATS:
@@ -306,18 +310,20 @@ class RoundController:
         if seat >= self.seats:
             return
         bit = 1 << seat
+        if kind == sensors.FAULT:
+            self._sensor_fault(seat, ante, reason)
         if ante:
             if kind == sensors.PLACED:
                 self.ante |= bit
             elif kind == sensors.REMOVED or kind == sensors.FAULT:
                 self.ante &= ~bit
+            elif kind == sensors.CLEARED:
+                self.ante_faults &= ~bit
             self._render()
             return
         if kind == sensors.FAULT:
             self.faults |= bit
             self.placed &= ~bit
-            self._beep(BEEP_ERROR)
-            self._say("Seat %d sensor" % (seat + 1), "FAULT: not counted")
         elif kind == sensors.CLEARED:
             self.faults &= ~bit
         elif kind == sensors.PLACED:
@@ -337,6 +343,22 @@ class RoundController:
                     self._say("TAMPER seat %d" % (seat + 1), "chip removed")
                     self._log_admin(ev.TAMPER, seat + 1)
         self._render()
+
+    def _sensor_fault(self, seat, ante, reason):
+        """A spot sensor of seat (index) went into fault: the dealer is told which and why, it
+        counts for nothing until it clears, and the event log gets it once per spot per round
+        (a sensor that keeps failing and recovering cannot fill the log)."""
+        bit = 1 << seat
+        which = "Ante" if ante else "JP"
+        why = sensors.FAULT_NAMES[reason] if 0 < reason < len(sensors.FAULT_NAMES) else "fault"
+        if ante:
+            self.ante_faults |= bit
+        self._beep(BEEP_ERROR)
+        self._say("Seat %d %s spot" % (seat + 1, which), ("FAULT %s" % why)[:WIDTH])
+        logged = bit << SEATS if ante else bit
+        if not self.faults_logged & logged:
+            if self._log_admin(ev.SENSOR_FAULT, seat + 1, 2 if ante else 1, reason):
+                self.faults_logged |= logged
 
     def panel(self, kind, button, now_ms):
         """A dealer panel event (firmware.drivers.buttons kinds) in the order the Panel sends

@@ -84,7 +84,7 @@ def seat_light(c, s):
         return 1 + (c.test_step + s) % (len(lights.STATE_NAMES) - 1)
     if phase == RAM_ERROR or phase == RAM_CLEAR:
         return lights.LOCKED
-    if c.faults & bit:
+    if (c.faults | c.ante_faults) & bit:
         return lights.FAULT
     if c.tamper & bit:
         return lights.TAMPER
@@ -199,7 +199,7 @@ def render_lines(c):
         lines[0] = "TEST MODE (BACK)"
         lines[1] = "jp  " + _bits(c, c.placed)
         lines[2] = "ant " + _bits(c, c.ante)
-        lines[3] = "flt " + _bits(c, c.faults)
+        lines[3] = "flt " + _bits(c, c.faults | c.ante_faults)
         lines[4] = "key %s door %s" % ("on" if c.key_on else "off",
                                       "open" if c.door_open else "shut")
         lines[5] = "OK=next pattern"

@@ -1,0 +1,68 @@
+"""A spot sensor that chatters or sticks, jackpot or Ante: reported to the dealer with which
+sensor and why, not counted, its seat's ring showing FAULT, and logged once per spot per
+round for the technician."""
+
+import pytest
+
+from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
+from firmware.drivers import spot_sensors as sens
+from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
+from firmware.store import eventlog as ev
+from host_tests.test_controller import Table, events_of
+from host_tests.test_table_payout import BoardRig
+
+JACKPOT_SPOT, ANTE_SPOT = 1, 2          # SENSOR_FAULT's b: which sensor of the seat
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def test_a_stuck_ante_sensor_is_reported_logged_and_not_counted(table):
+    table.chip(2)
+    table.chip(2, ante=True)
+    table.c.spot(sens.FAULT, ante_spot(2), table.tick(), sens.STUCK)
+    screen = table.screen()
+    assert "Seat 2 Ante spot" in screen and "FAULT stuck" in screen
+    assert table.c.view.seat_light[1] == lights.FAULT
+    assert [e[4:7] for e in events_of(table.memory, ev.SENSOR_FAULT)] == [(2, ANTE_SPOT, sens.STUCK)]
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0          # no Ante seen: the jackpot wager is not taken
+    table.c.spot(sens.CLEARED, ante_spot(2), table.tick())
+    assert table.c.view.seat_light[1] != lights.FAULT
+
+
+def test_a_jackpot_sensor_fault_is_logged_once_per_round(table):
+    for _ in range(3):                        # a sensor that keeps failing and recovering
+        table.c.spot(sens.FAULT, jackpot_spot(4), table.tick(), sens.CHATTER)
+        table.c.spot(sens.CLEARED, jackpot_spot(4), table.tick())
+    assert "Seat 4 JP spot" in table.screen() and "FAULT chatter" in table.screen()
+    assert [e[4:7] for e in events_of(table.memory, ev.SENSOR_FAULT)] == [
+        (4, JACKPOT_SPOT, sens.CHATTER)]
+    table.press(btn.LOCK)
+    table.deal([(8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    table.press(btn.SETTLE)                   # the next round
+    table.c.spot(sens.FAULT, jackpot_spot(4), table.tick(), sens.CHATTER)
+    assert len(events_of(table.memory, ev.SENSOR_FAULT)) == 2
+
+
+def test_a_chattering_ante_sensor_on_the_board_is_caught_by_the_driver_and_logged(tmp_path):
+    b = BoardRig(tmp_path)
+    b.key(True)                               # RAM clear opens the table
+    b.press("OK", 1200)
+    b.press("OK")
+    b.key(False)
+    for _ in range(12):                       # a flickering Ante sensor on seat 3
+        b.table.mcp.cover(ante_spot(3))
+        b.run(60)
+        b.table.mcp.uncover(ante_spot(3))
+        b.run(60)
+    c = b.app.controller
+    assert [e[4:7] for e in events_of(c.memory, ev.SENSOR_FAULT)] == [(3, ANTE_SPOT, sens.CHATTER)]
+    assert c.view.seat_light[2] == lights.FAULT
+    assert c.ante & (1 << 2) == 0
