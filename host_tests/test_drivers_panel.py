@@ -92,6 +92,17 @@ def test_long_press_is_reported_once_while_held():
     assert not panel.is_down(BACK)
 
 
+@pytest.mark.parametrize("hold_ms, expected", [
+    (100, [(PRESS, OK), (RELEASE, OK)]),                 # tools/sim.py's press
+    (1200, [(PRESS, OK), (LONG, OK), (RELEASE, OK)]),    # its hold
+])
+def test_the_simulators_presses_at_the_apps_tick(hold_ms, expected):
+    # The round controller tells short from long by these sequences (LONG before RELEASE).
+    panel, pins, key, door = make_panel()                # the app's defaults, polled every 20 ms
+    events, now = play(panel, [0] * (hold_ms // 20) + [1] * 10, pins[OK], step=20)
+    assert events == expected
+
+
 def test_long_press_is_timed_from_the_press_not_from_the_debounce():
     panel, pins, key, door = make_panel(debounce_ms=30, long_ms=1000)
     pins[OK].level = 0
