@@ -252,3 +252,66 @@ def test_the_real_panel_held_ok_when_locked_opens_card_entry_and_a_tap_folds(tab
         desk.pins[btn.OK].release()
         desk.run(80)
     assert table.c.rec.folded == 0b0                    # 1 + 3 toggles
+
+
+# --- LONG_ACTIONS agrees with the handlers ------------------------------------------------------
+
+def reach(tmp_path, phase, key):
+    """A table in phase (reached the way the dealer reaches it), the key on or off."""
+    t = Table(tmp_path)
+    if phase != tc.RAM_ERROR:
+        t.key(True)
+        t.press(btn.OK, long=True)
+        if phase != tc.RAM_CLEAR:
+            t.press(btn.OK)
+    t.key(True)
+    if phase == tc.AUDIT:
+        t.press(btn.OK, long=True)
+    elif phase == tc.CONFIG:
+        t.press(btn.SETTLE, long=True)
+    elif phase == tc.TEST:
+        t.press(btn.LOCK, long=True)
+    elif phase in (tc.LOCKED, tc.CONFIRM, tc.RESULTS, tc.CARD_ENTRY):
+        seat_with_wager(t, 1)
+        t.key(False)
+        t.press(btn.LOCK)
+        if phase == tc.CARD_ENTRY:
+            t.press(btn.OK, long=True)
+        elif phase == tc.CONFIRM:
+            t.deal([(1, "As Ks"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+            t.press(btn.SETTLE)
+        elif phase == tc.RESULTS:
+            t.deal([(1, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+            t.press(btn.SETTLE)
+    t.key(key)
+    assert t.c.phase == phase
+    return t
+
+
+def state(t):
+    c = t.c
+    return (c.phase, c.rec.round_no, c.rec.accepted, c.rec.folded, c.rec.voided, c.ante_marked,
+            c.cursor, c.test_step, c.config_index, c.entry_field, list(c.entry), c.menu_top,
+            c.results_top, c.message, c.jackpot.config.wager if c.jackpot else None,
+            len(list(t.memory.log.events())) if c.jackpot else 0)
+
+
+@pytest.mark.parametrize("key", [False, True])
+@pytest.mark.parametrize("phase", range(len(tc.PHASE_NAMES)), ids=lambda p: tc.PHASE_NAMES[p])
+def test_a_button_listed_without_a_long_action_has_none(tmp_path, phase, key):
+    # A button that acts on its PRESS ignores its LONG, so its handler's long action (if it
+    # had one) could never happen: it must do nothing, or the same as the short press.
+    from firmware.table import handlers
+    for button in (btn.LOCK, btn.SETTLE, btn.OK, btn.BACK):
+        if handlers.LONG_ACTIONS[phase][key] & (1 << button):
+            continue
+        results = []
+        for long in (None, False, True):
+            directory = tmp_path / ("%d-%s" % (button, long))
+            directory.mkdir()
+            t = reach(directory, phase, key)
+            if long is not None:
+                handlers.HANDLERS[phase](t.c, button, long)
+            results.append(state(t))
+        nothing, short, held = results
+        assert held in (nothing, short), (tc.PHASE_NAMES[phase], btn.BUTTON_NAMES[button])
