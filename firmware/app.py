@@ -28,6 +28,7 @@ from firmware.drivers.fram import FRAM
 from firmware.drivers.mcp23017 import MCP23017
 from firmware.drivers.meter_sign import MeterSign
 from firmware.drivers.oled import SSD1306
+from firmware.drivers.ticks import ticks_diff
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot, FramSlot
 from firmware.table import controller as tc
@@ -40,6 +41,7 @@ _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
 _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
+_DISPLAY_RETRY_MS = const(2000)    # a dealer display that stopped answering is started again
 _OLED_LINES = const(8)
 _NEWLINE = const(10)
 
@@ -128,6 +130,8 @@ class App:
         self.test_shown = -1     # test mode step the outputs show (-1: not in test mode)
         self.fault_shown = None
         self.service = None      # firmware.service.Service, polled each pass when set
+        self.display_ok = True   # the dealer display answers on the bus
+        self.display_retry = 0   # tick when a display that stopped answering is tried again
 
     def _open_station(self, section, log):
         if self.station is not None:
@@ -140,11 +144,14 @@ class App:
 
         program: firmware.startup.program_facts() of the boot-time program check (None: not
         checked, as in the simulator); a failed check keeps jackpot wagering closed."""
-        self.mcp.configure()
+        try:
+            self.mcp.configure()
+        except OSError:
+            pass    # its reads fail: the spots show a bus fault; check() configures it later
         self.sign.begin(now)
-        self.oled.begin()
         cause = getattr(self.board, "reset_cause", 0) or 0
         self.controller.boot(now, wall, cause)
+        self._display_begin(now)
         if program is not None:
             self.controller.set_program(program["ok"], program["text"], program["digest"])
         self._render(now, True)
@@ -191,7 +198,13 @@ class App:
         self._render(now, False)
         self.lights.render(self.ticks)
         self.sign.tick(now)
-        self.oled.update()
+        if self.display_ok:
+            try:
+                self.oled.update()
+            except OSError:
+                self._display_failed(now)
+        elif ticks_diff(now, self.display_retry) >= 0 and self._display_begin(now):
+            self._render(now, True)
         self.buzzer.tick(now)
         dog.check_in(wd.DISPLAY)
         dog.tick()
@@ -235,6 +248,27 @@ class App:
                 self.buzzer.play(BEEPS[view.beep], now, REPEATING[view.beep])
 
 
+    def _display_begin(self, now):
+        """Start the dealer display with all of its picture to send; False, and a retry due
+        in _DISPLAY_RETRY_MS, if it does not answer.  The table plays on without it (the
+        controller puts the fault on the meter sign), and resetting would not bring it back."""
+        try:
+            self.oled.begin()
+        except OSError:
+            self._display_failed(now)
+            return False
+        self.oled.touch()
+        if not self.display_ok:
+            self.display_ok = True
+            self.controller.set_display(True, now)
+        return True
+
+    def _display_failed(self, now):
+        self.display_retry = now + _DISPLAY_RETRY_MS
+        if self.display_ok:
+            self.display_ok = False
+            self.controller.set_display(False, now)
+
     def _show_test(self, step, now):
         """Test mode's outputs besides the rings (which the controller cycles) and the
         sensors (on the display): every segment of every sign digit lit, the display
@@ -243,7 +277,11 @@ class App:
         testing = step >= 0
         if testing != (self.test_shown >= 0):
             self.sign.lamp_test(testing)
-        self.oled.invert(testing and step & 1)
+        if self.display_ok:
+            try:
+                self.oled.invert(testing and step & 1)
+            except OSError:
+                self._display_failed(now)
         if testing:
             self.buzzer.play(BEEPS[tc.BEEP_OK], now)
         self.test_shown = step
@@ -323,7 +361,6 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=_WIFI_WAIT_MS):
     clock() / sleep(ms) default to time.ticks_ms / time.sleep_ms (tests pass their own)."""
     import time
 
-    from firmware.drivers.ticks import ticks_diff
     from firmware.link import mqtt, umqtt_client
 
     clock = clock or time.ticks_ms

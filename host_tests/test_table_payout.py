@@ -84,8 +84,10 @@ def test_a_chip_put_down_on_the_results_waits_for_the_next_round(table):
 class BoardRig:
     """The App on the simulated board (wire fakes), driven through its pins."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, before_boot=None):
         self.table = simulated.make(str(directory))
+        if before_boot is not None:
+            before_boot(self.table)
         self.app = App(self.table.board, PathFS(self.table.flash_dir), now=0)
         self.now = 0
         self.app.boot(0, 1000)

@@ -57,7 +57,8 @@ LINK_REJECT = const(19)     # a reason (LINK_REASONS index + 1), b messages reje
 LINK_MISMATCH = const(20)   # b table's linked wagers (cents), c controller's linked wagers (cents)
 LINK_CLAIM = const(21)      # a seat, b hand category, c jackpot wager (cents): hit sent to the link
 SHOE_REJECT = const(22)     # a last reason (drivers.shoe.REASONS index), b lines rejected since the last
-SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot, c reason (spot_sensors.FAULT_NAMES index)
+SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot (both 0: the bus), c spot_sensors reason
+DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
 
 NAMES = {
     POWER_UP: "power up", _POWER_DOWN: "power down", CM_ERROR: "critical memory error",
@@ -68,7 +69,7 @@ NAMES = {
     LOG_ERROR: "event log error", OPERATOR_ADDITION: "operator addition",
     LINK_REJECT: "link message rejected", LINK_MISMATCH: "link ledger mismatch",
     LINK_CLAIM: "jackpot hit claimed on the link", SHOE_REJECT: "shoe line rejected",
-    SENSOR_FAULT: "spot sensor fault",
+    SENSOR_FAULT: "spot sensor fault", DISPLAY_FAULT: "dealer display fault",
 }
 
 # Reasons of LINK_REJECT (firmware.link.codec.REJECT_REASONS, in its order)

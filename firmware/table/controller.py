@@ -112,6 +112,7 @@ from firmware.table.screens import View, money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
+_BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
@@ -153,7 +154,9 @@ class RoundController:
         self.ante_marked = 0     # Ante confirmed on the panel
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
-        self.faults_logged = 0   # spots whose fault is in the log this round: jackpot bits, Ante << SEATS
+        self.display_ok = True       # the dealer display answers (App.set_display)
+        self.display_logged = False  # its failure is in the log this round
+        self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
         self.late = 0            # chips placed after LOCK
         self.tamper = 0          # accepted chips removed after LOCK
         self.cursor = 0
@@ -244,6 +247,17 @@ class RoundController:
             self._beep(BEEP_ALARM)
         self._refresh_meter()
 
+    def set_display(self, ok, now_ms):
+        """The dealer display stopped answering (ok False) or answers again: the meter sign
+        shows the fault meanwhile, and the event log gets it once a round."""
+        self.now_ms = now_ms
+        self.display_ok = ok
+        if not ok:
+            self._beep(BEEP_ERROR)
+            if not self.display_logged:
+                self.display_logged = self._log_admin(ev.DISPLAY_FAULT, 1)
+        self._refresh_meter()
+
     def jackpot_sections(self):
         """The jackpot's state as the critical-memory section to commit."""
         return {SECTION_JACKPOT: jprecord.encode_into(self.jackpot, self._jp_writer)}
@@ -280,6 +294,7 @@ class RoundController:
         self.tamper = 0
         self.ante_marked = 0
         self.faults_logged = 0
+        self.display_logged = False
         self.hits = []
         self.hits_estimated = False
         self.results = []
@@ -349,16 +364,21 @@ class RoundController:
         counts for nothing until it clears, and the event log gets it once per spot per round
         (a sensor that keeps failing and recovering cannot fill the log)."""
         bit = 1 << seat
-        which = "Ante" if ante else "JP"
-        why = sensors.FAULT_NAMES[reason] if 0 < reason < len(sensors.FAULT_NAMES) else "fault"
         if ante:
             self.ante_faults |= bit
         self._beep(BEEP_ERROR)
-        self._say("Seat %d %s spot" % (seat + 1, which), ("FAULT %s" % why)[:WIDTH])
-        logged = bit << SEATS if ante else bit
-        if not self.faults_logged & logged:
-            if self._log_admin(ev.SENSOR_FAULT, seat + 1, 2 if ante else 1, reason):
-                self.faults_logged |= logged
+        if reason == sensors.BUS:
+            # the expander stopped answering: every spot at once, one message, one entry
+            self._say("Spot sensors", "FAULT bus")
+            logged, entry = _BUS_LOGGED, (ev.SENSOR_FAULT, 0, 0, reason)
+        else:
+            why = sensors.FAULT_NAMES[reason] if 0 < reason < len(sensors.FAULT_NAMES) else "fault"
+            self._say("Seat %d %s spot" % (seat + 1, "Ante" if ante else "JP"),
+                      ("FAULT %s" % why)[:WIDTH])
+            logged = bit << SEATS if ante else bit
+            entry = (ev.SENSOR_FAULT, seat + 1, 2 if ante else 1, reason)
+        if not self.faults_logged & logged and not self.commit_admin([entry]):
+            self.faults_logged |= logged
 
     def panel(self, kind, button, now_ms):
         """A dealer panel event (firmware.drivers.buttons kinds) in the order the Panel sends
@@ -1285,6 +1305,8 @@ class RoundController:
             return "PrOG Err"
         if not self.config_ok:
             return "CONF Err"
+        if not self.display_ok:
+            return "dISP Err"
         if self.link_required and not self.link_up:
             if self.tablelink is not None and self.tablelink.fault_text():
                 return self.tablelink.fault_text()

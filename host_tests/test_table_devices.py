@@ -1,0 +1,88 @@
+"""A part of the table that stops answering on the I2C bus does not stop the table: the
+dealer display unplugged while playing or missing at boot, the sensor expander missing at
+boot.  The table plays on, the fault shows where people look (the meter sign, the spots'
+rings) and goes to the event log, and the part is taken back when it answers again."""
+
+from boards import base
+from firmware.drivers import spot_sensors as sens
+from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
+from firmware.store import eventlog as ev
+from firmware.table import controller as tc
+from host_tests.fakes.mcp23017 import FakeMCP23017
+from host_tests.fakes.ssd1306 import FakeSSD1306
+from host_tests.test_controller import events_of
+from host_tests.test_table_payout import BoardRig
+
+FAULT_TEXT = "dI5P Err"       # "dISP Err" on 7 segments, where S and 5 share a shape
+
+
+def _open(b):
+    b.key(True)                               # RAM clear opens the table
+    b.press("OK", 1200)
+    b.press("OK")
+    b.key(False)
+    b.run(6000)                               # the sign has counted up to the pool
+
+
+def _sign_texts(b, ms):
+    seen = set()
+    for _ in range(ms // 20):
+        b.run(20)
+        seen.add(b.sign())
+    return seen
+
+
+def test_a_display_unplugged_while_playing_is_reported_and_taken_back(tmp_path):
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    b.table.i2c.detach(base.OLED_ADDR)
+    b.press("LOCK")                           # the screen changes: the next update fails
+    assert c.phase == tc.LOCKED               # the table plays on
+    assert not b.app.display_ok
+    assert FAULT_TEXT in _sign_texts(b, 3000)     # alternating with the amount
+    assert [e[4] for e in events_of(c.memory, ev.DISPLAY_FAULT)] == [1]
+    fresh = b.table.i2c.attach(base.OLED_ADDR, FakeSSD1306())    # plugged back, blank
+    b.run(3000)                               # retried within 2 s, then redrawn page by page
+    assert b.app.display_ok
+    assert fresh.lines()[0].strip() == c.view.lines[0].strip()
+    assert FAULT_TEXT not in _sign_texts(b, 3000)
+
+
+def test_a_display_missing_at_boot_does_not_stop_the_table(tmp_path):
+    b = BoardRig(tmp_path, before_boot=lambda table: table.i2c.detach(base.OLED_ADDR))
+    assert not b.app.display_ok
+    _open(b)                                  # RAM clear done on the panel, unseen
+    assert b.app.controller.phase == tc.OPEN
+    assert FAULT_TEXT in _sign_texts(b, 3000)
+
+
+def test_a_sensor_expander_missing_at_boot_shows_bus_faults_until_it_answers(tmp_path):
+    b = BoardRig(tmp_path, before_boot=lambda table: table.i2c.detach(base.MCP23017_ADDR))
+    _open(b)
+    c = b.app.controller
+    assert c.faults == (1 << c.seats) - 1     # every jackpot spot in fault, not counted
+    _plug_expander_and_bet(b)
+
+
+def test_a_sensor_expander_lost_while_playing_is_one_message_and_one_entry(tmp_path):
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    b.table.i2c.detach(base.MCP23017_ADDR)
+    b.run(1000)                               # the driver's failed reads turn into BUS faults
+    assert "Spot sensors" in b.table.oled.lines() and "FAULT bus" in b.table.oled.lines()
+    assert [e[4:7] for e in events_of(c.memory, ev.SENSOR_FAULT)] == [(0, 0, sens.BUS)]
+    _plug_expander_and_bet(b)
+
+
+def _plug_expander_and_bet(b):
+    c = b.app.controller
+    mcp = b.table.i2c.attach(base.MCP23017_ADDR, FakeMCP23017())     # plugged in
+    b.run(5000)                               # configured by the next check (1 s), then steady for recover_ms
+    mcp.cover(jackpot_spot(1))
+    mcp.cover(ante_spot(1))
+    b.run(200)
+    assert c.faults == 0
+    b.press("LOCK")
+    assert c.rec.accepted == 1                # seat 1's wager taken
