@@ -150,7 +150,7 @@ class App:
             pass    # its reads fail: the spots show a bus fault; check() configures it later
         self.sign.begin(now)
         cause = getattr(self.board, "reset_cause", 0) or 0
-        self.controller.boot(now, wall, cause)
+        self.controller.boot(now, wall, cause, getattr(self.board, "reset_cause_name", ""))
         self._display_begin(now)
         if program is not None:
             self.controller.set_program(program["ok"], program["text"], program["digest"])
@@ -328,6 +328,7 @@ def start(hw, checks):
     from firmware.store.slots import PathFS
 
     program, options, link_settings, config_ok, config_text = checks
+    print("boot: reset cause %s (%d)" % (hw.reset_cause_name, hw.reset_cause))
     link = None
     if link_settings is not None:
         link, problem = board_link(hw, link_settings)

@@ -86,3 +86,29 @@ def _plug_expander_and_bet(b):
     assert c.faults == 0
     b.press("LOCK")
     assert c.rec.accepted == 1                # seat 1's wager taken
+
+
+WDT_RESET = 3       # a board's machine.WDT_RESET code; any non-zero code stands for one here
+
+
+def _watchdog_reset(table):
+    table.board.reset_cause = WDT_RESET
+    table.board.reset_cause_name = "watchdog"
+
+
+def test_a_watchdog_reset_is_logged_with_the_boards_cause_and_shown(tmp_path):
+    first = BoardRig(tmp_path)
+    _open(first)
+    b = BoardRig(tmp_path, before_boot=_watchdog_reset)     # the same table, after the reset
+    c = b.app.controller
+    assert c.phase == tc.OPEN
+    assert [e[4] for e in events_of(c.memory, ev.POWER_UP)][-1] == WDT_RESET
+    assert "Restarted after" in b.table.oled.lines() and "watchdog" in b.table.oled.lines()
+
+
+def test_a_plain_power_on_shows_nothing_about_the_reset(tmp_path):
+    first = BoardRig(tmp_path)
+    _open(first)
+    b = BoardRig(tmp_path)
+    assert "Restarted after" not in b.table.oled.lines()
+    assert [e[4] for e in events_of(b.app.controller.memory, ev.POWER_UP)][-1] == 0

@@ -200,8 +200,11 @@ class RoundController:
 
     # ------------------------------------------------------------------ boot
 
-    def boot(self, now_ms, wall, reset_cause=0):
-        """Read critical memory and resume: the open round in its committed state, or RAM ERROR."""
+    def boot(self, now_ms, wall, reset_cause=0, cause_name=""):
+        """Read critical memory and resume: the open round in its committed state, or RAM ERROR.
+
+        reset_cause (the board's code) goes into the power-up log entry; cause_name, when it
+        is not a plain power-on, is shown to the dealer unless the boot has more to say."""
         self.now_ms = now_ms
         self.wall = wall
         status = self.memory.boot(wall, reset_cause)
@@ -227,6 +230,8 @@ class RoundController:
             self._pay_confirmed()
         else:
             self._new_round()
+        if cause_name and cause_name != "power-on" and not self.message:
+            self._say("Restarted after", cause_name[:WIDTH])
         self._refresh_meter()
         return self.phase
 
