@@ -387,6 +387,7 @@ class Service:
         if rest == "":
             if c.phase == tc.RAM_ERROR:
                 c.panel(btn.LONG, btn.OK, self.now_ms)    # as the supervisor: key + long OK
+                c.panel(btn.RELEASE, btn.OK, self.now_ms)
             if c.phase != tc.RAM_CLEAR:
                 return _error(cmd, NOT_NOW, "RAM clear only from RAM ERROR (memory is %s, table "
                               "in %s)" % (c.memory.status, tc.PHASE_NAMES[c.phase]))
@@ -402,6 +403,7 @@ class Service:
             return _error(cmd, NOT_NOW, "no RAM clear started: send ram_clear first (table in %s)"
                           % tc.PHASE_NAMES[c.phase])
         c.panel(btn.PRESS, btn.OK, self.now_ms)           # as the supervisor: OK accepts
+        c.panel(btn.RELEASE, btn.OK, self.now_ms)
         if c.phase == tc.RAM_CLEAR or c.jackpot is None:
             return _error(cmd, STORE_FAILED, "RAM clear failed: %s" % c.message.replace("\n", " "))
         return {"ok": True, "cmd": cmd, "phase": tc.PHASE_NAMES[c.phase],

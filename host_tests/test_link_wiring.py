@@ -96,7 +96,10 @@ class Rig:
 
     def press(self, button, long=False):
         self.now += 20
-        self.c.panel(btn.LONG if long else btn.PRESS, button, self.now)
+        self.c.panel(btn.PRESS, button, self.now)       # as the panel sends a press
+        if long:
+            self.c.panel(btn.LONG, button, self.now)
+        self.c.panel(btn.RELEASE, button, self.now)
 
     def key(self, on):
         self.now += 20
@@ -463,7 +466,10 @@ def test_four_jackpot_hits_in_one_round_fit_the_confirm_screen(tmp_path):
 
     def press(button, long=False):
         now[0] += 20
-        c.panel(btn.LONG if long else btn.PRESS, button, now[0])
+        c.panel(btn.PRESS, button, now[0])
+        if long:
+            c.panel(btn.LONG, button, now[0])
+        c.panel(btn.RELEASE, button, now[0])
 
     c.panel(btn.KEY_ON, 0, 1)
     press(btn.OK, True)

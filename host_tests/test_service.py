@@ -311,6 +311,20 @@ def test_ram_clear_from_ram_error_start_then_accept(tmp_path):
     assert [e[3] for e in t.memory.log.events()] == [ev.RAM_CLEAR]
 
 
+def test_ram_clear_twice_in_one_boot(tmp_path):
+    """The console's RAM clear presses OK as the panel sends it (press, then release), so a
+    second RAM clear in the same boot, with no OK pressed at the table since, works too."""
+    t = Table(tmp_path)
+    t.key(True)
+    assert t.ask("ram_clear")["phase"] == "RAM CLEAR"
+    assert t.ask("ram_clear accept")["phase"] == "OPEN"
+    t.c._enter_ram_error("memory failed again")     # as after a failed commit
+    assert t.c.phase == tc.RAM_ERROR
+    again = t.ask("ram_clear")
+    assert again["ok"] and again["phase"] == "RAM CLEAR", again
+    assert t.ask("ram_clear accept")["phase"] == "OPEN"
+
+
 def test_ram_clear_refused_when_memory_is_good(table):
     royal_round(table)
     table.key(True)
