@@ -73,11 +73,13 @@ class Board:
     Serial: ``shoe_uart``; ``link_uart`` and ``link_de`` (None when the link is Wi-Fi).
     Services: ``make_wdt(timeout_ms)``, ``make_wlan()``, ``reset_cause`` (int) and
     ``reset_cause_name``.  Facts: ``name``, ``has_fram``, ``link``, the part constants above.
+    Spot sensors: on the MCP23017 (the reference wiring), or, given ``spot_pins`` (input Pins
+    in sensor-bit order, covered reads 0), on direct GPIO.
     """
 
     def __init__(self, *, name, i2c, spi, cs, pixel_pin, write_pixels, buttons, key, door,
                  mcp_int, buzzer, shoe_uart, link_uart, link_de, make_wdt, make_wlan,
-                 reset_cause, reset_cause_name, has_fram, pins):
+                 reset_cause, reset_cause_name, has_fram, pins, spot_pins=None):
         missing = [label for label in BUTTON_NAMES if label not in buttons]
         if missing or len(buttons) != len(BUTTON_NAMES):
             raise ValueError("board %s: buttons must be exactly %s, got %s"
@@ -105,6 +107,7 @@ class Board:
         self.reset_cause_name = reset_cause_name
         self.has_fram = has_fram
         self.pins = pins
+        self.spot_pins = spot_pins
         self.seats = SEATS
         self.pixels_per_seat = PIXELS_PER_SEAT
         self.pixel_count = PIXEL_COUNT

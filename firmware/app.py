@@ -110,8 +110,11 @@ class App:
         self.station = None      # firmware.link.station.Station of a linked table, after boot
         if link is not None:
             self.controller.link_factory = self._open_station
-        self.mcp = MCP23017(board.i2c, board.mcp23017_addr)
-        self.spots = sensors.SpotSensors(_SPOTS)
+        spot_pins = getattr(board, "spot_pins", None)
+        # the spot sensors' bits: from the MCP23017, or from direct GPIO when the board says so
+        self.mcp = None if spot_pins else MCP23017(board.i2c, board.mcp23017_addr)
+        self.inputs = sensors.PinInputs(spot_pins) if spot_pins else self.mcp
+        self.spots = sensors.SpotSensors(len(spot_pins) if spot_pins else _SPOTS)
         buttons = [board.buttons[name] for name in btn.BUTTON_NAMES]
         door = board.door if board.door_open_level == 0 else _Inverted(board.door)
         self.panel = btn.Panel(buttons, board.key, door, now)
@@ -144,10 +147,11 @@ class App:
 
         program: firmware.startup.program_facts() of the boot-time program check (None: not
         checked, as in the simulator); a failed check keeps jackpot wagering closed."""
-        try:
-            self.mcp.configure()
-        except OSError:
-            pass    # its reads fail: the spots show a bus fault; check() configures it later
+        if self.mcp is not None:
+            try:
+                self.mcp.configure()
+            except OSError:
+                pass    # its reads fail: the spots show a bus fault; check() configures it later
         self.sign.begin(now)
         cause = getattr(self.board, "reset_cause", 0) or 0
         self.controller.boot(now, wall, cause, getattr(self.board, "reset_cause_name", ""))
@@ -162,9 +166,9 @@ class App:
         c = self.controller
         self.ticks += 1
         dog = self.watchdog
-        if self.ticks % _MCP_CHECK_TICKS == 0:
+        if self.mcp is not None and self.ticks % _MCP_CHECK_TICKS == 0:
             self.mcp.check()
-        self.spots.scan(self.mcp.read(), now)
+        self.spots.scan(self.inputs.read(), now)
         dog.check_in(wd.SENSORS)
         event = self.spots.events.pop()
         while event != EMPTY:

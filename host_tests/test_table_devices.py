@@ -9,6 +9,7 @@ from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.fakes.mcp23017 import FakeMCP23017
+from host_tests.fakes.pins import FakePin
 from host_tests.fakes.ssd1306 import FakeSSD1306
 from host_tests.test_controller import events_of
 from host_tests.test_table_payout import BoardRig
@@ -112,3 +113,22 @@ def test_a_plain_power_on_shows_nothing_about_the_reset(tmp_path):
     b = BoardRig(tmp_path)
     assert "Restarted after" not in b.table.oled.lines()
     assert [e[4] for e in events_of(b.app.controller.memory, ev.POWER_UP)][-1] == 0
+
+
+def test_spot_sensors_on_direct_gpio_when_the_board_gives_their_pins(tmp_path):
+    pins = [FakePin(1) for _ in range(16)]    # active low: 1 is an empty spot
+
+    def direct(table):
+        table.board.spot_pins = pins
+        table.i2c.detach(base.MCP23017_ADDR)  # no expander on this board
+
+    b = BoardRig(tmp_path, before_boot=direct)
+    _open(b)
+    c = b.app.controller
+    pins[jackpot_spot(2)].value(0)            # a chip on seat 2's jackpot spot, and its Ante
+    pins[ante_spot(2)].value(0)
+    b.run(200)
+    assert c.placed == 1 << 1 and c.ante == 1 << 1 and c.faults == 0
+    b.press("LOCK")
+    assert c.rec.accepted == 1 << 1
+    assert events_of(c.memory, ev.SENSOR_FAULT) == []
