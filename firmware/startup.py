@@ -11,6 +11,7 @@ before the table's modules load: the heap holds one set or the other, never both
 
 CONFIG_PATH = "/config.json"
 GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
+SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
 LOADING_GC_BYTES = 4096                 # while loading: collect after this many bytes allocated
 
@@ -119,9 +120,9 @@ def check_program(board_name, root="/"):
 def check_config(board_name, config_path=CONFIG_PATH):
     """(options, link_settings, ok, text) from the configuration file: the App keyword
     arguments it sets, its LinkConfig (None: a standalone table) and its status
-    (load_config).  The file's parser and the rules of the games the table does not play
-    are forgotten afterwards, when this loaded them; what the options hold (the jackpot
-    configuration) comes from modules that stay, which the table uses too."""
+    (load_config).  The file's parser and the games' rules are forgotten afterwards, when
+    this loaded them; what the options hold (the jackpot configuration) comes from modules
+    that stay, which the table uses too."""
     import sys
 
     before = set(sys.modules)
@@ -136,10 +137,11 @@ def check_config(board_name, config_path=CONFIG_PATH):
         link_settings = table.link
     from firmware import config_file
 
-    parser_only = ["firmware.config_file"]
+    # The games' rules validate the file's options; the table itself never settles the
+    # players' wagers with them (it evaluates hands and pays the jackpot), so they all go.
+    parser_only = ["firmware.config_file", SETTLE_MODULE]
     for name in config_file.GAMES:
-        if name != game:
-            parser_only.append(GAME_MODULE + name)
+        parser_only.append(GAME_MODULE + name)
     table = config_file = None
     for name in parser_only:
         if name not in before:

@@ -81,9 +81,12 @@ def test_startup_checks_verify_configure_and_forget_their_modules(runtime, tmp_p
     f = _startup(runtime, root, config, board)
     assert (f["program_ok"], f["program_reason"]) == ("1", "ok")
     assert (f["config_ok"], f["game"], f["linked"]) == ("1", data["game"], "0")
-    # the verifier, the file's parser and the other games' rules are not kept
+    # the verifier, the file's parser and every game's rules are not kept
     assert (f["loaded_manifest"], f["loaded_config_file"]) == ("0", "0")
     assert (f["loaded_fcp"], f["loaded_brs"]) == ("0", "0")
+    # the table's own game's rules too: it evaluates hands and pays the jackpot, but never
+    # settles the players' wagers with them
+    assert (f["loaded_uth"], f["loaded_settle"]) == ("0", "0")
     assert f["config_class_current"] == "1"
     if runtime == "micropython":
         # what forgetting saves: those modules' code, had the checks kept them
@@ -114,6 +117,7 @@ def test_startup_checks_refuse_a_bad_config_file_and_still_forget_its_parser(run
     assert (f["program_ok"], f["config_ok"], f["game"]) == ("1", "0", "None")   # the defaults
     assert "table_max" in f["config_text"] and "-1" in f["config_text"]
     assert (f["loaded_config_file"], f["loaded_fcp"], f["loaded_brs"]) == ("0", "0", "0")
+    assert (f["loaded_uth"], f["loaded_settle"]) == ("0", "0")
 
 
 def test_forget_drops_a_module_and_the_next_import_loads_it_afresh(monkeypatch):

@@ -27,6 +27,12 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     assert _row(out, "books balance") == ["yes"] * 2
     assert _row(out, "boot checks") == ["program ok, config ok"] * 2
     assert all(c.startswith("nothing") for c in _row(out, "idle tick allocates"))
+    # a chip is lit within one tick of its debounced placement: 40 ms of debounce are two
+    # 20 ms ticks (firmware.drivers.spot_sensors, firmware.app), so at most the third tick
+    assert all(int(c.split()[0]) <= 3 for c in _row(out, "chip to lit ring"))
+    for cell in _row(out, "SETTLE tick, 7 seats"):
+        median, longest = (int(v) for v in cell.split()[0:3:2])
+        assert 0 < median <= longest
     filesystem, romfs = (int(c) for c in _row(out, "  firmware modules"))
     after = [int(c) for c in _row(out, "heap after rounds")]
     assert 0 < romfs < filesystem and romfs < after[1] and filesystem < after[0]
