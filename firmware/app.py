@@ -223,6 +223,8 @@ class App:
         for row in range(_OLED_LINES):
             self.oled.write_line(row, view.lines[row])
         slots = view.meter_slots
+        for line in range(self.board.meter_modules):
+            self.sign.blank(line, line >= len(slots))     # a module with no pool stays dark
         for line in range(len(slots)):
             cents = view.meter[slots[line]]
             if cents != self.meter_shown[line]:

@@ -265,3 +265,18 @@ def test_a_win_after_the_last_ones_ended_starts_afresh():
     # ended with no tick in between: still a fresh start
     sign.show_win(0, 6, 9000, 100000, 60000)
     assert sign.wins_showing(0) == 1
+
+
+def test_a_blank_line_shows_nothing_until_it_is_used_again():
+    chain, sign = make(lines=2)
+    sign.set_amount(0, 123456, 0)
+    sign.set_amount(1, 98700, 0)
+    sign.begin(0)
+    sign.blank(1, True)
+    sign.tick(100)
+    assert shown(chain, 0) == "  1234.56" and shown(chain, 1).strip() == ""
+    sign.blank(1, False)
+    sign.tick(200)
+    assert shown(chain, 1) == "   987.00"
+    with pytest.raises(ValueError, match="sign line must be 0..1"):
+        sign.blank(2, True)

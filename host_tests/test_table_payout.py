@@ -152,3 +152,14 @@ def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
     # each seat's turn shows its amount, then its seat; both wins come round again
     assert seen.index("5EAt 1") < seen.index("5EAt 3")
     assert seen[-1] == "%d.%02d" % (after // 100, after % 100)
+
+
+def test_a_one_pool_table_leaves_the_second_sign_module_dark(tmp_path):
+    b = BoardRig(tmp_path)
+    b.key(True)                              # RAM clear opens the table
+    b.press("OK", 1200)
+    b.press("OK")
+    b.run(6000)
+    assert b.app.controller.view.meter_slots == (0,)     # the default: one pool
+    assert b.table.chain.text(0).strip() == "10000.00"
+    assert b.table.chain.text(1).strip() == ""           # not "0.00"

@@ -9,6 +9,7 @@ follow it in the chain.
     sign.show_win(line, seat, win_cents, new_cents, now_ms)
     sign.set_fault(line, "LINK DN")            # alternate the amount with this text
     sign.clear_fault(line)
+    sign.blank(line, True)                     # a line no pool uses shows nothing (False: back)
     sign.tick(now_ms)                          # every loop tick; sends only changed digits,
                                                # allocates nothing
 
@@ -177,6 +178,7 @@ class MeterSign:
         self._rate = [1] * lines
         self._last_step = [0] * lines
         self._faulted = bytearray(lines)
+        self._blank = bytearray(lines)     # lines that show nothing (no pool on them)
         self._win_cents = [0] * (lines * MAX_WINS)
         self._win_start = [0] * lines      # tick of the line's first win
         self._win_end = [0] * lines        # ms after that tick when the wins stop showing
@@ -289,6 +291,11 @@ class MeterSign:
         self._check_line(line)
         self._faulted[line] = 0
 
+    def blank(self, line, on):
+        """Show nothing on the line (on=True: a module with no pool on it) or its amount again."""
+        self._check_line(line)
+        self._blank[line] = 1 if on else 0
+
     def lamp_test(self, on):
         """Light every segment of every module (the test mode) or go back to normal."""
         self._lamp_test = bool(on)
@@ -331,6 +338,11 @@ class MeterSign:
 
     def _render(self, line, now):
         base = line * DIGITS
+        if self._blank[line]:
+            frame = self._frame
+            for i in range(DIGITS):
+                frame[base + i] = 0
+            return
         count = self._wins[line]
         if count:
             elapsed = ticks_diff(now, self._win_start[line])
