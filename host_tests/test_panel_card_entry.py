@@ -124,3 +124,37 @@ def test_the_configuration_menus_choice_does_not_pick_the_field(tmp_path):
     open_entry(t)
     t.press(btn.UP)                                  # the destination, not the rank
     assert t.c.entry == [2, cards.ACE, 3]            # seat 2, As
+
+
+def _entry_on_seat(t, seat):
+    t.ram_clear()
+    t.chip(seat)
+    t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.c.cursor = seat - 1
+    open_entry(t)
+
+
+def test_the_destination_skips_seats_the_table_does_not_have(tmp_path):
+    t = Table(tmp_path)
+    t.c = tc.RoundController(t.memory, seats=5)       # a five-seat table
+    t.c.boot(t.tick(), 1000)
+    _entry_on_seat(t, 5)
+    t.press(btn.UP)
+    assert fields(t)[0] == ">to   board"               # not seat 6 or 7
+    t.press(btn.UP)
+    assert fields(t)[0] == ">to   dealer"
+
+
+def test_a_game_without_a_board_offers_no_board(tmp_path):
+    t = Table(tmp_path, game=tc.FCP)                    # Four Card Poker: no community cards
+    _entry_on_seat(t, 7)
+    t.press(btn.UP)
+    assert fields(t)[0] == ">to   dealer"
+    t.press(btn.DOWN)
+    assert fields(t)[0] == ">to   seat 7"
+
+
+def test_the_locked_screen_says_how_to_enter_cards(table):
+    assert table.c.view.lines[7] == "hold OK=cards"
+    open_entry(table)                                  # and holding OK does it

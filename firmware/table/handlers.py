@@ -20,6 +20,7 @@ from firmware.table.phases import (
     CARD_ENTRY,
     CONFIG,
     CONFIG_ITEMS,
+    DEALER,
     LINES,
     LOCKED,
     OPEN,
@@ -167,6 +168,15 @@ def _on_test(c, button, long):
         c.test_step += 1
 
 
+def _next_dest(c, dest, step):
+    """The next card destination UP/DOWN reach from dest: the dealer (0), the table's seats,
+    the board (8) when the game has one; never a seat the table does not have."""
+    while True:
+        dest = (dest + step) % (BOARD + 1)
+        if dest == DEALER or dest <= c.seats and dest != BOARD or dest == BOARD and c.board_cards:
+            return dest
+
+
 def _on_card_entry(c, button, long):
     entry = c.entry
     if button == btn.BACK:
@@ -175,7 +185,7 @@ def _on_card_entry(c, button, long):
         step = 1 if button == btn.UP else -1
         field = c.entry_field
         if field == FIELD_DEST:
-            entry[0] = (entry[0] + step) % (BOARD + 1)
+            entry[0] = _next_dest(c, entry[0], step)
         elif field == FIELD_RANK:
             entry[1] = (entry[1] + step) % len(cardlib.RANKS)
         else:

@@ -145,6 +145,7 @@ def render_lines(c):
         lines[4] = "%s %s %s" % (cursor, cardlib.names(hole) or "-", state)
         lines[5] = "need " + (c._missing() or "nothing")
         lines[6] = "OK=fold SETTLE"
+        lines[7] = "hold OK=cards"
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
         if len(c.hits) > CONFIRM_HITS:
