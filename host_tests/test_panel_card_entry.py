@@ -156,5 +156,6 @@ def test_a_game_without_a_board_offers_no_board(tmp_path):
 
 
 def test_the_locked_screen_says_how_to_enter_cards(table):
+    table.c.tick(table.tick(5000), 2000)               # LOCK's message has gone
     assert table.c.view.lines[7] == "hold OK=cards"
     open_entry(table)                                  # and holding OK does it
