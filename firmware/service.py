@@ -246,7 +246,7 @@ class Service:
                 "memory_text": c.memory.status_text(), "seq": c.memory.seq,
                 "log_count": log.count, "log_first": log.first_available(),
                 "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
-                "link_up": c.link_up}
+                "link_up": c.link_up, "last_refusal": c.last_refusal}
 
     def _meters(self, cmd, rest):
         self._no_args(cmd, rest)

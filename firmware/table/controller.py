@@ -154,6 +154,7 @@ class RoundController:
         self.ante_marked = 0     # Ante confirmed on the panel
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
+        self.last_refusal = ""       # the last refusal or failure in full (_refuse)
         self.display_ok = True       # the dealer display answers (App.set_display)
         self.display_logged = False  # its failure is in the log this round
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
@@ -675,6 +676,13 @@ class RoundController:
         self.phase = phase
         self.rec.phase = phase
 
+    def _refuse(self, title, error):
+        """Tell the dealer what was refused or failed (title, the reason cut to the display's
+        width) and keep the whole reason for the technician (service ``status``)."""
+        text = str(error) or type(error).__name__
+        self.last_refusal = "%s: %s" % (title, text)
+        self._say(title, text[:WIDTH])
+
     def _say(self, first, second=""):
         self.message = first + "\n" + second
         self.message_until = self.now_ms + MESSAGE_MS
@@ -725,7 +733,7 @@ class RoundController:
         except ValueError:
             self._enter_ram_error("jackpot record unreadable")
             return
-        self._say("MEMORY FAULT", str(error)[:WIDTH])
+        self._refuse("MEMORY FAULT", error)
 
     def _enter_ram_error(self, reason=""):
         self.jackpot = None
@@ -818,7 +826,7 @@ class RoundController:
                                     len(seats), amount)
         except ValueError as error:
             self._beep(BEEP_ERROR)
-            self._say("LOCK refused", str(error)[:WIDTH])
+            self._refuse("LOCK refused", error)
             return
         self.rec.accepted = accepted
         self._set_phase(LOCKED)
@@ -896,7 +904,7 @@ class RoundController:
                 plan = _LinkedPlan(self._linked_hits(flop))
         except ValueError as error:
             self._beep(BEEP_ERROR)
-            self._say("Cannot settle", str(error)[:WIDTH])
+            self._refuse("Cannot settle", error)
             return
         self.hits = plan.hits
         self.hits_estimated = self.tablelink is not None
@@ -933,7 +941,7 @@ class RoundController:
             plan = self.jackpot.settle(self.rec.round_no, self.wall, flop, self._jackpot_hands())
         except ValueError as error:
             self._beep(BEEP_ERROR)
-            self._say("Cannot settle", str(error)[:WIDTH])
+            self._refuse("Cannot settle", error)
             return
         events = []
         for hit in plan.hits:
@@ -965,7 +973,7 @@ class RoundController:
             hits = self._linked_hits(flop)
         except ValueError as error:
             self._beep(BEEP_ERROR)
-            self._say("Cannot settle", str(error)[:WIDTH])
+            self._refuse("Cannot settle", error)
             return
         wager = self.jackpot.config.wager
         claims = []
@@ -981,7 +989,7 @@ class RoundController:
                 self._link_held(lk.hit, self.rec.round_no, self.lock_time, claims)
             except ValueError as error:
                 self._beep(BEEP_ERROR)
-                self._say("Cannot claim", str(error)[:WIDTH])
+                self._refuse("Cannot claim", error)
                 return
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_SETTLE, events):
@@ -1104,7 +1112,9 @@ class RoundController:
     def _void_round(self):
         mark = None
         try:
-            if self.tablelink is None:
+            if self.game != UTH:
+                amount = 0      # no progressive in this game: no jackpot round to reverse
+            elif self.tablelink is None:
                 amount = self.jackpot.void_round(self.rec.round_no).amount
             else:
                 mark = self._link_mark()
@@ -1113,7 +1123,7 @@ class RoundController:
                 if amount:
                     self._link_held(self.tablelink.reverse, self.rec.round_no, self.lock_time, -amount)
         except ValueError as error:
-            self._say("Void refused", str(error)[:WIDTH])
+            self._refuse("Void refused", error)
             return
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_VOID, [(ev.VOID, 0, self.rec.accepted, -amount)]):
@@ -1143,7 +1153,7 @@ class RoundController:
                     amount = self.jackpot.config.wager
                     self._link_held(self.tablelink.reverse, self.rec.round_no, self.lock_time, amount)
             except ValueError as error:
-                self._say("Void refused", str(error)[:WIDTH])
+                self._refuse("Void refused", error)
                 return
         else:
             amount = 0
@@ -1225,10 +1235,21 @@ class RoundController:
             return config.wager
         return config.pools[self._top_slot()].reset
 
+    def _config_pending(self, key):
+        """True when the menu's value for key waits for the pool's next hit to apply."""
+        if key == "wager":
+            return False
+        return self._config_value(key) != self.jackpot.config.pools[self._top_slot()].reset
+
     def _apply_config(self, index):
         if self.tablelink is not None:
             self._beep(BEEP_ERROR)
             self._say("Linked table:", "set at the link")
+            return
+        if self.placed:
+            # a chip on a jackpot spot is a wager for this round, at the old settings
+            self._beep(BEEP_ERROR)
+            self._say("Chips on spots:", "clear them first")
             return
         label, key, choices = CONFIG_ITEMS[index]
         old = self._config_value(key)
@@ -1241,11 +1262,12 @@ class RoundController:
             self.jackpot.set_config(changes)
         except ValueError as error:
             self._beep(BEEP_ERROR)
-            self._say("Config refused", str(error)[:WIDTH])
+            self._refuse("Config refused", error)
             return
         if self._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, self.jackpot_sections()):
             self._beep(BEEP_OK)
-            self._say(label, "%s -> %s" % (money(old), money(new)))
+            when = "after next hit" if self._config_pending(key) else "from now on"
+            self._say(("%s %s" % (label, money(new)))[:WIDTH], when)
 
     def _ram_clear(self):
         jp = pools.Jackpot(self.jackpot_config)
@@ -1257,7 +1279,7 @@ class RoundController:
                 sections[SECTION_LINK] = self.tablelink.section()
             self.memory.ram_clear(sections, self.wall, SUPERVISOR_ID, True)
         except Exception as error:  # noqa: BLE001
-            self._say("RAM clear failed", str(error)[:WIDTH])
+            self._refuse("RAM clear failed", error)
             self._set_phase(RAM_ERROR)
             return
         self.jackpot = jp
@@ -1268,7 +1290,7 @@ class RoundController:
             try:
                 self._open_link()
             except ValueError as error:
-                self._say("Link failed", str(error)[:WIDTH])
+                self._refuse("Link failed", error)
         self._new_round()
         self._beep(BEEP_OK)
         self._say("RAM cleared", "pool reset")

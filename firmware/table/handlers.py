@@ -27,6 +27,7 @@ from firmware.table.phases import (
     RAM_CLEAR,
     RAM_ERROR,
     TEST,
+    UTH,
 )
 
 _LOCK = 1 << btn.LOCK
@@ -66,6 +67,9 @@ def _on_open(c, button, long):
             c._open_audit()
             return
         if button == btn.SETTLE:
+            if c.game != UTH:
+                c._say("No jackpot on", "this game")
+                return
             c.config_index = 0
             c._set_phase(CONFIG)
             return
@@ -105,19 +109,28 @@ def _on_locked(c, button, long):
     elif button == btn.DOWN:
         c.cursor = (c.cursor - 1) % c.seats
     elif button == btn.OK:
-        c.rec.folded ^= 1 << c.cursor
+        if c.rec.voided & 1 << c.cursor:
+            c._say("Seat %d is void" % (c.cursor + 1), "cannot fold")
+        else:
+            c.rec.folded ^= 1 << c.cursor
 
 
 def _on_confirm(c, button, long):
     if button == btn.OK:
         c._confirm()
-    elif button == btn.BACK and c.key_on and long:
-        c._void_round()
+    elif button == btn.BACK and c.key_on:
+        if long:
+            c._void_round()
+        else:
+            # the jackpot hands are being checked: a seat cannot leave the round now
+            c._say("Seat void only", "before SETTLE")
 
 
 def _on_results(c, button, long):
     if button == btn.SETTLE or button == btn.OK:
         c._new_round()
+    elif button == btn.BACK and c.key_on:
+        c._say("Round settled:", "too late to void")
     elif button == btn.DOWN:
         c.results_top = min(c.results_top + 1, max(0, len(c.results) - screens.RESULT_LINES))
     elif button == btn.UP:

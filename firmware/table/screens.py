@@ -192,9 +192,15 @@ def render_lines(c):
                 lines[i] = c.menu[c.menu_top + i]
     elif phase == CONFIG:
         lines[0] = "CONFIG (BACK)"
+        pending = False
         for i, item in enumerate(CONFIG_ITEMS):
             mark = ">" if i == c.config_index else " "
-            lines[1 + i] = ("%s%s %s" % (mark, item[0], money(c._config_value(item[1]))))[:WIDTH]
+            later = "*" if c._config_pending(item[1]) else ""
+            pending = pending or later
+            lines[1 + i] = ("%s%s %s%s" % (mark, item[0], money(c._config_value(item[1])),
+                                           later))[:WIDTH]
+        if pending:
+            lines[5] = "*after next hit"
         lines[6] = "UP/DN OK=change"
     elif phase == TEST:
         lines[0] = "TEST MODE (BACK)"

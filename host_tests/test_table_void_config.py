@@ -1,0 +1,129 @@
+"""Supervisor actions at the edges: a misdeal on a game without a progressive, voids too late
+to make, a void seat that cannot fold, and configuration only when no chip is down, on a game
+with a jackpot, with a change that waits for the next hit said so."""
+
+import pytest
+
+from firmware.drivers import buttons as btn
+from firmware.store import eventlog as ev
+from firmware.table import controller as tc
+from host_tests.test_controller import Table, events_of
+
+
+def _open(tmp_path, game=tc.UTH):
+    t = Table(tmp_path, game=game)
+    t.ram_clear()
+    t.key(False)
+    return t
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_misdeal_is_voided_on_a_game_without_a_progressive(tmp_path, game):
+    t = _open(tmp_path, game)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    assert t.c.phase == tc.LOCKED
+    t.key(True)
+    t.press(btn.BACK, long=True)            # misdeal [FCP 11.2, BRS 6.2]
+    assert t.c.phase == tc.RESULTS
+    assert "ROUND VOID" in t.screen()
+    assert [e[6] for e in events_of(t.memory, ev.VOID)] == [0]     # no jackpot money moved
+
+
+def test_voiding_after_the_results_is_refused_with_a_reason(tmp_path):
+    t = _open(tmp_path)
+    t.chip(1)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "2c 7d"), (8, "Qs Js 9s 3h 4h"), (0, "9c 9d")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS
+    t.key(True)
+    t.press(btn.BACK, long=True)
+    assert t.c.phase == tc.RESULTS and "too late to void" in t.screen()
+    assert events_of(t.memory, ev.VOID) == []
+
+
+def test_one_seat_cannot_be_voided_while_the_jackpot_is_checked(tmp_path):
+    t = _open(tmp_path)
+    for seat in (1, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.CONFIRM
+    t.key(True)
+    t.press(btn.BACK)
+    assert t.c.phase == tc.CONFIRM and "before SETTLE" in t.screen()
+    assert events_of(t.memory, ev.VOID) == []
+
+
+def test_a_void_seat_cannot_fold(tmp_path):
+    t = _open(tmp_path)
+    t.chip(2)
+    t.chip(2, ante=True)
+    t.press(btn.LOCK)
+    t.press(btn.UP)                          # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2
+    t.key(False)
+    assert t.c.rec.voided == 1 << 1
+    t.press(btn.OK)
+    assert t.c.rec.folded == 0 and "cannot fold" in t.screen()
+
+
+def _config_menu(t):
+    t.key(True)
+    t.press(btn.SETTLE, long=True)
+    assert t.c.phase == tc.CONFIG
+
+
+def test_configuration_is_refused_while_a_chip_is_down(tmp_path):
+    t = _open(tmp_path)
+    t.chip(1)
+    _config_menu(t)
+    t.press(btn.OK)                          # JP wager: $1.00 -> $2.00?
+    assert "Chips on spots" in t.screen()
+    assert t.c.jackpot.config.wager == 100 and events_of(t.memory, ev.CONFIG_CHANGE) == []
+    t.chip(1, placed=False)
+    t.press(btn.OK)
+    assert t.c.jackpot.config.wager == 200
+    assert "JP wager $2.00\nfrom now on" in t.screen()
+
+
+def test_a_reset_change_says_it_waits_for_the_next_hit(tmp_path):
+    t = _open(tmp_path)
+    _config_menu(t)
+    t.press(btn.DOWN)                        # Reset
+    t.press(btn.OK)                          # $10,000.00 -> $1,000.00 (the first choice)
+    assert "Reset $1000.00\nafter next hit" in t.screen()
+    t.c.message = ""
+    t.c._render()
+    assert "*after next hit" in t.screen() and "$1000.00*" in t.screen()
+    assert t.c.jackpot.config.pools[0].reset == 1000000   # the pool keeps its reset till a hit
+
+
+def test_no_configuration_menu_on_a_game_without_a_jackpot(tmp_path):
+    t = _open(tmp_path, tc.FCP)
+    t.key(True)
+    t.press(btn.SETTLE, long=True)
+    assert t.c.phase == tc.OPEN and "No jackpot on" in t.screen()
+
+
+def test_a_refusal_cut_on_the_display_is_whole_in_the_service_status(tmp_path, monkeypatch):
+    from host_tests.test_service import Table as ServiceTable
+
+    t = ServiceTable(tmp_path)
+    t.ram_clear()
+    reason = "pool reset 500 cents is below the table's minimum of 1000 cents"
+
+    def refuse(changes):
+        raise ValueError(reason)
+
+    monkeypatch.setattr(t.c.jackpot, "set_config", refuse)
+    _config_menu(t)
+    t.press(btn.OK)
+    assert "Config refused\n" + reason[:16] in t.screen()
+    status = t.ask("status")
+    assert status["ok"] and status["last_refusal"] == "Config refused: " + reason
