@@ -1,0 +1,115 @@
+# The table's behaviours at the edges, through the app on the simulated board, on both
+# runtimes: two jackpot wins in one round both reach the meter sign; chips collected after the
+# payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
+# once; the dealer display unplugged and plugged back; test mode lights every sign digit; an
+# idle pass still allocates nothing (heap_lock).  Amounts: the default configuration (100-cent
+# wager, 70 cents to a $10,000.00 pool) and a flush paid 100 to 1 [rules.md 11.7, 11.9].
+from boards import base, simulated
+from firmware.app import TICK_MS, App
+from firmware.compat import micropython
+from firmware.drivers import shoe as shoemod
+from firmware.drivers import spot_sensors as sens
+from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
+from firmware.store import eventlog as ev
+from host_tests.fakes.flash import MemFS
+from host_tests.fakes.ssd1306 import FakeSSD1306
+from host_tests.scenario_support import Checker
+
+checker = Checker(40)
+check = checker.check
+table = simulated.make(None)
+app = App(table.board, MemFS(), now=0)
+c = app.controller
+clock = [0]
+
+
+def run(ms):
+    end = clock[0] + ms
+    while clock[0] < end:
+        clock[0] += TICK_MS
+        app.step(clock[0], 1000 + clock[0] // 1000)
+
+
+def press(name, hold=100):
+    table.buttons[name].value(0)
+    run(hold)
+    table.buttons[name].value(1)
+    run(100)
+
+
+def key(on):
+    table.key.value(0 if on else 1)
+    run(200)
+
+
+def logged(kind):
+    return [e[4:7] for e in c.memory.log.events() if e[3] == kind]
+
+
+app.boot(0, 1000)
+run(200)
+key(True)
+press("OK", 1200)
+press("OK")
+key(False)
+check("RAM clear opens the table", c.phase, 0)
+for seat in (1, 3):
+    table.mcp.cover(jackpot_spot(seat))
+    table.mcp.cover(ante_spot(seat))
+run(200)
+press("LOCK")
+check("two wagers taken", c.rec.accepted, 0b101)
+table.shoe.inject(b"S1 Zz\n")
+run(2 * TICK_MS)
+check("bad shoe line logged with its reason", logged(ev.SHOE_REJECT), [(shoemod.BAD_CARD, 1, 0)])
+for line in (b"S1 Ah", b"S1 Kh", b"S3 2h", b"S3 7h", b"D 9c", b"D 9s",
+             b"B Qh", b"B Jh", b"B 3h", b"B 4c", b"B 9d"):
+    table.shoe.inject(line + b"\n")
+    run(2 * TICK_MS)
+press("SETTLE")
+if c.phase == 2:                            # CONFIRM
+    key(True)
+    press("OK")
+    key(False)
+check("settled", c.phase, 3)
+seen = []
+for _ in range(9000 // TICK_MS):
+    run(TICK_MS)
+    text = table.chain.text(0).strip()
+    if not seen or seen[-1] != text:
+        seen.append(text)
+check("both winning seats on the sign", ("5EAt 1" in seen, "5EAt 3" in seen), (True, True))
+check("both win amounts", seen.count("100.00") >= 2, True)
+table.mcp.uncover(jackpot_spot(1))          # the dealer collects the wagers [11.12]
+table.mcp.uncover(jackpot_spot(3))
+run(200)
+check("collection is no tamper", logged(ev.TAMPER), [])
+press("SETTLE")
+check("next round", c.phase, 0)
+c.spot(sens.FAULT, jackpot_spot(5), clock[0], sens.CHATTER)
+c.spot(sens.CLEARED, jackpot_spot(5), clock[0])
+c.spot(sens.FAULT, jackpot_spot(5), clock[0], sens.CHATTER)
+check("sensor fault logged once", logged(ev.SENSOR_FAULT), [(5, 1, sens.CHATTER)])
+table.i2c.detach(base.OLED_ADDR)
+press("UP")
+check("display unplugged: table plays on", (c.phase, app.display_ok), (0, False))
+check("display fault logged", logged(ev.DISPLAY_FAULT), [(1, 0, 0)])
+oled = table.i2c.attach(base.OLED_ADDR, FakeSSD1306())
+run(3000)
+check("display back and redrawn", (app.display_ok, oled.lines()[0].strip() != ""), (True, True))
+key(True)
+press("LOCK", 1200)
+check("test mode: every sign digit lit", table.chain.text(0), "8." * 8)
+press("BACK")
+key(False)
+run(20000)
+run(2 * TICK_MS)
+micropython.heap_lock()
+try:
+    run(20 * TICK_MS)
+    idle = "nothing"
+except MemoryError:
+    idle = "allocates"
+micropython.heap_unlock()
+check("idle pass allocates", idle, "nothing")
+checker.finish()
