@@ -269,3 +269,116 @@ def test_remove_script_clears_the_old_program_and_keeps_data(tmp_path):
 def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):
     with pytest.raises(deploy.DeployError, match="is not a build folder"):
         deploy.commands(tmp_path)
+
+
+# --- a failed build keeps the last good one ------------------------------------------------
+
+def _tree(folder):
+    """Relative path -> bytes of every file under folder."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _break(root):
+    (root / "firmware" / "poker" / "hands.py").write_text("def f(:\n")
+
+
+def _mend(root):
+    (root / "firmware" / "poker" / "hands.py").write_text("X = 2\n")
+
+
+def test_a_failed_build_leaves_the_previous_build_as_it_was(tmp_path):
+    root = _mini_project(tmp_path, broken=False)
+    out = tmp_path / "builds" / "pico_w"
+    builder.build("pico_w", out, build_id="good", root=root)
+    before = _tree(out)
+    _break(root)
+    # firmware/__init__.py and firmware/poker/__init__.py compile before hands.py fails.
+    with pytest.raises(builder.BuildError) as caught:
+        builder.build("pico_w", out, build_id="bad", root=root)
+    message = str(caught.value)
+    assert "mpy-cross failed on firmware/poker/hands.py" in message
+    assert "%s is unchanged" % out in message
+    assert _tree(out) == before
+    assert manifest.check_device(str(out), board="pico_w").ok
+    assert sorted(p.name for p in out.parent.iterdir()) == ["pico_w"], "no temporary folder left"
+    _mend(root)
+    result = builder.build("pico_w", out, build_id="next", root=root)
+    assert json.loads((out / "manifest.json").read_bytes())["build_id"] == "next"
+    assert manifest.check_device(str(out), board="pico_w").ok
+    assert sorted(result.files) == sorted(set(before) - {"manifest.json"})
+
+
+def test_a_first_build_that_fails_leaves_nothing_and_does_not_block_the_next(tmp_path):
+    root = _mini_project(tmp_path, broken=True)
+    out = tmp_path / "builds" / "pico_w"
+    with pytest.raises(builder.BuildError, match="firmware/poker/hands.py"):
+        builder.build("pico_w", out, build_id="bad", root=root)
+    assert not out.exists()
+    assert list(out.parent.iterdir()) == []
+    _mend(root)
+    builder.build("pico_w", out, build_id="good", root=root)
+    assert manifest.check_device(str(out), board="pico_w").ok
+
+
+def test_an_interrupted_build_keeps_the_previous_build_and_cleans_up(tmp_path, monkeypatch):
+    root = _mini_project(tmp_path, broken=False)
+    out = tmp_path / "builds" / "pico_w"
+    builder.build("pico_w", out, build_id="good", root=root)
+    before = _tree(out)
+    compiled = []
+    real_compile = builder.compile_module
+
+    def compile_then_stop(source, *args, **kwargs):
+        if compiled:
+            raise KeyboardInterrupt       # Ctrl-C at the second module
+        compiled.append(source)
+        return real_compile(source, *args, **kwargs)
+
+    monkeypatch.setattr(builder, "compile_module", compile_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        builder.build("pico_w", out, build_id="cut", root=root)
+    assert _tree(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == ["pico_w"]
+
+
+def test_leftovers_of_an_interrupted_build_do_not_block_the_next(tmp_path):
+    # What a build killed outright (power cut, kill -9) leaves: its temporary folder, and a
+    # build folder half-written by the earlier build.py that compiled in place.
+    root = _mini_project(tmp_path, broken=False)
+    out = tmp_path / "builds" / "pico_w"
+    (out / "firmware" / "poker").mkdir(parents=True)
+    (out / "firmware" / "__init__.mpy").write_bytes(b"M\x06\x00\x1f")
+    (out / "firmware" / "poker" / "__init__.mpy").write_bytes(b"M\x06\x00\x1f")
+    partial = builder.partial_path(out)
+    assert partial.parent == out.parent and partial.name != out.name
+    (partial / "firmware").mkdir(parents=True)
+    (partial / builder.PARTIAL_MARK).write_text("")
+    (partial / "firmware" / "__init__.mpy").write_bytes(b"M")
+    builder.build("pico_w", out, build_id="after", root=root)
+    assert manifest.check_device(str(out), board="pico_w").ok
+    assert sorted(p.name for p in out.parent.iterdir()) == ["pico_w"]
+
+
+def test_a_folder_with_files_no_build_writes_is_still_refused(tmp_path):
+    root = _mini_project(tmp_path, broken=False)
+    out = tmp_path / "pico_w"
+    (out / "firmware").mkdir(parents=True)
+    (out / "firmware" / "__init__.mpy").write_bytes(b"M")
+    (out / "firmware" / "mine.txt").write_text("keep me")
+    with pytest.raises(builder.BuildError, match="holds no manifest.json: not overwriting it"):
+        builder.build("pico_w", out, build_id="x", root=root)
+    assert (out / "firmware" / "mine.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pico_w", "project"]
+
+
+def test_a_folder_in_the_temporary_place_that_is_not_ours_is_refused(tmp_path):
+    root = _mini_project(tmp_path, broken=False)
+    out = tmp_path / "pico_w"
+    partial = builder.partial_path(out)
+    partial.mkdir()
+    (partial / "notes.txt").write_text("keep me")
+    with pytest.raises(builder.BuildError, match="not overwriting it"):
+        builder.build("pico_w", out, build_id="x", root=root)
+    assert (partial / "notes.txt").read_text() == "keep me"
+    assert not out.exists()

@@ -26,6 +26,7 @@ import argparse
 import ast
 import contextlib
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,13 @@ firmware.startup.main()
 
 ROMFS_SUFFIX = ".romfs"            # the image beside the build folder: build/pico_w.romfs
 ROMFS_HEADER = b"\xd2\xcd\x31"      # first bytes of every ROMFS image (MicroPython docs, romfs.rst)
+
+# A build is compiled into a hidden sibling of its folder, .<name>.partial, marked as a build in
+# progress, and renamed into place when complete; the previous build waits at .<name>.previous
+# during the swap.
+PARTIAL_SUFFIX = ".partial"
+PREVIOUS_SUFFIX = ".previous"
+PARTIAL_MARK = ".build-in-progress"
 
 SKIP_DIRS = ("__pycache__",)
 SKIP_SUFFIXES = (".pyc",)
@@ -150,16 +158,81 @@ def compile_module(source, target, arch, native=False, root=ROOT):
         raise BuildError("mpy-cross failed on %s:\n%s" % (source, result.stderr.strip()))
 
 
-def _prepare_out(out):
-    """Empty the output folder, refusing to wipe a folder that is not an earlier build."""
-    if out.exists():
-        if not out.is_dir():
-            raise BuildError("%s exists and is not a folder" % out)
-        if any(out.iterdir()) and not (out / manifest.MANIFEST_NAME).exists():
-            raise BuildError("%s is not empty and holds no %s: not overwriting it"
-                             % (out, manifest.MANIFEST_NAME))
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+def partial_path(out):
+    """The temporary folder a build of `out` is compiled into: a hidden sibling, so the final
+    rename stays on one filesystem."""
+    out = Path(out)
+    return out.with_name("." + out.name + PARTIAL_SUFFIX)
+
+
+def _previous_path(out):
+    """Where the previous build of `out` waits while the new one is renamed into place."""
+    out = Path(out)
+    return out.with_name("." + out.name + PREVIOUS_SUFFIX)
+
+
+def build_outputs(board, root=ROOT):
+    """Every path (relative, posix) a build of `board` from root writes into its folder."""
+    paths = {"main.py", BOARD_ALIAS, manifest.MANIFEST_NAME}
+    for source in firmware_sources(root) + list(BOARD_SUPPORT):
+        paths.add(source[:-3] + ".mpy" if source.endswith(".py") else source)
+    return paths
+
+
+def _foreign_file(folder, outputs):
+    """The first file under `folder` that no build writes, or None when the folder can only
+    be a build of ours: it has a manifest or a build's in-progress mark, or every file in it
+    is one a build writes (what an interrupted build leaves)."""
+    if (folder / manifest.MANIFEST_NAME).exists() or (folder / PARTIAL_MARK).exists():
+        return None
+    for path in sorted(folder.rglob("*")):
+        if not path.is_dir() and path.relative_to(folder).as_posix() not in outputs:
+            return path
+    return None
+
+
+def _check_out(out, outputs):
+    """Refuse an `out` that is not a folder, or a folder holding files no build writes."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise BuildError("%s exists and is not a folder" % out)
+    foreign = _foreign_file(out, outputs)
+    if foreign is not None:
+        raise BuildError("%s is not empty and holds no %s: not overwriting it (%s is not a file a "
+                         "build writes)" % (out, manifest.MANIFEST_NAME, foreign.relative_to(out).as_posix()))
+
+
+def _remove_leftover(folder, outputs):
+    """Remove what an interrupted build left at `folder` (partial_path or _previous_path);
+    refuse anything else found there."""
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if not folder.is_dir() or folder.is_symlink():
+        raise BuildError("%s exists and is not a folder a build left: not overwriting it" % folder)
+    foreign = _foreign_file(folder, outputs)
+    if foreign is not None:
+        raise BuildError("%s is not a folder a build left: not overwriting it (%s is not a file a "
+                         "build writes); move it away" % (folder, foreign.relative_to(folder).as_posix()))
+    shutil.rmtree(folder)
+
+
+def _replace(partial, out):
+    """Put the finished build `partial` in the place of `out` (two renames on one filesystem;
+    a build cut between them leaves the previous build at _previous_path, which the next build
+    removes)."""
+    previous = _previous_path(out)
+    had_previous = out.exists()
+    if had_previous:
+        os.rename(out, previous)
+    try:
+        os.rename(partial, out)
+    except BaseException:
+        if had_previous:
+            os.rename(previous, out)
+        raise
+    if had_previous:
+        shutil.rmtree(previous)
 
 
 def read_key(path):
@@ -205,25 +278,73 @@ def romfs_path(out):
     return out.with_name(out.name + ROMFS_SUFFIX)
 
 
+def _check_romfs_target(target):
+    """Refuse to overwrite `target` unless it is absent or a ROMFS image (or the start of one,
+    as a write cut short leaves it)."""
+    if not target.exists():
+        return
+    if not target.is_file():
+        raise BuildError("%s exists and is not a file" % target)
+    with target.open("rb") as f:
+        start = f.read(len(ROMFS_HEADER))
+    if not ROMFS_HEADER.startswith(start):
+        raise BuildError("%s exists and is not a ROMFS image: not overwriting it" % target)
+
+
+def _partial_image_path(target):
+    return target.with_name("." + target.name + PARTIAL_SUFFIX)
+
+
 def write_romfs(out):
     """Write the ROMFS image of build folder `out` to romfs_path(out); return (path, size).
 
     Refuses to overwrite a file there that is not a ROMFS image."""
     target = romfs_path(out)
-    if target.exists():
-        if not target.is_file():
-            raise BuildError("%s exists and is not a file" % target)
-        with target.open("rb") as f:
-            if f.read(len(ROMFS_HEADER)) != ROMFS_HEADER:
-                raise BuildError("%s exists and is not a ROMFS image: not overwriting it" % target)
+    _check_romfs_target(target)
     image = romfs_image(out)
-    target.write_bytes(image)
+    partial = _partial_image_path(target)
+    _check_romfs_target(partial)
+    partial.write_bytes(image)
+    os.replace(partial, target)
     return target, len(image)
+
+
+def _compile_into(folder, board, arch, build_id, key, root):
+    """Compile the firmware, the board module and main.py into `folder`; return (files, manifest
+    bytes), the manifest written last."""
+    board_source = "boards/%s.py" % board
+    for source in firmware_sources(root):
+        if source.endswith(".py"):
+            compile_module(source, folder / (source[:-3] + ".mpy"), arch, source in HOT_MODULES, root)
+        else:
+            target = folder / source
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / source, target)
+    for source in BOARD_SUPPORT:
+        compile_module(source, folder / (source[:-3] + ".mpy"), arch, False, root)
+    compile_module(board_source, folder / BOARD_ALIAS, arch, False, root)
+    (folder / "main.py").write_text(MAIN_PY)
+
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.name != PARTIAL_MARK:
+            files[path.relative_to(folder).as_posix()] = path.read_bytes()
+    try:
+        manifest_bytes = manifest.make(board, build_id, files, key)
+    except ValueError as error:
+        raise BuildError("cannot write the manifest: %s" % error) from error
+    (folder / manifest.MANIFEST_NAME).write_bytes(manifest_bytes)
+    return files, manifest_bytes
 
 
 def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
     """Build `board`'s deploy folder in `out` (default build/<board>), and with romfs its
-    ROMFS image beside it (romfs_path); return a BuildResult."""
+    ROMFS image beside it (romfs_path); return a BuildResult.
+
+    The build is made in partial_path(out) and takes the place of `out` only once complete
+    (and, with romfs, once its image is made): a build that fails or is interrupted leaves
+    the previous build and image as they were, and its temporary folder is removed (or, after
+    a kill, removed by the next build)."""
     arch = board_arch(board)
     board_source = "boards/%s.py" % board
     declared = declared_arch((root / board_source).read_text())
@@ -232,32 +353,51 @@ def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
     out = Path(out) if out is not None else root / "build" / board
     if build_id is None:
         build_id = git_build_id(root)
-    _prepare_out(out)
+    outputs = build_outputs(board, root)
+    _check_out(out, outputs)
+    image_target = romfs_path(out) if romfs else None
+    if romfs:
+        _check_romfs_target(image_target)
+        _check_romfs_target(_partial_image_path(image_target))
+    partial = partial_path(out)
+    _remove_leftover(partial, outputs)
+    _remove_leftover(_previous_path(out), outputs)
 
-    for source in firmware_sources(root):
-        if source.endswith(".py"):
-            compile_module(source, out / (source[:-3] + ".mpy"), arch, source in HOT_MODULES, root)
-        else:
-            target = out / source
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(root / source, target)
-    for source in BOARD_SUPPORT:
-        compile_module(source, out / (source[:-3] + ".mpy"), arch, False, root)
-    compile_module(board_source, out / BOARD_ALIAS, arch, False, root)
-    (out / "main.py").write_text(MAIN_PY)
-
-    files = {}
-    for path in sorted(out.rglob("*")):
-        if path.is_file():
-            files[path.relative_to(out).as_posix()] = path.read_bytes()
+    kept = ("the previous build in %s is unchanged" % out if out.exists()
+            else "nothing was written to %s" % out)
+    partial.mkdir(parents=True)
+    image_partial = None
     try:
-        manifest_bytes = manifest.make(board, build_id, files, key)
-    except ValueError as error:
-        raise BuildError("cannot write the manifest: %s" % error) from error
-    (out / manifest.MANIFEST_NAME).write_bytes(manifest_bytes)
+        (partial / PARTIAL_MARK).write_bytes(b"")
+        files, manifest_bytes = _compile_into(partial, board, arch, build_id, key, root)
+        (partial / PARTIAL_MARK).unlink()
+        image = None
+        if romfs:
+            image = romfs_image(partial)
+            image_partial = _partial_image_path(image_target)
+            image_partial.write_bytes(image)
+        _replace(partial, out)
+    except BuildError as error:
+        _discard(partial, image_partial)
+        raise BuildError("%s\n%s" % (error, kept)) from None
+    except OSError as error:
+        _discard(partial, image_partial)
+        raise BuildError("cannot write the build: %s\n%s" % (error, kept)) from error
+    except BaseException:
+        _discard(partial, image_partial)
+        raise
+    if image is not None:
+        os.replace(image_partial, image_target)
     digest = manifest.parse(manifest_bytes)[3]
-    image, image_size = write_romfs(out) if romfs else (None, None)
-    return BuildResult(out, board, build_id, files, digest, key is not None, image, image_size)
+    return BuildResult(out, board, build_id, files, digest, key is not None,
+                       image_target if romfs else None, len(image) if romfs else None)
+
+
+def _discard(partial, image_partial):
+    """Remove what a failed build wrote: its temporary folder and temporary image."""
+    shutil.rmtree(partial, ignore_errors=True)
+    if image_partial is not None and image_partial.exists():
+        image_partial.unlink()
 
 
 def mpy_cross_version():
