@@ -26,21 +26,130 @@ def test_the_demo_script_plays_a_whole_round():
 def test_a_failed_expectation_names_the_line_and_what_was_seen():
     sim = simmod.Simulation(None)
     out = io.StringIO()
-    assert simmod.run_script(sim, ["key on", "expect phase OPEN"], out) == 1
-    assert "line 2: expect phase OPEN: expected phase OPEN, saw 'RAM ERROR'" in out.getvalue()
+    assert simmod.run_script(sim, ["key on", "expect phase OPEN"], out, "demo.txt") == 1
+    assert ("demo.txt line 2: 'expect phase OPEN': expected phase OPEN, saw 'RAM ERROR'"
+            in out.getvalue())
 
 
-@pytest.mark.parametrize("line,message", [
-    ("press FOLD", "button must be one of"),
-    ("chip 9", "seat must be 1..7"),
-    ("wait soon", "expected a number of milliseconds"),
+# Each line is wrong in one way; the reason must say which (the words of the usage in the
+# module docstring).  The first five are the audit's cases.
+BAD_LINES = [
+    ("chip 1 of", "the word after the seat must be on or off, got 'of'"),
+    ("expect meter 5 1.00", "meter line must be 0, got '5' (this table's sign has 1 line"),
+    ("deal abc", "deal SEED must be a whole number, got 'abc'"),
+    ("shoe", "shoe needs the line the shoe sends"),
+    ("shoe    # only a comment", "shoe needs the line the shoe sends"),
+    ("press FOLD", "button must be one of LOCK, SETTLE, UP, DOWN, OK, BACK, got 'FOLD'"),
+    ("press", "press takes 1 word after it, got 0"),
+    ("press LOCK now", "press takes 1 word after it, got 2"),
+    ("hold OK OK", "hold takes 1 word after it, got 2"),
+    ("key", "key takes 1 word after it, got 0"),
+    ("key maybe", "key must be on or off, got 'maybe'"),
+    ("key on off", "key takes 1 word after it, got 2"),
+    ("door ajar", "door must be open or shut, got 'ajar'"),
+    ("chip", "chip takes 1 or 2 words after it, got 0"),
+    ("chip 9", "seat must be 1..7, got '9'"),
+    ("ante 0", "seat must be 1..7, got '0'"),
+    ("ante one", "seat must be 1..7, got 'one'"),
+    ("chip 1 off now", "chip takes 1 or 2 words after it, got 3"),
+    ("deal 1 2", "deal takes 0 or 1 word after it, got 2"),
+    ("deal -4", "deal SEED must be a whole number, got '-4'"),
+    ("wait soon", "wait MS must be 0..600000, got 'soon'"),
+    ("wait", "wait takes 1 word after it, got 0"),
+    ("wait 1 2", "wait takes 1 word after it, got 2"),
+    ("wait 600001", "wait MS must be 0..600000, got '600001'"),
+    ("show me", "show takes 0 words after it, got 1"),
     ("dance", "unknown command 'dance'"),
+    ("expect", "expect needs what to check"),
     ("expect colour 1 red", "cannot expect 'colour'"),
-])
+    ("expect meter", "expect meter takes at least 2 words after it, got 0"),
+    ("expect meter 0", "expect meter takes at least 2 words after it, got 1"),
+    ("expect meter x 1.00", "meter line must be 0, got 'x'"),
+    ("expect display", "expect display takes at least 1 word after it, got 0"),
+    ("expect light 1", "expect light takes 2 words after it, got 1"),
+    ("expect light 1 green now", "expect light takes 2 words after it, got 3"),
+    ("expect light 8 red", "seat must be 1..7, got '8'"),
+    ("expect light 1 gren", "colour must be one of off, red, green"),
+    ("expect pattern 1 WON", "pattern must be one of OFF, IDLE, PLACED, ACCEPTED"),
+    ("expect phase", "expect phase takes 1 or 2 words after it, got 0"),
+    ("expect phase SHUFFLE", "phase must be one of OPEN, LOCKED"),
+]
+
+
+@pytest.mark.parametrize("line,message", BAD_LINES)
 def test_bad_script_lines_are_refused_with_a_reason(line, message):
     sim = simmod.Simulation(None)
-    with pytest.raises(simmod.ScriptError, match=message):
+    before = sim.now
+    with pytest.raises(simmod.ScriptError) as caught:
         sim.command(line)
+    assert message in str(caught.value)
+    assert "invalid literal" not in str(caught.value)
+    assert sim.now == before                          # the table did not run
+
+
+@pytest.mark.parametrize("line,message", BAD_LINES)
+def test_a_bad_line_in_a_script_is_reported_with_file_and_line_and_nothing_runs(line, message):
+    sim = simmod.Simulation(None)
+    before = sim.now
+    out, err = io.StringIO(), io.StringIO()
+    script = ["# a comment", "key on", "", "show", line, "key off"]
+    assert simmod.run_script(sim, script, out, "demo.txt", err) == simmod.BAD_SCRIPT
+    assert err.getvalue().startswith("demo.txt line 5: %r: " % line.strip())
+    assert message in err.getvalue() and err.getvalue().count("\n") == 1
+    assert out.getvalue() == ""                       # no "show" ran
+    assert sim.now == before and sim.table.key.level == 1      # nor "key on"
+
+
+def test_the_audits_example_line_is_named_as_the_brief_shows():
+    sim = simmod.Simulation(None)
+    err = io.StringIO()
+    lines = ["key on"] * 6 + ["expect meter 5 1.00"]
+    assert simmod.run_script(sim, lines, io.StringIO(), "demo.txt", err) == simmod.BAD_SCRIPT
+    assert err.getvalue().startswith("demo.txt line 7: 'expect meter 5 1.00': meter line must be 0")
+
+
+@pytest.mark.parametrize("line", [
+    "press lock", "hold ok", "key ON", "door OPEN", "chip 1 off", "chip 1 on", "ante 7",
+    "shoe S3 As", "deal", "deal 42", "wait 0", "show", "  # just a comment", "",
+    "expect meter 0 0.00", "expect display RAM", "expect light 1 red", "expect light 2 RED",
+    "expect pattern 1 locked", "expect phase ram error", "expect phase RAM ERROR",
+])
+def test_good_script_lines_are_taken(line):
+    sim = simmod.Simulation(None)
+    assert simmod.run_script(sim, [line], io.StringIO(), "ok.txt") == 0
+
+
+def test_chip_off_takes_the_chip_off():
+    sim = simmod.Simulation(None)
+    sim.command("chip 2")
+    assert sim.covered(2)
+    sim.command("chip 2 off")
+    assert not sim.covered(2)
+
+
+def test_a_script_that_cannot_be_read_is_one_clear_line(tmp_path, capsys):
+    missing = tmp_path / "nowhere.txt"
+    assert simmod.main(["--memory", "--script", str(missing)]) == simmod.BAD_SCRIPT
+    out, err = capsys.readouterr()
+    assert err == "sim: cannot read the script %s: No such file or directory\n" % missing
+    assert out == ""
+    assert simmod.main(["--memory", "--script", str(tmp_path)]) == simmod.BAD_SCRIPT
+    assert "Is a directory" in capsys.readouterr().err
+
+
+def test_a_bad_script_from_the_command_line_exits_with_its_line_and_no_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "demo.txt"
+    script.write_text("key on\nchip 1 of\nshow\n")
+    root = Path(simmod.__file__).parent.parent
+    done = subprocess.run([sys.executable, "-m", "tools.sim", "--memory", "--script", str(script)],
+                          cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == simmod.BAD_SCRIPT
+    assert done.stderr == ("%s line 2: 'chip 1 of': the word after the seat must be on or off, "
+                           "got 'of'\n" % script)
+    assert "Traceback" not in done.stderr and done.stdout == ""
 
 
 def ram_clear(sim):

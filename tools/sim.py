@@ -16,14 +16,23 @@ register writes, the dealer display's text from the SSD1306 pixels.
 Script commands (one per line, # starts a comment):
 
     press LOCK|SETTLE|UP|DOWN|OK|BACK     a short press
-    hold OK                               a long press (1.2 s)
+    hold LOCK|SETTLE|UP|DOWN|OK|BACK      a long press (1.2 s)
     key on|off        door open|shut      supervisor key switch, logic door
     chip N [off]      ante N [off]        a chip put on (taken off) seat N's jackpot / Ante spot
     shoe TEXT         a line from the card-reading shoe, e.g. "shoe S3 As"
-    deal SEED         random cards for every seat with a chip, the dealer and the board
-    wait MS           let the table run
+    deal [SEED]       random cards for every seat with a chip, the dealer and the board
+    wait MS           let the table run (at most 600000 ms at a time)
     show              print the table
-    expect meter N TEXT | expect display TEXT | expect light N COLOUR | expect phase NAME
+    expect meter N TEXT      meter sign line N (0 the top) shows TEXT
+    expect display TEXT      the dealer display shows TEXT somewhere
+    expect light N COLOUR    seat N's ring is COLOUR (green, red, off, mixed ...)
+    expect pattern N NAME    seat N's ring shows the pattern NAME (ACCEPTED, LATE ...)
+    expect phase NAME        the round is in phase NAME (OPEN, LOCKED, RAM ERROR ...)
+
+Every line of a script is checked before the table runs: a line with a word missing, extra or
+out of range is reported as "FILE line N: 'LINE': what is wrong" and nothing runs (exit
+status 2, also for a script that cannot be read).  A failed expectation is reported the same
+way with the table as it is, and ends the replay (exit status 1).
 """
 
 import argparse
@@ -35,6 +44,7 @@ import time
 
 from boards import simulated
 from firmware.app import TICK_MS, App
+from firmware.drivers import spot_lights
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.poker import cards as cardlib
 from firmware.store.slots import PathFS
@@ -62,6 +72,30 @@ BUTTON_KEYS = {"l": "LOCK", "s": "SETTLE", "u": "UP", "d": "DOWN", "o": "OK", "b
 LONG_KEYS = {"L": "LOCK", "S": "SETTLE", "U": "UP", "V": "DOWN", "O": "OK", "B": "BACK"}
 DOOR_KEY = "D"
 ANTE_KEYS = "!@#$%^&"
+
+
+COLOUR_NAMES = tuple(ANSI_COLOURS)   # every name host_tests/fakes/ws2812.py gives a ring
+MAX_WAIT_MS = 600000                 # one wait: at most ten minutes of table time
+BAD_SCRIPT = 2                       # exit status for a malformed script or a missing file
+USAGE = {
+    "press": "press LOCK|SETTLE|UP|DOWN|OK|BACK",
+    "hold": "hold LOCK|SETTLE|UP|DOWN|OK|BACK",
+    "key": "key on|off",
+    "door": "door open|shut",
+    "chip": "chip N [off]",
+    "ante": "ante N [off]",
+    "shoe": "shoe TEXT",
+    "deal": "deal [SEED]",
+    "wait": "wait MS",
+    "show": "show",
+    "expect": "expect meter N TEXT | display TEXT | light N COLOUR | pattern N NAME | phase NAME",
+    "expect meter": "expect meter N TEXT",
+    "expect display": "expect display TEXT",
+    "expect light": "expect light N COLOUR",
+    "expect pattern": "expect pattern N NAME",
+    "expect phase": "expect phase NAME",
+}
+COMMANDS = [verb for verb in USAGE if " " not in verb]
 
 
 class ScriptError(Exception):
@@ -228,7 +262,12 @@ class Simulation:
         return self.table.oled.lines()
 
     def light(self, seat):
+        """The colour of seat's ring, decoded from the WS2812 bytes ('green', 'off', 'mixed')."""
         return self.table.strip.seat_colour(seat - 1)
+
+    def pattern(self, seat):
+        """The name of the pattern the spot-light driver shows on seat's ring ('ACCEPTED')."""
+        return spot_lights.STATE_NAMES[self.app.lights.state(seat - 1)]
 
     def snapshot(self, colour=False):
         """The table as text: meter sign, seat rings and spots, dealer display, panel."""
@@ -274,83 +313,171 @@ class Simulation:
     # ------------------------------------------------------------------ scripts
 
     def command(self, line):
-        """Carry out one script line; return text to print (or None)."""
-        words = line.split("#", 1)[0].split()
-        if not words:
+        """Carry out one script line; return text to print (or None).  ScriptError, naming
+        what is wrong, for a malformed line (nothing is done) or a failed expectation."""
+        step = self.parse(line)
+        return None if step is None else self.perform(step)
+
+    def parse(self, line):
+        """The script line checked, as a step for perform(); None for a blank or comment line.
+        ScriptError naming what is wrong if any word is missing, extra or out of range."""
+        text = line.split("#", 1)[0].strip()
+        if not text:
             return None
-        verb, args = words[0].lower(), words[1:]
+        parts = text.split(None, 1)
+        verb = parts[0].lower()
+        rest = parts[1].strip() if len(parts) > 1 else ""
+        words = rest.split()
+        if verb not in COMMANDS:
+            raise ScriptError("unknown command %r (commands: %s)" % (parts[0], ", ".join(COMMANDS)))
+        if verb in ("press", "hold"):
+            _count(verb, words, 1)
+            return (verb, _button(words[0]))
+        if verb == "key":
+            _count(verb, words, 1)
+            return (verb, _one_of(words[0], ("on", "off"), "key") == "on")
+        if verb == "door":
+            _count(verb, words, 1)
+            return (verb, _one_of(words[0], ("open", "shut"), "door") == "open")
+        if verb in ("chip", "ante"):
+            _count(verb, words, 1, 2)
+            on = len(words) == 1 or _one_of(words[1], ("on", "off"), "the word after the seat") == "on"
+            return (verb, self._seat(words[0]), on)
+        if verb == "shoe":
+            if not rest:
+                raise ScriptError("shoe needs the line the shoe sends (usage: %s)" % USAGE[verb])
+            return (verb, rest)
+        if verb == "deal":
+            _count(verb, words, 0, 1)
+            return (verb, _whole(words[0], "deal SEED", 0, None) if words else None)
+        if verb == "wait":
+            _count(verb, words, 1)
+            return (verb, _whole(words[0], "wait MS", 0, MAX_WAIT_MS))
+        if verb == "show":
+            _count(verb, words, 0)
+            return (verb,)
+        return self._parse_expect(words, rest)
+
+    def _parse_expect(self, words, rest):
+        if not words:
+            raise ScriptError("expect needs what to check (usage: %s)" % USAGE["expect"])
+        what = words[0].lower()
+        if what == "meter":
+            _count("expect meter", words[1:], 2, None)
+            lines = len(self.controller.view.meter_slots)
+            try:
+                line = _whole(words[1], "meter line", 0, lines - 1)
+            except ScriptError as error:
+                raise ScriptError("%s (this table's sign has %d line%s, the top one is 0)" % (
+                    error, lines, "" if lines == 1 else "s")) from None
+            return ("expect", what, line, " ".join(words[2:]))
+        if what == "display":
+            _count("expect display", words[1:], 1, None)
+            return ("expect", what, None, rest.split(None, 1)[1])
+        if what in ("light", "pattern"):
+            _count("expect " + what, words[1:], 2)
+            if what == "light":
+                want = _one_of(words[2], COLOUR_NAMES, "colour")
+            else:
+                want = _one_of(words[2], spot_lights.STATE_NAMES, "pattern")
+            return ("expect", what, self._seat(words[1]), want)
+        if what == "phase":
+            _count("expect phase", words[1:], 1, 2)
+            return ("expect", what, None, _one_of(" ".join(words[1:]), tc.PHASE_NAMES, "phase"))
+        raise ScriptError("cannot expect %r (meter, display, light, pattern, phase)" % words[0])
+
+    def _seat(self, text):
+        return _whole(text, "seat", 1, self.controller.seats)
+
+    def perform(self, step):
+        """Carry out a step from parse(); return text to print (or None)."""
+        verb = step[0]
         try:
             if verb == "press":
-                self.press(_button(args))
+                self.press(step[1])
             elif verb == "hold":
-                self.press(_button(args), long=True)
+                self.press(step[1], long=True)
             elif verb == "key":
-                self.key(_one_of(args, ("on", "off")) == "on")
+                self.key(step[1])
             elif verb == "door":
-                self.door(_one_of(args, ("open", "shut")) == "open")
+                self.door(step[1])
             elif verb in ("chip", "ante"):
-                if not args:
-                    raise ScriptError("%s needs a seat number 1..7" % verb)
-                self.chip(_seat(args[0]), verb == "ante", not (len(args) > 1 and args[1] == "off"))
+                self.chip(step[1], verb == "ante", step[2])
             elif verb == "shoe":
-                self.shoe(" ".join(args))
+                self.shoe(step[1])
             elif verb == "deal":
-                return "dealt: " + ", ".join(self.deal(int(args[0]) if args else None))
+                return "dealt: " + ", ".join(self.deal(step[1]))
             elif verb == "wait":
-                self.run(_number(args))
+                self.run(step[1])
             elif verb == "show":
                 return self.snapshot()
-            elif verb == "expect":
-                self.expect(args)
             else:
-                raise ScriptError("unknown command %r" % verb)
+                self.expect(step[1], step[2], step[3])
         except ValueError as error:
             raise ScriptError(str(error)) from None
         return None
 
-    def expect(self, args):
-        if len(args) < 2:
-            raise ScriptError("expect needs what and a value")
-        what = args[0]
+    def expect(self, what, which, want):
+        """ScriptError unless what (meter line / light or pattern of seat ``which``, phase,
+        display) shows want; the display need only contain want."""
         if what == "meter":
-            got, want = self.meter_text(int(args[1])), " ".join(args[2:])
+            got = " ".join(self.meter_text(which).split())
         elif what == "display":
-            want = " ".join(args[1:])
             got = "\n".join(self.display())
             if want in got:
                 return
         elif what == "light":
-            got, want = self.light(_seat(args[1])), " ".join(args[2:])
-        elif what == "phase":
-            got, want = tc.PHASE_NAMES[self.controller.phase], " ".join(args[1:])
+            got = self.light(which)
+        elif what == "pattern":
+            got = self.pattern(which)
         else:
-            raise ScriptError("cannot expect %r (meter, display, light, phase)" % what)
+            got = tc.PHASE_NAMES[self.controller.phase]
         if got != want:
-            raise ScriptError("expected %s %s, saw %r" % (what, want, got))
+            where = "" if which is None else " %d" % which
+            raise ScriptError("expected %s%s %s, saw %r" % (what, where, want, got))
 
 
-def _button(args):
-    if len(args) != 1 or args[0].upper() not in BUTTON_KEYS.values():
-        raise ScriptError("button must be one of %s, got %r" % (", ".join(BUTTON_KEYS.values()), args))
-    return args[0].upper()
+def _count(verb, words, least, most=-1):
+    """ScriptError unless there are least..most words after verb (most None: no limit)."""
+    most = least if most == -1 else most
+    if len(words) < least or most is not None and len(words) > most:
+        if most is None:
+            wanted = "at least %d" % least
+        elif least == most:
+            wanted = "%d" % least
+        else:
+            wanted = "%d or %d" % (least, most)
+        one = most == 1 or most is None and least == 1
+        raise ScriptError("%s takes %s word%s after it, got %d (usage: %s)" % (
+            verb, wanted, "" if one else "s", len(words), USAGE[verb]))
 
 
-def _one_of(args, choices):
-    if len(args) != 1 or args[0] not in choices:
-        raise ScriptError("expected %s, got %r" % (" or ".join(choices), " ".join(args)))
-    return args[0]
+def _button(word):
+    if word.upper() not in BUTTON_KEYS.values():
+        raise ScriptError("button must be one of %s, got %r" % (", ".join(BUTTON_KEYS.values()), word))
+    return word.upper()
 
 
-def _seat(text):
-    if not text.isdigit() or not 1 <= int(text) <= 7:
-        raise ScriptError("seat must be 1..7, got %r" % text)
-    return int(text)
+def _one_of(word, choices, what):
+    """word as it is spelt in choices (any case); else ScriptError."""
+    for form in (word, word.lower(), word.upper()):
+        if form in choices:
+            return form
+    wanted = " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
+    raise ScriptError("%s must be %s, got %r" % (what, wanted, word))
 
 
-def _number(args):
-    if len(args) != 1 or not args[0].isdigit():
-        raise ScriptError("expected a number of milliseconds, got %r" % " ".join(args))
-    return int(args[0])
+def _whole(word, what, low, high):
+    """The whole number word is, low..high (high None: no limit); else ScriptError."""
+    if not word.isdigit() or int(word) < low or high is not None and int(word) > high:
+        if high is None:
+            wanted = "a whole number"
+        elif low == high:
+            wanted = "%d" % low
+        else:
+            wanted = "%d..%d" % (low, high)
+        raise ScriptError("%s must be %s, got %r" % (what, wanted, word))
+    return int(word)
 
 
 def _wipe(state_dir):
@@ -359,14 +486,33 @@ def _wipe(state_dir):
             os.remove(os.path.join(root, name))
 
 
-def run_script(sim, lines, out=sys.stdout):
-    """Replay script lines; return 0, or 1 at the first failing line (reported with its number)."""
+def _where(source, number, line, error):
+    return "%s line %d: %r: %s\n" % (source, number, line.strip(), error)
+
+
+def run_script(sim, lines, out=None, source="script", err=None):
+    """Replay script lines (source names them in messages); return 0 when all ran.
+
+    Every line is checked before any runs: at the first malformed one, "SOURCE line N: 'LINE':
+    what is wrong" goes to err and nothing runs (returns BAD_SCRIPT).  A failed expectation
+    is reported the same way, followed by the table, and ends the replay (returns 1)."""
+    out = out or sys.stdout
+    err = err or out
+    steps = []
     for number, line in enumerate(lines, 1):
         try:
-            text = sim.command(line)
+            steps.append(sim.parse(line))
         except ScriptError as error:
-            out.write("line %d: %s: %s\n" % (number, line.strip(), error))
-            out.write(sim.snapshot() + "\n")
+            err.write(_where(source, number, line, error))
+            return BAD_SCRIPT
+    for number, (line, step) in enumerate(zip(lines, steps), 1):
+        if step is None:
+            continue
+        try:
+            text = sim.perform(step)
+        except ScriptError as error:
+            err.write(_where(source, number, line, error))
+            err.write(sim.snapshot() + "\n")
             return 1
         if text:
             out.write(text + "\n")
@@ -494,10 +640,17 @@ def main(argv=None):
         args.script = os.path.join(os.path.dirname(__file__), "sim_scripts", "demo.txt")
         state, args.fresh = None, True
         print("No terminal to read keys from: replaying %s\n" % args.script)
+    if args.script:
+        try:
+            with open(args.script, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            sys.stderr.write("sim: cannot read the script %s: %s\n" % (
+                args.script, getattr(error, "strerror", None) or error))
+            return BAD_SCRIPT
     sim = Simulation(state, fresh=args.fresh, link=link, game=args.game)
     if args.script:
-        with open(args.script) as f:
-            return run_script(sim, f.readlines())
+        return run_script(sim, lines, source=args.script, err=sys.stderr)
     interactive(sim)
     return 0
 
