@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights
 from tools import sim as simmod
 
 DEMO = Path(simmod.__file__).parent / "sim_scripts" / "demo.txt"
@@ -398,3 +399,69 @@ def test_the_on_screen_help_and_the_readme_list_the_keys_the_simulator_handles()
     sim = simmod.Simulation(None)
     for ch in "1234567!@#$%^&lsudobLSUOBVkDct":
         assert "does nothing" not in simmod.press_key(sim, ch, lambda: "H\n"), ch
+
+
+# ---------------------------------------------------------------------- what the rings mean
+
+
+def columns(snapshot, label):
+    """The seven cells of the snapshot's row that starts with label."""
+    for line in snapshot.splitlines():
+        if line.split()[:1] == [label]:
+            return line.split()[1:]
+    raise AssertionError("no %r row in\n%s" % (label, snapshot))
+
+
+def test_each_ring_shows_its_pattern_name_under_its_colour():
+    sim = simmod.Simulation(None)
+    ram_clear(sim)
+    for line in ("chip 1", "ante 1", "chip 3", "press LOCK", "chip 7"):
+        sim.command(line)
+    shown = sim.snapshot()
+    assert columns(shown, "seat") == ["S%d" % s for s in range(1, 8)]
+    colours, patterns = columns(shown, "ring"), columns(shown, "pattern")
+    # spot_lights' docstring: ACCEPTED steady green; LOCKED steady dim red (no wager
+    # accepted: seat 3 had no Ante); LATE red flashing (a chip after LOCK)
+    assert (colours[0], patterns[0]) == ("green", "ACCEPTED")
+    assert (colours[2], patterns[2]) == ("red", "LOCKED")
+    assert patterns[6] == "LATE" and colours[6] in ("red", "off")
+    assert patterns[1] == "LOCKED"
+    assert simmod.run_script(sim, ["expect pattern 1 ACCEPTED", "expect pattern 7 late"],
+                             io.StringIO()) == 0
+    screen = simmod.screen_text(sim, "notice")
+    assert columns(screen, "colour")[0] == "green" and columns(screen, "pattern")[0] == "ACCEPTED"
+
+
+def test_an_open_table_shows_idle_and_placed_rings():
+    sim = simmod.Simulation(None)
+    ram_clear(sim)
+    sim.command("chip 4")
+    colours, patterns = columns(sim.snapshot(), "ring"), columns(sim.snapshot(), "pattern")
+    # spot_lights' docstring: IDLE a dim blue light runs round; PLACED steady amber
+    assert (colours[3], patterns[3]) == ("amber", "PLACED")
+    assert (colours[0], patterns[0]) == ("blue", "IDLE")
+
+
+def test_the_ring_legend_names_every_pattern_with_its_colours():
+    legend = simmod.legend_text()
+    assert legend.startswith("Rings: ")
+    assert all(len(line) <= 80 for line in legend.splitlines())
+    flat = " ".join(legend.split())
+    for name in spot_lights.STATE_NAMES:
+        assert name + " " in flat
+    # the colours in firmware/drivers/spot_lights.py's docstring, as the fake names them
+    for entry in ("OFF dark", "IDLE blue moving", "PLACED amber,", "ACCEPTED green,",
+                  "LOCKED dim red,", "LATE red flashing,", "WINNER rainbow moving",
+                  "FAULT magenta moving", "TAMPER red/white moving"):
+        assert entry in flat, flat
+    sim = simmod.Simulation(None)
+    assert legend in simmod.screen_text(sim, "notice")
+
+
+def test_a_replayed_script_starts_with_the_ring_legend(tmp_path, capsys):
+    script = tmp_path / "one.txt"
+    script.write_text("show\n")
+    assert simmod.main(["--memory", "--script", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(simmod.legend_text() + "\n")
+    assert "pattern " in out

@@ -53,6 +53,7 @@ from host_tests.fakes.flash import MemFS
 
 SHORT_MS = 100
 LONG_MS = 1200
+LEGEND_CYCLE_MS = 4000   # every spot-light pattern repeats within this (spot_lights' cycle)
 SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beeps
 DEFAULT_STATE = ".sim"
 KEYS_HELP = (
@@ -96,6 +97,61 @@ USAGE = {
     "expect phase": "expect phase NAME",
 }
 COMMANDS = [verb for verb in USAGE if " " not in verb]
+
+
+_legend = []
+
+
+def ring_legend():
+    """Each spot-light pattern's name (firmware.drivers.spot_lights.STATE_NAMES) with the
+    colours it shows, found by running the driver itself into the WS2812 fake for one cycle of
+    every pattern and naming what the pixels show, e.g. "ACCEPTED green", "LATE red flashing"."""
+    if _legend:
+        return _legend[0]
+    from host_tests.fakes.ws2812 import FakeWS2812
+
+    parts = []
+    for state, name in enumerate(spot_lights.STATE_NAMES):
+        strip = FakeWS2812(pixels=spot_lights.PIXELS_PER_SEAT)
+        lights = spot_lights.SpotLights(strip, seats=1, tick_ms=TICK_MS)
+        lights.set(0, state)
+        seen, dark, top, frames = [], False, 0, set()
+        for tick in range(LEGEND_CYCLE_MS // TICK_MS):
+            lights.render(tick)
+            names = strip.seat_names(0)
+            frames.add(tuple(names))
+            dark = dark or names.count("off") == len(names)
+            for n in names:
+                if n != "off" and n not in seen:
+                    seen.append(n)
+            top = max(top, strip.level(0))
+        if not seen:
+            parts.append("%s dark" % name)
+            continue
+        words = ["rainbow"] if len(seen) > 3 else ["/".join(seen)]
+        if top * 2 < lights.brightness:
+            words.insert(0, "dim")
+        if dark:
+            words.append("flashing")
+        elif len(frames) > 1:
+            words.append("moving")
+        parts.append("%s %s" % (name, " ".join(words)))
+    _legend.append(parts)
+    return parts
+
+
+def legend_text(width=80):
+    """The ring legend, 'Rings: OFF dark, IDLE blue moving, ...', on lines of at most width
+    characters, never breaking one pattern's entry."""
+    lines = ["Rings:"]
+    for entry in ring_legend():
+        if len(lines[-1]) + len(entry) + 2 > width:
+            lines[-1] += ","
+            lines.append("      ")
+        elif lines[-1] != "Rings:":
+            lines[-1] += ","
+        lines[-1] += " " + entry
+    return "\n".join(lines)
 
 
 class ScriptError(Exception):
@@ -282,26 +338,19 @@ class Simulation:
                           len(lk.entries), len(lk.awaiting)))
         names = ("JACKPOT", "MAJOR") if len(c.view.meter_slots) == 1 else ("MINOR", "MAJOR")
         for line in range(len(c.view.meter_slots)):
-            out.append("  meter sign %-7s [%8s]" % (names[line], self.table.chain.text(line)))
-        row_light = "  ring   "
-        row_names = "         "
-        row_jp = "  JP     "
-        row_ante = "  Ante   "
-        for seat in range(1, 8):
-            name = self.light(seat)
-            cell = "%-8s" % name
-            if colour:
-                cell = "\x1b[%sm%s\x1b[0m" % (ANSI_COLOURS.get(name, "37"), "(@@@@@) ")
-                row_names += "%-8s" % name
-            row_light += cell
-            row_jp += "%-8s" % ("[chip]" if self.covered(seat) else "[    ]")
-            row_ante += "%-8s" % ("[chip]" if self.covered(seat, True) else "[    ]")
-        out.append("  seat   " + "".join(["%-8s" % ("S%d" % s) for s in range(1, 8)]))
-        out.append(row_light)
+            out.append("  meter sign %d %-7s [%8s]" % (line, names[line], self.table.chain.text(line)))
+        seats = range(1, c.seats + 1)
+        rows = [("seat", ["S%d" % s for s in seats])]
         if colour:
-            out.append(row_names)
-        out.append(row_jp)
-        out.append(row_ante)
+            rows.append(("ring", ["\x1b[%sm(@@@@@)\x1b[0m  " % ANSI_COLOURS.get(self.light(s), "37")
+                                  for s in seats]))
+        rows.append(("colour" if colour else "ring", [self.light(s) for s in seats]))
+        rows.append(("pattern", [self.pattern(s) for s in seats]))
+        rows.append(("JP", ["[chip]" if self.covered(s) else "[    ]" for s in seats]))
+        rows.append(("Ante", ["[chip]" if self.covered(s, True) else "[    ]" for s in seats]))
+        for label, cells in rows:
+            out.append("  %-8s" % label + "".join([
+                cell if cell.startswith("\x1b") else "%-9s" % cell for cell in cells]).rstrip())
         out.append("  dealer display:")
         for text in self.display():
             out.append("   |%-16s|" % text)
@@ -490,8 +539,9 @@ def _where(source, number, line, error):
     return "%s line %d: %r: %s\n" % (source, number, line.strip(), error)
 
 
-def run_script(sim, lines, out=None, source="script", err=None):
+def run_script(sim, lines, out=None, source="script", err=None, heading=None):
     """Replay script lines (source names them in messages); return 0 when all ran.
+    heading, if given, is written to out (with a blank line) once the lines are checked.
 
     Every line is checked before any runs: at the first malformed one, "SOURCE line N: 'LINE':
     what is wrong" goes to err and nothing runs (returns BAD_SCRIPT).  A failed expectation
@@ -505,6 +555,8 @@ def run_script(sim, lines, out=None, source="script", err=None):
         except ScriptError as error:
             err.write(_where(source, number, line, error))
             return BAD_SCRIPT
+    if heading:
+        out.write(heading + "\n\n")
     for number, (line, step) in enumerate(zip(lines, steps), 1):
         if step is None:
             continue
@@ -551,13 +603,18 @@ def interactive(sim):
                     notice = press_key(sim, ch, ask)
                     last_draw = ""
             sim.run(TICK_MS)
-            screen = sim.snapshot(colour=True) + "\n\n" + KEYS_HELP + "\n\n  " + notice
+            screen = screen_text(sim, notice)
             if screen != last_draw:
                 sys.stdout.write("\x1b[H\x1b[2J" + screen + "\n")
                 sys.stdout.flush()
                 last_draw = screen
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def screen_text(sim, notice):
+    """The interactive screen: the table in colour, the ring legend, the keys, the notice."""
+    return "%s\n%s\n\n%s\n\n  %s" % (sim.snapshot(colour=True), legend_text(), KEYS_HELP, notice)
 
 
 def _ask_stdin():
@@ -650,7 +707,7 @@ def main(argv=None):
             return BAD_SCRIPT
     sim = Simulation(state, fresh=args.fresh, link=link, game=args.game)
     if args.script:
-        return run_script(sim, lines, source=args.script, err=sys.stderr)
+        return run_script(sim, lines, source=args.script, err=sys.stderr, heading=legend_text())
     interactive(sim)
     return 0
 
