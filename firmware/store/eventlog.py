@@ -72,6 +72,18 @@ NAMES = {
     SENSOR_FAULT: "spot sensor fault", DISPLAY_FAULT: "dealer display fault",
 }
 
+# Names short enough for a dealer-display line with a leading column (at most 15 characters,
+# all different): the audit menu shows these.
+SHORT_NAMES = {
+    POWER_UP: "power up", _POWER_DOWN: "power down", CM_ERROR: "CM error",
+    CM_RECOVERED: "CM recovered", RAM_CLEAR: "RAM clear", LOCK: "lock", VOID: "void",
+    JACKPOT_HIT: "jackpot hit", SUPERVISOR_CONFIRM: "supervisor OK", CONFIG_CHANGE: "config",
+    DOOR_OPEN: "door open", DOOR_CLOSE: "door close", TAMPER: "tamper", LINK_DOWN: "link down",
+    LINK_UP: "link up", SETTLE: "settle", LOG_ERROR: "log error", OPERATOR_ADDITION: "addition",
+    LINK_REJECT: "link reject", LINK_MISMATCH: "link mismatch", LINK_CLAIM: "link claim",
+    SHOE_REJECT: "shoe reject", SENSOR_FAULT: "sensor fault", DISPLAY_FAULT: "display fault",
+}
+
 # Reasons of LINK_REJECT (firmware.link.codec.REJECT_REASONS, in its order)
 LINK_REASONS = ("malformed", "forged", "replayed", "stale", "unknown table")
 
@@ -84,6 +96,9 @@ REASON_STALE = const(5)       # valid but older than another copy (a commit was 
 REASON_READBACK = const(6)    # read-back after a write did not match
 REASON_IO = const(7)          # the device raised an I/O error
 REASON_OTHER = const(8)
+# Short names of the CM_ERROR reason codes, indexed by code
+REASON_NAMES = ("", "blank", "bad magic", "bad crc", "truncated", "stale", "readback", "I/O",
+                "other")
 
 
 def reason_code(message):

@@ -72,10 +72,9 @@ from firmware.poker import cards as cardlib
 from firmware.poker import hands, paytables
 from firmware.store import critical
 from firmware.store import eventlog as ev
-from firmware.table import handlers, roundrecord, screens
+from firmware.table import audit, handlers, roundrecord, screens
 from firmware.table.phases import (  # noqa: F401 - re-exported: callers name them tc.OPEN, ...
     AUDIT,
-    AUDIT_EVENTS,
     BEEP_ALARM,
     BEEP_ERROR,
     BEEP_JACKPOT,
@@ -1171,38 +1170,42 @@ class RoundController:
     # ------------------------------------------------------------------ supervisor
 
     def _open_audit(self):
+        """Open the audit menu (firmware.table.audit.AuditMenu): status, meters, the last hits,
+        then every event the log holds, newest first, read from the log as it is scrolled."""
         jp = self.jackpot
-        lines = ["AUDIT  (BACK)", "round %d" % self.rec.round_no]
+        lines = ["AUDIT  (BACK)", "OK=next section", "round %d" % self.rec.round_no]
+        marks = [0]
         lk = self.tablelink
         if lk is not None:
             lines.append("LINKED table %d" % lk.table)
             lines.append("link " + lk.state_name())
             for i in range(len(lk.amounts())):
-                lines.append("pool %d %s" % (i, money(lk.amounts()[i])))
+                lines.extend(audit.wrap(("pool %d" % i, money(lk.amounts()[i])), 2))
+            marks.append(len(lines))
             lines.append("linked meters")
             totals = self.link_totals()
             for key in LINK_TOTAL_NAMES:
-                lines.append(key)
-                lines.append("%16d" % totals[key])
+                audit.meter_lines(lines, key, totals[key])
             lines.append("entries %d/%d" % (lk.acked, lk.last_n))
             lines.append("hits queued %d" % len(lk.awaiting))
             lines.append("local pool frozen")
         for slot in jp.active_slots():
             meters = jp.pool_meters(slot)
-            lines.append("pool %d %s" % (slot, money(meters["value"])))
-            for key in sorted(meters):
-                lines.append(key)
-                lines.append("%16d" % meters[key])
+            marks.append(len(lines))
+            lines.extend(audit.wrap(("pool %d" % slot, money(meters["value"])), 2))
+            for key in audit.ordered(meters, jm.POOL_METER_NAMES):
+                audit.meter_lines(lines, key, meters[key])
+        marks.append(len(lines))
         lines.append("table meters")
         table = jp.table_meters()
-        for key in sorted(table):
-            lines.append(key)
-            lines.append("%16d" % table[key])
+        for key in audit.ordered(table, jm.TABLE_METER_NAMES):
+            audit.meter_lines(lines, key, table[key])
         hits = jp.last_hits()
+        marks.append(len(lines))
         lines.append("last hits %d" % len(hits))
         for hit in hits[::-1]:
-            lines.append("r%d S%d %s" % (hit["round"], hit["seat"], money(hit["amount"])))
-            lines.append(" " + hit["hand"])
+            audit.hit_lines(lines, hit)
+        marks.append(len(lines))
         lines.append("memory " + self.memory.status)
         lines.append("config " + ("ok" if self.config_ok else "FAILED"))
         for i in range(0, min(len(self.config_text), 4 * WIDTH), WIDTH):
@@ -1212,16 +1215,10 @@ class RoundController:
         for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
             lines.append(text[i:i + WIDTH])
         log = self.memory.log
+        marks.append(len(lines))
         lines.append("events %d" % log.count)
-        try:
-            events = list(log.events(max(log.first_available(), log.count - AUDIT_EVENTS)))
-        except Exception:  # noqa: BLE001 - the audit shows what it can read
-            events = []
-            lines.append(" log unreadable")
-        for entry in events[::-1]:
-            lines.append("#%d r%d t%d" % (entry[0], entry[2], entry[1]))
-            lines.append(" " + ev.NAMES.get(entry[3], "kind %d" % entry[3]))
-        self.menu = [line[:WIDTH] for line in lines]
+        lines.append("held from #%d" % log.first_available())
+        self.menu = audit.AuditMenu([line[:WIDTH] for line in lines], log, marks)
         self.menu_top = 0
         self._set_phase(AUDIT)
 

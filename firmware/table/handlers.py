@@ -155,6 +155,9 @@ def _on_ram_clear(c, button, long):
 def _on_audit(c, button, long):
     if button == btn.BACK:
         c._set_phase(OPEN)
+    elif button == btn.OK:
+        # the next section (meters, hits, events ...): the event log is long to scroll through
+        c.menu_top = c.menu.next_mark(c.menu_top, LINES)
     elif button == btn.DOWN:
         c.menu_top = min(c.menu_top + (LINES if long else 1), max(0, len(c.menu) - LINES))
     elif button == btn.UP:

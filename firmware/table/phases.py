@@ -13,7 +13,6 @@ BOARD = const(8)
 FLOP = const(3)
 MESSAGE_MS = const(4000)
 SUPERVISOR_ID = const(1)
-AUDIT_EVENTS = const(40)     # newest events listed in the audit menu
 CONFIRM_HITS = const(3)      # jackpot hits listed on the CONFIRM screen (two lines each)
 
 # Phases.

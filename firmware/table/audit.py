@@ -1,0 +1,279 @@
+"""The supervisor's audit menu as dealer-display lines: meters, the last hits, the event log.
+
+``AuditMenu`` is a read-only sequence of display lines (``len``, ``menu[i]``, iteration): the
+fixed part (meters, hits, status), built once when the menu opens, then every event the log
+still holds, newest first, ``ENTRY_LINES`` lines each::
+
+    #1234 07:19:56 r5       sequence number, wall clock (UTC), round
+     jackpot hit S3         short name, then the values that matter for the kind
+     $10001.40 Royal        (amounts in dollars, seats as S3, reasons by name)
+
+Entries are read from the log when a line of them is asked for, ``_CACHE`` entries at a time,
+so the whole log is reachable without a list of it: the heap holds a few entries, not 1,000.
+No line is longer than the display; words are never cut, and a value with no room left on
+its entry's lines is left out rather than shown cut.
+"""
+
+from firmware.compat import const
+from firmware.drivers import shoe, spot_sensors
+from firmware.jackpot import paytable as jpay
+from firmware.store import eventlog as ev
+from firmware.table.phases import CONFIG_ITEMS, WIDTH
+from firmware.table.screens import money, short
+
+ENTRY_LINES = const(3)       # display lines per event log entry
+_CACHE = const(8)            # entries read from the log at once
+_DAY = const(86400)
+_FROM_RAM = const(0xFFFF)    # CM_RECOVERED source: the record just committed, held in RAM
+# jackpot hands (firmware.jackpot.paytable.NAMES order) in a few columns
+_HAND_CODES = ("Flush", "FH", "Quads", "SF", "Royal")
+# Meter names whose value is a count (or parts per million), not cents
+_COUNTS = ("wagers", "voids", "resets", "hits", "rounds", "config_changes")
+# Meter name words shortened so that label and value share a line more often
+_LABEL_WORDS = (
+    ("_", " "), ("four of a kind", "quads"), ("straight flush", "str flush"),
+    ("royal flush", "royal"), ("contributions", "contrib"), ("reversed", "rev"),
+    ("operator additions", "additions"), ("reserve", "rsv"), ("config changes", "config chg"),
+)
+
+
+def clock(wall):
+    """Seconds since 1970 (UTC) as the time of day, ``hh:mm:ss``."""
+    t = wall % _DAY
+    return "%02d:%02d:%02d" % (t // 3600, t // 60 % 60, t % 60)
+
+
+def seats(mask):
+    """Seat bit mask (bit 0 = seat 1) as ``S1,3``; ``S-`` for none."""
+    out = ""
+    seat = 1
+    while mask:
+        if mask & 1:
+            out += ("," if out else "") + str(seat)
+        mask >>= 1
+        seat += 1
+    return "S" + (out or "-")
+
+
+def hand(category, room=WIDTH):
+    """A jackpot hand category (firmware.jackpot.paytable.NAMES index) as a name of at most
+    `room` columns when one fits: ``Full House``, else ``FH``."""
+    if not 0 <= category < len(jpay.NAMES):
+        return "hand %d" % category
+    name = short(jpay.NAMES[category])
+    return name if len(name) <= room else _HAND_CODES[category]
+
+
+def _named(names, index, what):
+    if 0 <= index < len(names) and names[index]:
+        return names[index]
+    return "%s %d" % (what, index)
+
+
+def wrap(tokens, rows, indent=""):
+    """At most `rows` lines holding the tokens in order, words never cut: a token joins the
+    current line when it fits, else starts the next one (indented a column when it fits); a
+    token with no line left for it is left out.  The first line starts with `indent`."""
+    out = []
+    line = None
+    for token in tokens:
+        if line is None:
+            line = indent + token
+        elif len(line) + 1 + len(token) <= WIDTH:
+            line += " " + token
+        elif len(out) + 1 < rows:
+            out.append(line)
+            line = " " + token if len(token) < WIDTH else token
+    if line is not None:
+        out.append(line)
+    # every token is made to fit a line; the cut only guards a line that would break the display
+    return [text[:WIDTH] for text in out]
+
+
+def label(name):
+    """A meter name as a short display label (``paid_royal_flush`` -> ``paid royal``)."""
+    for old, new in _LABEL_WORDS:
+        name = name.replace(old, new)
+    return name
+
+
+def is_count(name):
+    """True for a meter counted in units (wagers, hits, ppm), False for one in cents."""
+    return name in _COUNTS or name.startswith("hits_") or name.endswith("_ppm")
+
+
+def ordered(meters, names):
+    """The keys of dict `meters`: those in `names` in that order, then the others sorted."""
+    keys = [name for name in names if name in meters]
+    for name in sorted(meters):
+        if name not in keys:
+            keys.append(name)
+    return keys
+
+
+def meter_lines(out, name, value):
+    """Append the display lines of one meter to `out`: label and value on one line when they
+    fit, else the label and then the value, right-aligned."""
+    text = "%d" % value if is_count(name) else money(value)
+    name = label(name)
+    if len(name) + 1 + len(text) <= WIDTH:
+        out.append(name + " " * (WIDTH - len(name) - len(text)) + text)
+    else:
+        out.append(name[:WIDTH])
+        out.append(" " * (WIDTH - len(text)) + text)
+
+
+def hit_lines(out, hit):
+    """Append the display lines of one hit (a Jackpot.last_hits dict) to `out`."""
+    out.extend(wrap(("S%d" % hit["seat"], money(hit["amount"]), short(hit["hand"]),
+                     "r%d" % hit["round"]), 4))
+
+
+def values(kind, a, b, c):
+    """The words showing an event's values, most important first."""
+    if kind == ev.POWER_UP:
+        return ("cause %d" % a,)
+    if kind == ev.CM_ERROR:
+        return ("copy %d" % a, _named(ev.REASON_NAMES, b, "reason"))
+    if kind == ev.CM_RECOVERED:
+        return ("copy %d" % a, "from RAM" if b == _FROM_RAM else "from %d" % b, "seq %d" % c)
+    if kind == ev.RAM_CLEAR:
+        return ("sup %d" % a, "after #%d" % b)
+    if kind == ev.LOCK or kind == ev.VOID:
+        return (seats(b), money(c))
+    if kind == ev.JACKPOT_HIT or kind == ev.LINK_CLAIM:
+        # the amount (won, or the wager of a claim) and the hand share the entry's last line
+        amount = money(c)
+        return ("S%d" % a, amount, hand(b, WIDTH - 2 - len(amount)))
+    if kind == ev.SUPERVISOR_CONFIRM:
+        return ("sup %d" % a, "hits %d" % b)
+    if kind == ev.CONFIG_CHANGE:
+        if 1 <= a <= len(CONFIG_ITEMS):
+            what, old, new = CONFIG_ITEMS[a - 1][0], money(b), money(c)
+        else:
+            what, old, new = "setting %d" % a, "%d" % b, "%d" % c
+        # the old value only when the line has room for it before the new one
+        if len(old) + len(new) + 5 <= WIDTH:
+            return (what, old, "to " + new)
+        return (what, "to " + new)
+    if kind == ev.DOOR_OPEN or kind == ev.DOOR_CLOSE:
+        return ("id %d" % a,)
+    if kind == ev.TAMPER:
+        return ("S%d" % a,)
+    if kind == ev.SETTLE:
+        pool = "pool " + money(c)
+        return ("paid " + money(b), pool) if b else (pool,)
+    if kind == ev.LOG_ERROR:
+        return ("at #%d" % b,)
+    if kind == ev.OPERATOR_ADDITION:
+        return ("pool %d" % a, money(c))
+    if kind == ev.LINK_REJECT:
+        return (_named(ev.LINK_REASONS, a - 1, "reason"), "x%d" % b)
+    if kind == ev.LINK_MISMATCH:
+        # table's / controller's linked wagers
+        return (money(b) + "/" + money(c),)
+    if kind == ev.SHOE_REJECT:
+        return (_named(shoe.REASONS, a, "reason"), "x%d" % b)
+    if kind == ev.SENSOR_FAULT:
+        reason = _named(spot_sensors.FAULT_NAMES, c, "reason")
+        if a == 0:
+            return ("bus",) if reason == "bus" else ("bus", reason)
+        return ("S%d" % a, "ante" if b == 2 else "JP", reason)
+    return ()
+
+
+def entry_lines(entry):
+    """The ENTRY_LINES display lines of one unpacked event log entry."""
+    seq, time, round_no, kind, a, b, c = entry[:7]
+    top = "#%d %s" % (seq, clock(time))
+    tag = " r%d" % round_no
+    if len(top) + len(tag) <= WIDTH:
+        top += tag
+    name = ev.SHORT_NAMES.get(kind) or "kind %d" % kind
+    rest = wrap((name,) + values(kind, a, b, c), ENTRY_LINES - 1, " ")
+    while len(rest) < ENTRY_LINES - 1:
+        rest.append("")
+    return [top[:WIDTH]] + rest
+
+
+def _missing(seq, why):
+    return ["#%d" % seq, " " + why, ""]
+
+
+class AuditMenu:
+    """The audit menu's lines: `fixed` (a list of display lines), then the entries `log` (an
+    EventLog) holds when the menu opens, newest first, read on demand.  `marks` are the line
+    numbers where sections start (OK jumps between them)."""
+
+    def __init__(self, fixed, log, marks=()):
+        self.fixed = fixed
+        self.log = log
+        self.marks = list(marks) + [len(fixed)]
+        self.newest = log.count - 1
+        self.oldest = log.first_available()
+        self.entries = max(0, self.newest - self.oldest + 1)
+        self._start = 0           # sequence number of _cache[0]
+        self._cache = []          # the display lines of the entries read last
+
+    def __len__(self):
+        return len(self.fixed) + ENTRY_LINES * self.entries
+
+    def __getitem__(self, i):
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("audit line %d of %d" % (i, len(self)))
+        if i < len(self.fixed):
+            return self.fixed[i]
+        index = (i - len(self.fixed)) // ENTRY_LINES
+        return self.lines_of(self.newest - index)[(i - len(self.fixed)) % ENTRY_LINES]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __contains__(self, text):
+        for line in self:
+            if line == text:
+                return True
+        return False
+
+    def lines_of(self, seq):
+        """The display lines of the entry numbered seq (read from the log if not cached)."""
+        offset = seq - self._start
+        if not 0 <= offset < len(self._cache):
+            # scrolling goes mostly to older entries: read the window ending just above seq
+            self._start = max(self.oldest, seq - _CACHE + 2)
+            self._cache = self._read(self._start, min(self.newest, self._start + _CACHE - 1))
+            offset = seq - self._start
+        return self._cache[offset]
+
+    def _read(self, first, last):
+        out = []
+        seq = first
+        try:
+            for raw in self.log.entries(first):
+                if seq > last:
+                    break
+                if raw is None:
+                    out.append(_missing(seq, "unreadable"))
+                else:
+                    entry = ev.unpack(raw)
+                    # a page overwritten since the menu opened holds newer entries
+                    out.append(entry_lines(entry) if entry[0] == seq else _missing(seq, "overwritten"))
+                seq += 1
+        except Exception:  # noqa: BLE001 - the audit shows what it can read
+            pass
+        while seq <= last:
+            out.append(_missing(seq, "unreadable"))
+            seq += 1
+        return out
+
+    def next_mark(self, top, rows):
+        """Where a screen of `rows` lines showing from line `top` goes next: the next section
+        start, then the last screen (the oldest entries), then back to the first line."""
+        last = max(0, len(self) - rows)
+        for mark in self.marks:
+            if top < mark < last:
+                return mark
+        return last if top < last else 0
