@@ -465,3 +465,146 @@ def test_a_replayed_script_starts_with_the_ring_legend(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith(simmod.legend_text() + "\n")
     assert "pattern " in out
+
+
+# ---------------------------------------------------------------------- supervisor functions
+
+README = Path(simmod.__file__).parent.parent / "README.md"
+
+
+def panel_section():
+    """README.md's "The dealer panel" section, which must come after the simulator paragraph."""
+    text = README.read_text()
+    start = text.index("## The dealer panel")
+    assert text.index("make sim ARGS=\"--game fcp\"") < start < text.index("## Where things are")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def readme_row(phase):
+    """The cells of the panel table's row for phase (LOCK, SETTLE, UP / DOWN, OK, BACK)."""
+    for line in panel_section().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0].split(" (")[0] == phase:
+            return dict(zip(("LOCK", "SETTLE", "UP / DOWN", "OK", "BACK"), cells[1:]))
+    raise AssertionError("no %s row in the README's panel table" % phase)
+
+
+def keys(sim, typed):
+    """Type keys in the simulator, each one let go and the table settled before the next."""
+    for ch in typed:
+        notice = simmod.press_key(sim, ch, no_terminal)
+        assert "does nothing" not in notice, ch
+        sim.run(simmod.LONG_MS + simmod.SETTLE_MS)
+
+
+def phase(sim):
+    return simmod.tc.PHASE_NAMES[sim.controller.phase]
+
+
+def open_table():
+    sim = simmod.Simulation(None)
+    ram_clear(sim)
+    return sim
+
+
+def locked_table():
+    sim = open_table()
+    for line in ("chip 1", "ante 1", "chip 2", "ante 2", "press LOCK"):
+        sim.command(line)
+    assert phase(sim) == "LOCKED" and sim.controller.cursor == 0     # the cursor is on seat 1
+    return sim
+
+
+def confirm_table():
+    sim = locked_table()
+    # seat 1 has a royal flush with the flop: a jackpot hand to confirm
+    for line in ("As", "Ks", "2c", "7d"):
+        sim.command("shoe S%d %s" % (1 if line in ("As", "Ks") else 2, line))
+    for line in ("B Qs", "B Js", "B Ts", "B 3h", "B 4h", "D 9c", "D 9d", "press SETTLE"):
+        sim.command(line if line.startswith("press") else "shoe " + line)
+    assert phase(sim) == "CONFIRM"
+    return sim
+
+
+def shows(sim, text):
+    return text in "\n".join(sim.display())
+
+
+# (help words, README row and button, README cell words, README simulator words, start, keys,
+#  what must then be true)
+SUPERVISOR = [
+    ("O audit", "OPEN", "OK", "key+long: audit", "audit `k` `O`", open_table, "kO",
+     lambda sim: phase(sim) == "AUDIT" and shows(sim, "AUDIT")),
+    ("S configuration", "OPEN", "SETTLE", "key+long: configuration", "configuration `k` `S`",
+     open_table, "kS", lambda sim: phase(sim) == "CONFIG" and shows(sim, "CONFIG")),
+    ("L test mode", "OPEN", "LOCK", "key+long: test mode", "test mode `k` `L`", open_table, "kL",
+     lambda sim: phase(sim) == "TEST" and shows(sim, "TEST MODE")),
+    ("b voids the seat at the cursor", "LOCKED", "BACK", "key: void the cursor seat",
+     "void the seat at the\ncursor `k` `b`", locked_table, "kb",
+     lambda sim: sim.controller.rec.voided == 0b1 and phase(sim) == "LOCKED" and shows(sim, "Seat 1 void")),
+    ("B voids the round", "LOCKED", "BACK", "key+long: void the round", "void the round `k` `B`",
+     locked_table, "kB", lambda sim: phase(sim) == "RESULTS" and shows(sim, "ROUND VOID")),
+    ("B also at CONFIRM", "CONFIRM", "BACK", "key+long: void the round", "void the round `k` `B`",
+     confirm_table, "kB", lambda sim: phase(sim) == "RESULTS" and shows(sim, "ROUND VOID")),
+    ("LOCKED, no key needed: O enters a card", "LOCKED", "OK", "long: card entry (no key needed)",
+     "card entry `O` while LOCKED", locked_table, "O",
+     lambda sim: phase(sim) == "CARD ENTRY" and shows(sim, "ENTER CARD")),
+    ("CONFIRM: o pays the jackpot", "CONFIRM", "OK", "key: confirm and pay", "pay a jackpot `k` `o`",
+     confirm_table, "ko",
+     lambda sim: phase(sim) == "RESULTS" and sim.controller.jackpot.last_hits()[-1]["seat"] == 1),
+    ("RAM ERROR: O, then o, clears", "RAM ERROR", "OK", "key+long: RAM CLEAR screen",
+     "RAM\nclear `k` `O` `o`", lambda: simmod.Simulation(None), "kOo",
+     lambda sim: phase(sim) == "OPEN" and sim.app.memory.status == "ok"),
+]
+
+
+@pytest.mark.parametrize("row", SUPERVISOR, ids=[row[0] for row in SUPERVISOR])
+def test_each_supervisor_function_is_in_the_help_and_the_readme_and_happens(row):
+    help_words, readme_phase, button, cell, sim_words, start, typed, done = row
+    assert help_words in simmod.KEYS_HELP
+    assert cell in readme_row(readme_phase)[button]
+    assert " ".join(sim_words.split()) in " ".join(panel_section().split())
+    sim = start()
+    keys(sim, typed)
+    assert done(sim), sim.snapshot()
+
+
+@pytest.mark.parametrize("start,typed,stays", [
+    (open_table, "O", "OPEN"),          # no key: a long OK is not the audit
+    (open_table, "S", "OPEN"),
+    (open_table, "L", "LOCKED"),        # no key: LOCK locks at once, held or not
+    (locked_table, "B", "LOCKED"),      # no key: no void
+    (locked_table, "b", "LOCKED"),
+    (confirm_table, "o", "CONFIRM"),    # no key: not paid
+], ids=["O", "S", "L", "B", "b", "o"])
+def test_without_the_key_the_supervisor_keys_do_not_act(start, typed, stays):
+    sim = start()
+    keys(sim, typed)
+    assert phase(sim) == stays and sim.controller.rec.voided == 0
+
+
+@pytest.mark.parametrize("typed", ["kO", "kS", "kL"])
+def test_b_leaves_audit_configuration_and_test_mode(typed):
+    sim = open_table()
+    keys(sim, typed)
+    assert phase(sim) != "OPEN"
+    assert "b leaves them" in simmod.KEYS_HELP and "back to OPEN" in readme_row(phase(sim))["BACK"]
+    keys(sim, "b")
+    assert phase(sim) == "OPEN"
+
+
+def test_card_entry_adds_the_marked_card_and_b_goes_back():
+    sim = locked_table()
+    keys(sim, "O")
+    assert "l adds it, b done" in simmod.KEYS_HELP
+    assert readme_row("CARD ENTRY")["LOCK"] == "add the card"
+    keys(sim, "l")
+    assert len(sim.controller._hole(0)) == 1             # the destination starts at seat 1
+    keys(sim, "b")
+    assert phase(sim) == "LOCKED"
+
+
+def test_the_readme_panel_table_has_a_row_for_every_phase():
+    for name in simmod.tc.PHASE_NAMES:
+        row = readme_row(name)
+        assert len(row) == 5 and all(row.values()), (name, row)

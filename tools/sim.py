@@ -61,7 +61,11 @@ KEYS_HELP = (
     "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK  (capital letter = hold for a long press;\n"
     "  V is the long DOWN, as D is the door)\n"
     "k supervisor key on/off   D door open/shut   c deal cards from the shoe\n"
-    "t type a shoe line (S3 Ah, D Kc, B 7d)   q quit"
+    "t type a shoe line (S3 Ah, D Kc, B 7d)   q quit\n"
+    "Supervisor, key on (k):  OPEN: O audit, S configuration, L test mode (b leaves them)\n"
+    "  LOCKED: b voids the seat at the cursor, B voids the round (B also at CONFIRM)\n"
+    "  CONFIRM: o pays the jackpot    RAM ERROR: O, then o, clears the critical memory\n"
+    "LOCKED, no key needed: O enters a card (u/d change, o next field, l adds it, b done)"
 )
 TYPE_PROMPT = "shoe line, e.g. S3 Ah, D Kc or B 7d (Enter alone: nothing): "
 ANSI_COLOURS = {
