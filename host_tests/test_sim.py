@@ -608,3 +608,64 @@ def test_the_readme_panel_table_has_a_row_for_every_phase():
     for name in simmod.tc.PHASE_NAMES:
         row = readme_row(name)
         assert len(row) == 5 and all(row.values()), (name, row)
+
+
+def results_table():
+    sim = locked_table()
+    for line in ("S1 2c", "S1 7d", "S2 3c", "S2 8d", "B Qs", "B Jh", "B 4s", "B 5h", "B 9c",
+                 "D 9d", "D Kc"):
+        sim.command("shoe " + line)
+    sim.command("press SETTLE")
+    assert phase(sim) == "RESULTS"
+    return sim
+
+
+def start_in(name):
+    """A simulated table in phase name, the key off."""
+    if name == "RAM ERROR":
+        return simmod.Simulation(None)
+    starts = {"OPEN": open_table, "LOCKED": locked_table, "CONFIRM": confirm_table,
+              "RESULTS": results_table}
+    if name in starts:
+        return starts[name]()
+    sim = simmod.Simulation(None) if name == "RAM CLEAR" else open_table()
+    if name == "CARD ENTRY":
+        sim = locked_table()
+    keys(sim, {"RAM CLEAR": "kOk", "AUDIT": "kOk", "CONFIG": "kSk", "TEST": "kLk",
+               "CARD ENTRY": "O"}[name])
+    assert phase(sim) == name
+    return sim
+
+
+def fingerprint(sim):
+    """What a button press could change (its message aside: a refusal may say why)."""
+    c = sim.controller
+    rec = c.rec
+    return (phase(sim), c.cursor, c.ante_marked, rec.folded, rec.voided, rec.accepted,
+            list(rec.board), list(rec.dealer), [c._hole(s) for s in range(c.seats)], c.menu_top,
+            c.results_top, list(c.entry), c.entry_field, c.config_index, c.test_step,
+            c.jackpot and (c.jackpot.config.wager, list(c.jackpot.value)), c.memory.round_no)
+
+
+SHORT_KEYS = {"LOCK": "l", "SETTLE": "s", "OK": "o", "BACK": "b"}
+LONG_KEYS = {"LOCK": "L", "SETTLE": "S", "OK": "O", "BACK": "B"}
+
+
+@pytest.mark.parametrize("name", simmod.tc.PHASE_NAMES)
+def test_a_dash_in_the_readme_panel_table_is_a_button_that_does_nothing(name):
+    # A '-' cell: neither a short nor a long press, with the key or without, changes anything.
+    row = readme_row(name)
+    idle = [button for button, cell in row.items() if cell == "-"]
+    if "UP / DOWN" in idle:
+        idle.remove("UP / DOWN")
+        idle += ["UP", "DOWN"]
+    sim = start_in(name)
+    for key_on in (False, True):
+        if key_on:
+            keys(sim, "k")
+        for button in idle:
+            for ch in (SHORT_KEYS.get(button, button[0].lower()),
+                       LONG_KEYS.get(button, {"UP": "U", "DOWN": "V"}.get(button))):
+                before = fingerprint(sim)
+                keys(sim, ch)
+                assert fingerprint(sim) == before, (name, key_on, button, ch)
