@@ -1,0 +1,252 @@
+"""The supervisor's audit menu on the dealer display (16 columns x 8 lines), as a person reads it.
+
+Expected lines are written out by hand from the event values each test logs.  Amounts follow
+the default jackpot configuration (100-cent wager, 70 of each 100 cents to the pool, reset
+$10,000.00) and the pay table of rules.md 11.9 (flush 100 to 1; royal 10,000 to 1 or the whole
+pool, whichever is greater), as in host_tests/test_controller.py.  Clock times are worked out
+by hand: day 20,000 after 1970-01-01 plus 7 h 19 min 56 s.
+"""
+
+import re
+
+import pytest
+
+from firmware.drivers import buttons as btn
+from firmware.drivers import shoe
+from firmware.drivers import spot_sensors as sens
+from firmware.store import eventlog as ev
+from firmware.table import controller as tc
+from host_tests import runtimes
+from host_tests.test_controller import Table, royal_round
+
+WIDTH = 16
+LINES = 8
+WALL = 20000 * 86400 + 7 * 3600 + 19 * 60 + 56       # 07:19:56 UTC
+SCRIPT = runtimes.ROOT / "host_tests" / "audit_menu_mp.py"
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t
+
+
+def open_audit(table):
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.AUDIT
+    return table.c.menu
+
+
+def entry(menu, seq):
+    """The three display lines of event `seq`, found by its '#seq' line."""
+    lines = list(menu)
+    for i, line in enumerate(lines):
+        if line == "#%d" % seq or line.startswith("#%d " % seq):
+            return lines[i:i + 3]
+    raise AssertionError("no entry #%d in the audit menu" % seq)
+
+
+def scroll_until(table, text, button=btn.DOWN, presses=500):
+    """Press `button` until a screen line equals `text`; the presses it took (or fail)."""
+    for n in range(presses):
+        if text in table.c.view.lines:
+            return n
+        table.press(button)
+    raise AssertionError("%r never on the screen" % text)
+
+
+def test_every_event_kind_has_a_short_distinct_name_that_fits():
+    assert sorted(ev.SHORT_NAMES) == sorted(ev.NAMES)
+    names = list(ev.SHORT_NAMES.values())
+    assert len(set(names)) == len(names)
+    # a leading column plus the name fits the 16-column display
+    assert all(1 <= len(name) <= WIDTH - 1 for name in names), names
+    # the two names that used to show alike (" critical memory") are told apart
+    assert ev.SHORT_NAMES[ev.CM_ERROR] != ev.SHORT_NAMES[ev.CM_RECOVERED]
+
+
+# (event, its three lines as the audit menu shows them, after the '#seq hh:mm:ss' line)
+SHOWN = [
+    ((ev.POWER_UP, 3), [" power up", " cause 3"]),
+    ((ev.CM_ERROR, 1, ev.REASON_BAD_CRC), [" CM error copy 1", " bad crc"]),
+    ((ev.CM_RECOVERED, 1, 0, 77), [" CM recovered", " copy 1 from 0"]),
+    ((ev.CM_RECOVERED, 0, 0xFFFF, 5), [" CM recovered", " copy 0 from RAM"]),
+    ((ev.LOCK, 0, 0b101, 200), [" lock S1,3 $2.00", ""]),
+    ((ev.VOID, 1, 0b1, -100), [" void S1 -$1.00", ""]),
+    ((ev.JACKPOT_HIT, 3, 4, 1000140), [" jackpot hit S3", " $10001.40 Royal"]),
+    ((ev.JACKPOT_HIT, 2, 1, 15000), [" jackpot hit S2", " $150.00 FH"]),
+    ((ev.JACKPOT_HIT, 1, 2, 50000), [" jackpot hit S1", " $500.00 Quads"]),
+    ((ev.SUPERVISOR_CONFIRM, 1, 2), [" supervisor OK", " sup 1 hits 2"]),
+    ((ev.CONFIG_CHANGE, 1, 100, 200), [" config JP wager", " $1.00 to $2.00"]),
+    ((ev.CONFIG_CHANGE, 2, 1000000, 500000), [" config Reset", " to $5000.00"]),
+    ((ev.DOOR_OPEN, 1), [" door open id 1", ""]),
+    ((ev.TAMPER, 6), [" tamper S6", ""]),
+    ((ev.LINK_DOWN, 0), [" link down", ""]),
+    ((ev.SETTLE, 0, 0, 1000070), [" settle", " pool $10000.70"]),
+    ((ev.SETTLE, 0, 1000140, 1000000), [" settle", " paid $10001.40"]),
+    ((ev.LOG_ERROR, 0, 40), [" log error", " at #40"]),
+    ((ev.OPERATOR_ADDITION, 0, 0, 500000), [" addition pool 0", " $5000.00"]),
+    ((ev.LINK_REJECT, 2, 5), [" link reject", " forged x5"]),
+    ((ev.LINK_MISMATCH, 0, 1200, 1300), [" link mismatch", " $12.00/$13.00"]),
+    ((ev.LINK_CLAIM, 5, 3, 100), [" link claim S5", " $1.00 Str Flush"]),
+    ((ev.SHOE_REJECT, shoe.REASONS.index("bad checksum"), 3), [" shoe reject", " bad checksum x3"]),
+    ((ev.SENSOR_FAULT, 4, 2, sens.FAULT_NAMES.index("stuck")), [" sensor fault S4", " ante stuck"]),
+    ((ev.SENSOR_FAULT, 0, 0, sens.FAULT_NAMES.index("bus")), [" sensor fault", " bus"]),
+    ((ev.DISPLAY_FAULT, 1), [" display fault", ""]),
+]
+
+
+def test_each_entry_shows_number_clock_name_and_values_uncut(table):
+    table.c.tick(table.tick(), WALL)
+    first = table.memory.log.count
+    assert table.c.commit_admin([event for event, _ in SHOWN]) == ""
+    menu = open_audit(table)
+    for i, (event, shown) in enumerate(SHOWN):
+        lines = entry(menu, first + i)
+        # no round committed since the RAM clear: round 0
+        assert lines == ["#%d 07:19:56 r0" % (first + i)] + shown, event
+    assert all(len(line) <= WIDTH for line in menu)
+
+
+def test_entries_run_newest_first_and_scroll_onto_the_screen(table):
+    table.c.tick(table.tick(), WALL)
+    table.c.commit_admin([(ev.TAMPER, 2), (ev.DOOR_OPEN, 1)])
+    newest = table.memory.log.count - 1
+    open_audit(table)
+    for _ in range(10):                                   # OK: the next section
+        if table.c.view.lines[0].startswith("events"):
+            break
+        table.press(btn.OK)
+    screen = table.c.view.lines
+    assert screen[:2] == ["events %d" % (newest + 1), "held from #0"]
+    # no round committed since the RAM clear: round 0
+    assert screen[2:8] == ["#%d 07:19:56 r0" % newest, " door open id 1", "",
+                           "#%d 07:19:56 r0" % (newest - 1), " tamper S2", ""]
+
+
+def test_more_than_forty_entries_and_a_wrapped_log_are_all_reachable(table):
+    # 35 pages of 32: the ring of 34 pages has dropped its oldest page
+    for _ in range(35):
+        assert table.c.commit_admin([(ev.TAMPER, 1 + i % 7) for i in range(32)]) == ""
+    log = table.memory.log
+    oldest, newest = log.first_available(), log.count - 1
+    assert oldest == 64 and newest == 35 * 32             # 1 RAM clear + 1120 tamper events
+    menu = open_audit(table)
+    shown = [line for line in menu if line.startswith("#")]
+    assert len(shown) == newest - oldest + 1
+    assert shown[0].startswith("#%d " % newest) and shown[-1].startswith("#%d " % oldest)
+    # OK jumps section by section to the last screen: the oldest entry held
+    for _ in range(20):
+        table.press(btn.OK)
+        if table.c.menu_top == len(menu) - LINES:
+            break
+    screen = table.c.view.lines
+    # event 64 is the 32nd (i = 31) of its batch: seat 1 + 31 % 7 = 4
+    assert screen[-3].startswith("#%d " % oldest) and screen[-2] == " tamper S4"
+    table.press(btn.OK)                                   # and round to the top
+    assert table.c.menu_top == 0 and table.c.view.lines[0] == "AUDIT  (BACK)"
+
+
+def test_long_down_alone_reaches_the_oldest_entry(table):
+    for _ in range(3):
+        table.c.commit_admin([(ev.DOOR_OPEN, 1)] * 32)
+    open_audit(table)
+    last = -1
+    while table.c.menu_top != last:
+        last = table.c.menu_top
+        table.press(btn.DOWN, long=True)
+    assert table.c.view.lines[-3].startswith("#0 ") and table.c.view.lines[-2] == " RAM clear sup 1"
+
+
+def test_a_missing_log_page_is_shown_unreadable_and_the_rest_still_listed(table, tmp_path):
+    table.c.commit_admin([(ev.TAMPER, 1)] * 32)           # events 1..32: page 0 (0..31) on file
+    table.c.commit_admin([(ev.TAMPER, 2)] * 3)
+    pages = [p for p in tmp_path.iterdir() if re.match(r"ev\d\d\.bin$", p.name)]
+    assert [p.name for p in pages] == ["ev00.bin"]
+    pages[0].unlink()
+    menu = open_audit(table)
+    assert entry(menu, 31) == ["#31", " unreadable", ""]
+    assert entry(menu, 32)[1:] == [" tamper S1", ""] and entry(menu, 35)[1] == " tamper S2"
+
+
+def test_meters_show_dollars_and_counts_and_the_last_one_is_reachable(table):
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)
+    table.press(btn.SETTLE)
+    menu = open_audit(table)
+    lines = list(menu)
+    # pool 0 after the royal: reset to $10,000.00; paid 1,000,140 cents (100% of the pool)
+    assert "pool 0 $10000.00" in lines
+    assert "paid   $10001.40" in lines                    # pool meter and table meter
+    assert "wagers         2" in lines and "wagered    $2.00" in lines
+    assert "rounds         1" in lines and "collected  $2.00" in lines
+    assert all(len(line) <= WIDTH for line in lines)
+    # labels too long to share a line with their value keep the value whole on the next line
+    i = lines.index("paid royal")
+    assert lines[i + 1] == "       $10001.40"
+    # the last table meter (carried cents) is on screen after scrolling down
+    table.press(btn.OK)
+    scroll_until(table, "carried    $0.00")
+    assert table.c.phase == tc.AUDIT
+
+
+def flush_round(table, seat):
+    table.chip(seat)
+    table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(seat, "Ah Kh"), (8, "Qh 2h 3h 4c 5d"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM
+    table.key(True)
+    table.press(btn.OK)
+    table.key(False)
+    table.press(btn.SETTLE)
+    table.chip(seat, placed=False)                        # chips off for the next round
+    table.chip(seat, placed=False, ante=True)
+
+
+def test_the_last_25_hits_with_seat_amount_hand_and_round(table):
+    for n in range(26):
+        flush_round(table, 1 + n % 7)
+    menu = open_audit(table)
+    lines = list(menu)
+    start = lines.index("last hits 25")
+    # newest first; a flush pays 100 to 1 on the 100-cent wager [11.9]: $100.00
+    expected = []
+    for round_no in range(26, 1, -1):
+        expected += ["S%d $100.00 Flush" % (1 + (round_no - 1) % 7), " r%d" % round_no]
+    assert lines[start + 1:start + 51] == expected
+    assert lines[start + 51] == "memory ok"
+
+
+def test_audit_lines_are_the_same_on_micropython(tmp_path):
+    """The formatting of every kind of entry on MicroPython matches CPython's."""
+    code = ("from firmware.table import audit\n"
+            "for e in %r:\n"
+            "    print(audit.entry_lines((7, %d, 2) + e + (0,) * (4 - len(e)) + (b'',)))\n"
+            % ([event for event, _ in SHOWN], WALL))
+    script = tmp_path / "audit_lines_mp.py"
+    script.write_text(code)
+    mp = runtimes.run_micropython(script)
+    cp = runtimes.run_cpython(script)
+    assert mp.returncode == 0, mp.stderr
+    assert mp.stdout == cp.stdout and mp.stdout.count("07:19:56") == len(SHOWN)
+
+
+def test_the_open_menu_keeps_a_few_kilobytes_whatever_the_log_size():
+    """On MicroPython the open menu's heap does not grow with the log: the entries are read
+    from the log page by page as the screen moves, not held in a list."""
+    kept = {}
+    for events in (40, 1120):
+        run = runtimes.run_micropython(SCRIPT, [str(events)], timeout=120)
+        assert run.returncode == 0, run.stdout + run.stderr
+        out = run.stdout.splitlines()
+        kept[events] = int(out[2].split()[1])
+        if events == 1120:
+            assert out[0] == "count 1121 oldest 64"
+            # the last screen holds the oldest entries held, #65 and #64
+            assert "|#64 00:01:40 r0" in out and "|#65 00:01:40 r0" in out
+    assert kept[1120] < 10000 and kept[1120] <= kept[40] + 1024, kept
