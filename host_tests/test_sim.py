@@ -11,6 +11,7 @@ import pytest
 
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights
+from firmware.table import screens
 from tools import sim as simmod
 
 DEMO = Path(simmod.__file__).parent / "sim_scripts" / "demo.txt"
@@ -669,3 +670,99 @@ def test_a_dash_in_the_readme_panel_table_is_a_button_that_does_nothing(name):
                 before = fingerprint(sim)
                 keys(sim, ch)
                 assert fingerprint(sim) == before, (name, key_on, button, ch)
+
+
+def seven_seat_results():
+    """RESULTS with all seven seats in: seven result lines, one more than the screen shows."""
+    sim = open_table()
+    for seat in range(1, 8):
+        sim.command("chip %d" % seat)
+        sim.command("ante %d" % seat)
+    sim.command("press LOCK")
+    sim.deal(7)
+    sim.command("press SETTLE")
+    if phase(sim) == "CONFIRM":           # seed 7 has no jackpot hand; be sure all the same
+        keys(sim, "kok")
+    assert phase(sim) == "RESULTS" and len(sim.controller.results) > screens.RESULT_LINES
+    return sim
+
+
+def wager(sim):
+    return sim.controller.jackpot.config.wager
+
+
+# (phase, button, words of its README cell, start, keys, what must then be true)
+ACTIONS = [
+    ("OPEN", "LOCK", "No more bets: locks the round", open_table, "l",
+     lambda sim: phase(sim) == "LOCKED" and shows(sim, "No more bets")),
+    ("OPEN", "UP / DOWN", "move the seat cursor", open_table, "u",
+     lambda sim: sim.controller.cursor == 1),
+    ("OPEN", "UP / DOWN", "move the seat cursor", open_table, "d",
+     lambda sim: sim.controller.cursor == 6),
+    ("OPEN", "OK", "Ante on/off for the cursor seat", open_table, "o",
+     lambda sim: sim.controller.ante_marked == 0b1),
+    ("LOCKED", "SETTLE", "settle: results", results_table, "",
+     lambda sim: phase(sim) == "RESULTS"),
+    ("LOCKED", "SETTLE", "or CONFIRM for a jackpot hand", confirm_table, "",
+     lambda sim: phase(sim) == "CONFIRM"),
+    ("LOCKED", "UP / DOWN", "move the seat cursor", locked_table, "uu",
+     lambda sim: sim.controller.cursor == 2),
+    ("LOCKED", "OK", "fold/unfold the cursor seat", locked_table, "o",
+     lambda sim: sim.controller.rec.folded == 0b1 and phase(sim) == "LOCKED"),
+    ("LOCKED", "OK", "fold/unfold the cursor seat", locked_table, "oo",
+     lambda sim: sim.controller.rec.folded == 0),
+    ("RESULTS", "SETTLE", "next round", results_table, "s",
+     lambda sim: phase(sim) == "OPEN" and sim.controller.rec.round_no == 2),
+    ("RESULTS", "OK", "next round", results_table, "o",
+     lambda sim: phase(sim) == "OPEN" and sim.controller.rec.round_no == 2),
+    ("RESULTS", "UP / DOWN", "scroll the results", seven_seat_results, "d",
+     lambda sim: sim.controller.results_top == 1 and not shows(sim, "S1 ")),
+    ("RESULTS", "UP / DOWN", "scroll the results", seven_seat_results, "du",
+     lambda sim: sim.controller.results_top == 0 and shows(sim, "S1 ")),
+    ("RAM CLEAR", "BACK", "cancel", lambda: start_in("RAM CLEAR"), "b",
+     lambda sim: phase(sim) == "RAM ERROR"),
+    ("RAM CLEAR", "OK", "key: clear the critical memory", lambda: start_in("RAM CLEAR"), "o",
+     lambda sim: phase(sim) == "RAM CLEAR" and sim.app.memory.status != "ok"),
+    ("RAM CLEAR", "OK", "key: clear the critical memory", lambda: start_in("RAM CLEAR"), "ko",
+     lambda sim: phase(sim) == "OPEN" and sim.app.memory.status == "ok"),
+    ("AUDIT", "UP / DOWN", "scroll", lambda: start_in("AUDIT"), "dd",
+     lambda sim: sim.controller.menu_top == 2),
+    ("AUDIT", "UP / DOWN", "long: a page", lambda: start_in("AUDIT"), "V",
+     lambda sim: sim.controller.menu_top >= simmod.tc.LINES),
+    ("AUDIT", "OK", "next section", lambda: start_in("AUDIT"), "o",
+     lambda sim: sim.controller.menu_top > 0 and phase(sim) == "AUDIT"),
+    ("CONFIG", "UP / DOWN", "key: choose the setting", lambda: start_in("CONFIG"), "kd",
+     lambda sim: sim.controller.config_index == 1),
+    ("CONFIG", "UP / DOWN", "key: choose the setting", lambda: start_in("CONFIG"), "d",
+     lambda sim: sim.controller.config_index == 0 and shows(sim, "Supervisor key")),
+    # the first setting is the jackpot wager; the next of its choices (CONFIG_ITEMS) after $1
+    ("CONFIG", "OK", "key: change it to its next value", lambda: start_in("CONFIG"), "ko",
+     lambda sim: wager(sim) == 200),
+    ("CONFIG", "OK", "key: change it to its next value", lambda: start_in("CONFIG"), "o",
+     lambda sim: wager(sim) == 100),
+    ("TEST", "OK", "next light pattern", lambda: start_in("TEST"), "o",
+     lambda sim: sim.controller.test_step == 1),
+    ("CARD ENTRY", "UP / DOWN", "change the marked field", lambda: start_in("CARD ENTRY"), "u",
+     lambda sim: sim.controller.entry[0] == 2),
+    ("CARD ENTRY", "OK", "next field: destination, rank, suit", lambda: start_in("CARD ENTRY"),
+     "o", lambda sim: sim.controller.entry_field == 1),
+]
+
+
+@pytest.mark.parametrize("row", ACTIONS, ids=["%s %s %s" % (r[0], r[1], r[4]) for r in ACTIONS])
+def test_what_the_readme_panel_table_says_a_button_does_it_does(row):
+    name, button, words, start, typed, done = row
+    assert words in readme_row(name)[button]
+    sim = start()
+    keys(sim, typed)
+    assert done(sim), sim.snapshot()
+
+
+def test_test_mode_ok_moves_every_ring_to_its_next_pattern():
+    sim = start_in("TEST")
+    before = columns(sim.snapshot(), "pattern")
+    keys(sim, "o")
+    after = columns(sim.snapshot(), "pattern")
+    names = spot_lights.STATE_NAMES
+    # each ring steps to the next of the patterns after OFF (screens.seat_light in TEST)
+    assert after == [names[1 + names.index(b) % (len(names) - 1)] for b in before]
