@@ -382,3 +382,125 @@ def test_a_folder_in_the_temporary_place_that_is_not_ours_is_refused(tmp_path):
         builder.build("pico_w", out, build_id="x", root=root)
     assert (partial / "notes.txt").read_text() == "keep me"
     assert not out.exists()
+
+
+# --- deploy: what a failed step says -------------------------------------------------------
+
+NO_DEVICE = "mpremote: no device found\n"
+
+
+def _runner(ran, fails_at, stderr):
+    """A stand-in for subprocess.run that records each mpremote command and fails the one whose
+    subcommand (after `connect PORT`) is fails_at, as mpremote does: exit 1, message on stderr."""
+    def fake_run(command):
+        ran.append(command)
+        if command[3] == fails_at:
+            return subprocess.CompletedProcess(command, 1, stdout=None, stderr=stderr)
+        return subprocess.CompletedProcess(command, 0, stdout=None, stderr="")
+    return fake_run
+
+
+def test_no_board_names_the_step_says_the_board_is_untouched_and_hints_at_the_port(tmp_path):
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_runner(ran, "exec", NO_DEVICE),
+                      root=_mini_project(tmp_path, broken=False))
+    message = str(caught.value)
+    assert message.startswith("step 1 of 4, removing the old program: mpremote says: no device found")
+    assert "state: the board is untouched" in message
+    assert "--port" in message and "connect the board" in message
+    assert "import os" not in message, "not the removal script"
+    assert [c[3] for c in ran] == ["exec"], "no later step ran"
+
+
+def test_board_lost_after_removal_says_the_old_program_is_gone_and_the_new_not_copied(tmp_path):
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", port="/dev/ttyACM0", out=tmp_path / "p", build_id="d",
+                      run=_runner(ran, "fs", "mpremote: failed to access /dev/ttyACM0 (it may be in use by "
+                                  "another program)\n"),
+                      root=_mini_project(tmp_path, broken=False))
+    message = str(caught.value)
+    assert message.startswith("step 2 of 4, copying the new program: mpremote says: failed to access "
+                              "/dev/ttyACM0")
+    assert ("state: the old program is removed, but the new program is not copied, umqtt.simple is not "
+            "installed and the board is not reset") in message
+    assert "will not start the table until a deploy succeeds" in message
+    assert "/dev/ttyACM0" in message.split("hint:")[1] and "--port" in message.split("hint:")[1]
+    assert [c[3] for c in ran] == ["exec", "fs"]
+
+
+def test_mip_failure_says_the_program_is_copied_but_umqtt_is_not_installed(tmp_path):
+    ran = []
+    key_file = tmp_path / "key.bin"
+    key_file.write_bytes(KEY)
+    failure = ("mpremote: [Errno -3] Temporary failure in name resolution requesting "
+               "https://micropython.org/pi/v2/package/6/umqtt.simple/latest.json\n")
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", key_file=str(key_file), build_id="d",
+                      run=_runner(ran, "mip", failure), root=_mini_project(tmp_path, broken=False))
+    message = str(caught.value)
+    assert message.startswith("step 3 of 5, installing umqtt.simple with mip: mpremote says: [Errno -3] "
+                              "Temporary failure in name resolution")
+    assert ("state: the old program is removed and the new program is copied, but umqtt.simple is not "
+            "(or only partly) installed, the HMAC key is not provisioned and the board is not "
+            "reset") in message
+    assert "--no-mip" in message
+    assert [c[3] for c in ran] == ["exec", "fs", "mip"], "neither the key nor the reset step ran"
+
+
+def test_a_failing_step_that_says_nothing_still_gives_its_exit_status(tmp_path):
+    with pytest.raises(deploy.DeployError, match="step 4 of 4, resetting the board: mpremote exited with "
+                       "status 1 and said nothing"):
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_runner([], "reset", None),
+                      root=_mini_project(tmp_path, broken=False))
+
+
+def test_mpremote_missing_at_run_time_is_a_clear_error(tmp_path):
+    ran = []
+
+    def no_program(command):
+        ran.append(command)
+        raise FileNotFoundError(2, "No such file or directory", command[0])
+
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=no_program,
+                      root=_mini_project(tmp_path, broken=False))
+    message = str(caught.value)
+    assert message.startswith("mpremote not found: install it with ")
+    assert "pip install mpremote" in message and "the board is untouched" in message
+    assert len(ran) == 1
+
+
+def test_deploy_cli_without_mpremote_fails_without_a_traceback(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(deploy, "mpremote_program", lambda: str(tmp_path / "nowhere" / "mpremote"))
+    code = deploy.main(["--board", "pico_w", "--out", str(tmp_path / "p"), "--build-id", "c"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("deploy failed: mpremote not found: install it with ")
+    assert "Traceback" not in err
+    assert not (tmp_path / "p").exists(), "found missing before building"
+
+
+def test_deploy_cli_no_board_fails_with_the_step_and_no_traceback(tmp_path, monkeypatch, capsys):
+    ran = []
+    fake = _runner(ran, "exec", NO_DEVICE)
+    monkeypatch.setattr(deploy, "run_mpremote", fake)
+    monkeypatch.setattr(deploy, "mpremote_program", lambda: sys.executable)   # "installed"
+    code = deploy.main(["--board", "pico_w", "--out", str(tmp_path / "p"), "--build-id", "c"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("deploy failed: step 1 of 4, removing the old program: mpremote says: no device "
+                          "found")
+    assert "Traceback" not in err and len(ran) == 1
+
+
+def test_deploy_cli_build_failure_says_the_board_is_untouched(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(deploy, "mpremote_program", lambda: sys.executable)   # "installed"
+    monkeypatch.setattr(deploy, "run_mpremote", _runner([], None, ""))
+    key_file = tmp_path / "key.bin"
+    key_file.write_bytes(b"short")
+    code = deploy.main(["--board", "pico_w", "--out", str(tmp_path / "p"), "--key", str(key_file)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("deploy failed: the build failed, the board is untouched: key file ")

@@ -247,6 +247,41 @@ def test_a_failed_image_write_stops_before_the_old_program_is_removed(tmp_path):
     assert [c[3] for c in ran] == ["romfs"]
 
 
+def test_board_lost_after_the_image_names_the_removal_step_and_what_is_on_the_board(tmp_path):
+    ran = []
+
+    def fake_run(command):
+        ran.append(command)
+        if command[3] == "exec":
+            return subprocess.CompletedProcess(command, 1, stderr="mpremote: no device found\n")
+        return subprocess.CompletedProcess(command, 0, stderr="")
+
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=fake_run,
+                      root=_mini_project(tmp_path), romfs=True)
+    message = str(caught.value)
+    assert message.startswith("step 2 of 5, removing the old program: mpremote says: no device found\n")
+    assert ("state: the new ROMFS image is written, but the old program is not removed, main.py is not "
+            "copied, umqtt.simple is not installed and the board is not reset") in message
+    assert "--port" in message
+    assert [c[3] for c in ran] == ["romfs", "exec"]
+
+
+def test_an_image_the_board_refuses_says_so_and_what_to_do(tmp_path):
+    def fake_run(command):
+        return subprocess.CompletedProcess(command, 1, stderr="mpremote: ROMFS image is too big\n")
+
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=fake_run,
+                      root=_mini_project(tmp_path), romfs=True)
+    message = str(caught.value)
+    assert message.startswith("step 1 of 5, writing the ROMFS image to partition 0: mpremote says: ROMFS "
+                              "image is too big\n")
+    assert ("state: the new ROMFS image is not (or only partly) written, the old program is not "
+            "removed") in message
+    assert "deploy without --romfs" in message
+
+
 def test_deploy_refuses_an_image_mpremote_would_not_read_as_one(tmp_path):
     out = tmp_path / "p"
     builder.build("pico_w", out, build_id="x", root=_mini_project(tmp_path))

@@ -16,6 +16,12 @@ Steps, each one mpremote command (--dry-run prints them and runs nothing):
    docs/link.md); files under lib/ are reported by program verification as not covered;
 4. with --key, provision the HMAC key as manifest.key, so the board checks the manifest's HMAC;
 5. reset the board, which then verifies the program and starts it.
+
+A step that fails stops the deploy before the next one; the message names the step in words
+("step 2 of 4, copying the new program"), repeats what mpremote said, says what state the board
+is left in (untouched, old program removed but new one not copied, ...) and what to do (for a
+board mpremote cannot reach: connect it or name its port with --port).  Without mpremote the
+deploy stops before building and says how to install it.
 """
 
 import argparse
@@ -51,7 +57,25 @@ for p in (%s,):
 
 
 class DeployError(Exception):
-    """A deploy step failed; the message says which."""
+    """A deploy step failed; the message says which, what mpremote said and the board's state."""
+
+
+class Step:
+    """One mpremote command of a deploy: command (the argument list), what (the step in words),
+    done / not_done (the board's state once it ran / if it did not) and partly (the state if
+    it failed after reaching the board)."""
+
+    def __init__(self, command, what, done, not_done, partly):
+        self.command = command
+        self.what = what
+        self.done = done
+        self.not_done = not_done
+        self.partly = partly
+
+
+# mpremote's messages when it could not reach the board: the step changed nothing on it.
+NOT_CONNECTED = ("no device found", "failed to access", "no device with serial number",
+                 "could not enter raw repl")
 
 
 def mpremote_program():
@@ -60,6 +84,19 @@ def mpremote_program():
     if beside.exists():
         return str(beside)
     return shutil.which("mpremote") or "mpremote"
+
+
+def missing_mpremote(program, state="the board is untouched"):
+    """The error for an mpremote that cannot be run: what to install and how, and the board's
+    state."""
+    return DeployError("mpremote not found: install it with `%s -m pip install mpremote` (or put "
+                       "mpremote on the PATH; tried %s)\nstate: %s" % (sys.executable, program, state))
+
+
+def run_mpremote(command):
+    """Run one mpremote command: its output goes to the terminal, its error messages are
+    returned in the CompletedProcess's stderr."""
+    return subprocess.run(command, stderr=subprocess.PIPE, text=True)
 
 
 def top_level_entries(out):
@@ -72,52 +109,154 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
-def commands(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
-    """The mpremote command lines that install the build in `out`, in order; with romfs (the
-    path of the build's ROMFS image) the program goes to ROMFS partition 0 and only main.py
-    to the flash filesystem."""
+def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
+    """The Steps that install the build in `out`, in order; with romfs (the path of the
+    build's ROMFS image) the program goes to ROMFS partition 0 and only main.py to the flash
+    filesystem."""
     mpremote = mpremote or mpremote_program()
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
     names = ", ".join('"%s"' % name for name in entries)
-    remove = connect + ["exec", REMOVE_SCRIPT % names]
+    remove = Step(connect + ["exec", REMOVE_SCRIPT % names], "removing the old program",
+                  "the old program is removed", "the old program is not removed",
+                  "the old program is not (or only partly) removed")
     if romfs is None:
-        steps = [remove, connect + ["fs", "cp", "-r"] + [str(Path(out) / name) for name in entries] + [":"]]
+        steps = [remove,
+                 Step(connect + ["fs", "cp", "-r"] + [str(Path(out) / name) for name in entries] + [":"],
+                      "copying the new program", "the new program is copied",
+                      "the new program is not copied",
+                      "the new program is not (or only partly) copied (main.py goes last, so a part does "
+                      "not start)")]
     else:
         if not Path(romfs).is_file() or Path(romfs).suffix != builder.ROMFS_SUFFIX:
             # mpremote reads a path as an image only when it is a file named *.romfs
             raise DeployError("%s is not a ROMFS image file (*%s)" % (romfs, builder.ROMFS_SUFFIX))
         # The image goes first: a board without a ROMFS partition, or with one too small,
         # fails this step and keeps its previous program.
-        steps = [connect + ["romfs", "--partition", str(ROMFS_PARTITION), "deploy", str(romfs)], remove,
-                 connect + ["fs", "cp", str(Path(out) / FIRST_PROGRAM_FILE), ":" + FIRST_PROGRAM_FILE]]
+        steps = [Step(connect + ["romfs", "--partition", str(ROMFS_PARTITION), "deploy", str(romfs)],
+                      "writing the ROMFS image to partition %d" % ROMFS_PARTITION,
+                      "the new ROMFS image is written", "the new ROMFS image is not written",
+                      "the new ROMFS image is not (or only partly) written"),
+                 remove,
+                 Step(connect + ["fs", "cp", str(Path(out) / FIRST_PROGRAM_FILE), ":" + FIRST_PROGRAM_FILE],
+                      "copying main.py", "main.py is copied", "main.py is not copied",
+                      "main.py is not (or only partly) copied")]
     if mip:
-        steps.append(connect + ["mip", "install", MQTT_PACKAGE])
+        steps.append(Step(connect + ["mip", "install", MQTT_PACKAGE],
+                          "installing %s with mip" % MQTT_PACKAGE, "%s is installed" % MQTT_PACKAGE,
+                          "%s is not installed" % MQTT_PACKAGE,
+                          "%s is not (or only partly) installed" % MQTT_PACKAGE))
     if key_file is not None:
-        steps.append(connect + ["fs", "cp", str(key_file), ":" + manifest.KEY_NAME])
-    steps.append(connect + ["reset"])
+        steps.append(Step(connect + ["fs", "cp", str(key_file), ":" + manifest.KEY_NAME],
+                          "provisioning the HMAC key", "the HMAC key is provisioned",
+                          "the HMAC key is not provisioned",
+                          "the HMAC key is not (or only partly) provisioned"))
+    steps.append(Step(connect + ["reset"], "resetting the board", "the board is reset",
+                      "the board is not reset", "the board may not have reset"))
     return steps
 
 
+def commands(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
+    """The mpremote command lines of plan(), in order."""
+    return [step.command for step in plan(out, port, key_file, mip, mpremote, romfs)]
+
+
+def _words(items):
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else "%s and %s" % (", ".join(items[:-1]), items[-1])
+
+
+def mpremote_said(completed):
+    """What mpremote said on stderr about a failure, in one line (its own 'mpremote: ' lines
+    when there are any, else the last line)."""
+    lines = [line.strip() for line in (completed.stderr or "").splitlines() if line.strip()]
+    own = [line[len("mpremote: "):] for line in lines if line.startswith("mpremote: ")]
+    if own:
+        return "mpremote says: " + "; ".join(own)
+    if lines:
+        return "mpremote says: " + lines[-1]
+    return "mpremote exited with status %d and said nothing" % completed.returncode
+
+
+def _shown(command):
+    """The command line as printed in an error: the removal script is not spelled out."""
+    if "exec" in command:
+        command = command[:command.index("exec") + 1] + ["<script removing the old program>"]
+    return shlex.join(command)
+
+
+def board_state(steps, failed, reached):
+    """The board's state in words when steps[failed] failed; `reached` is False when mpremote
+    never reached the board (so that step changed nothing)."""
+    done = [step.done for step in steps[:failed]]
+    not_done = [step.not_done for step in steps[failed:]]
+    if not done and not reached:
+        return "the board is untouched"
+    if reached:
+        not_done[0] = steps[failed].partly
+    state = "%s, but %s" % (_words(done), _words(not_done)) if done else _words(not_done)
+    ran = [step.what for step in steps[:failed]]
+    if "removing the old program" in ran and not any(what.startswith("copying") for what in ran):
+        state += " (it will not start the table until a deploy succeeds)"
+    return state
+
+
+def failure(steps, failed, completed, port):
+    """The DeployError for steps[failed] having failed with `completed`."""
+    step = steps[failed]
+    said = mpremote_said(completed)
+    reached = not any(marker in said for marker in NOT_CONNECTED)
+    lines = ["step %d of %d, %s: %s" % (failed + 1, len(steps), step.what, said),
+             "state: %s" % board_state(steps, failed, reached)]
+    if not reached:
+        where = "on %s" % port if port else "by USB"
+        lines.append("hint: connect the board %s and close any other program using its port, or name "
+                     "its port with --port (`mpremote connect list` lists them), then deploy again"
+                     % where)
+    elif step.command[3] == "mip":
+        lines.append("hint: mip fetches %s over this computer's internet connection: check it and deploy "
+                     "again, or deploy with --no-mip and install it later with `mpremote mip install %s`"
+                     % (MQTT_PACKAGE, MQTT_PACKAGE))
+    elif step.command[3] == "romfs":
+        lines.append("hint: a board whose MicroPython has no ROMFS partition, or one smaller than the "
+                     "image, cannot take it: deploy without --romfs (docs/romfs.md)")
+    else:
+        lines.append("hint: deploy again once the cause above is fixed")
+    lines.append("command: %s" % _shown(step.command))
+    return DeployError("\n".join(lines))
+
+
 def deploy(board, port=None, out=None, key_file=None, build_id=None, mip=True, dry_run=False,
-           run=subprocess.run, echo=print, root=builder.ROOT, romfs=False):
+           run=None, echo=print, root=builder.ROOT, romfs=False):
     """Build `board` (from the project at root) and install it, with romfs as a ROMFS image;
-    return the command lines, which run only when not dry_run."""
+    return the command lines, which run only when not dry_run (with `run`, default
+    run_mpremote).  A DeployError names the step that failed in words, what mpremote said,
+    the state the board is left in, and stops before the next step."""
+    run = run or run_mpremote
+    mpremote = mpremote_program()
+    if not dry_run and shutil.which(mpremote) is None:
+        raise missing_mpremote(mpremote)
     key = builder.read_key(key_file) if key_file else None
     result = builder.build(board, out, key, build_id, root, romfs=romfs)
     echo("built %s %s, digest %s" % (board, result.build_id, result.digest))
     if result.romfs is not None:
         echo("ROMFS image %s, %d bytes (mpremote refuses it if the board's ROMFS partition is "
              "smaller)" % (result.romfs, result.romfs_size))
-    steps = commands(result.out, port, key_file, mip, romfs=result.romfs)
-    for command in steps:
-        echo(("would run: " if dry_run else "$ ") + shlex.join(command))
+    steps = plan(result.out, port, key_file, mip, mpremote, romfs=result.romfs)
+    for index, step in enumerate(steps):
+        echo("step %d of %d, %s" % (index + 1, len(steps), step.what))
+        echo(("would run: " if dry_run else "$ ") + shlex.join(step.command))
         if dry_run:
             continue
-        completed = run(command)
+        try:
+            completed = run(step.command)
+        except FileNotFoundError:
+            raise missing_mpremote(step.command[0], board_state(steps, index, False)) from None
         if completed.returncode != 0:
-            raise DeployError("step failed (exit %d): %s" % (completed.returncode, shlex.join(command)))
-    return steps
+            raise failure(steps, index, completed, port)
+        if completed.stderr:
+            sys.stderr.write(completed.stderr)
+    return [step.command for step in steps]
 
 
 def parser():
@@ -142,7 +281,10 @@ def main(argv=None):
     try:
         deploy(args.board, args.port, args.out, args.key, args.build_id, not args.no_mip, args.dry_run,
                romfs=args.romfs)
-    except (builder.BuildError, DeployError) as error:
+    except builder.BuildError as error:
+        print("deploy failed: the build failed, the board is untouched: %s" % error, file=sys.stderr)
+        return 1
+    except DeployError as error:
         print("deploy failed: %s" % error, file=sys.stderr)
         return 1
     return 0
