@@ -250,3 +250,15 @@ def test_the_open_menu_keeps_a_few_kilobytes_whatever_the_log_size():
             # the last screen holds the oldest entries held, #65 and #64
             assert "|#64 00:01:40 r0" in out and "|#65 00:01:40 r0" in out
     assert kept[1120] < 10000 and kept[1120] <= kept[40] + 1024, kept
+
+
+def test_the_menu_indexes_and_slices_like_a_list_of_its_lines(table):
+    table.c.commit_admin([(ev.TAMPER, 1), (ev.TAMPER, 2)])
+    menu = open_audit(table)
+    lines = list(menu)
+    assert len(lines) == len(menu)
+    assert menu[:3] == lines[:3] == ["AUDIT  (BACK)", "OK=next section", "round 1"]
+    assert menu[-3:] == lines[-3:] == ["#0 00:16:40 r0", " RAM clear sup 1", " after #0"]
+    assert menu[-1] == " after #0" and menu[len(menu) - 5:len(menu) - 4] == [" tamper S1"]
+    with pytest.raises(IndexError, match="audit line"):
+        menu[len(menu)]

@@ -219,6 +219,12 @@ class AuditMenu:
         return len(self.fixed) + ENTRY_LINES * self.entries
 
     def __getitem__(self, i):
+        if isinstance(i, slice):
+            # as a list slices (step 1): screens that show a menu's first lines slice it
+            n = len(self)
+            start = 0 if i.start is None else max(0, min(n, i.start + n if i.start < 0 else i.start))
+            stop = n if i.stop is None else max(0, min(n, i.stop + n if i.stop < 0 else i.stop))
+            return [self[j] for j in range(start, stop)]
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
