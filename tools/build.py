@@ -232,7 +232,9 @@ def _replace(partial, out):
             os.rename(previous, out)
         raise
     if had_previous:
-        shutil.rmtree(previous)
+        # The new build is in place: a previous one that cannot be removed now is removed
+        # by the next build.
+        shutil.rmtree(previous, ignore_errors=True)
 
 
 def read_key(path):
@@ -350,7 +352,8 @@ def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
     declared = declared_arch((root / board_source).read_text())
     if declared != arch:
         raise BuildError("%s declares ARCH %r but the build expects %r" % (board_source, declared, arch))
-    out = Path(out) if out is not None else root / "build" / board
+    # Resolved: the temporary sibling needs a real name and parent (also for --out . or a link).
+    out = (Path(out) if out is not None else root / "build" / board).resolve()
     if build_id is None:
         build_id = git_build_id(root)
     outputs = build_outputs(board, root)
@@ -366,7 +369,7 @@ def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
     kept = ("the previous build in %s is unchanged" % out if out.exists()
             else "nothing was written to %s" % out)
     partial.mkdir(parents=True)
-    image_partial = None
+    image_partial = _partial_image_path(image_target) if romfs else None
     try:
         (partial / PARTIAL_MARK).write_bytes(b"")
         files, manifest_bytes = _compile_into(partial, board, arch, build_id, key, root)
@@ -374,7 +377,6 @@ def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
         image = None
         if romfs:
             image = romfs_image(partial)
-            image_partial = _partial_image_path(image_target)
             image_partial.write_bytes(image)
         _replace(partial, out)
     except BuildError as error:
