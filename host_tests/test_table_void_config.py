@@ -127,3 +127,13 @@ def test_a_refusal_cut_on_the_display_is_whole_in_the_service_status(tmp_path, m
     assert "Config refused\n" + reason[:16] in t.screen()
     status = t.ask("status")
     assert status["ok"] and status["last_refusal"] == "Config refused: " + reason
+
+
+def test_the_ram_clear_screen_shows_why_ok_did_nothing(tmp_path):
+    t = Table(tmp_path)                      # blank memory: RAM ERROR
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_CLEAR
+    t.key(False)
+    t.press(btn.OK)                          # accept without the key
+    assert t.c.phase == tc.RAM_CLEAR and "Supervisor key\nneeded" in t.screen()

@@ -221,7 +221,7 @@ def render_lines(c):
         lines[4] = "UP/DN change >"
         lines[5] = "OK=next LOCK=add"
         lines[6] = "BACK=done"
-    if c.message and phase not in (AUDIT, RAM_CLEAR):
+    if c.message and phase != AUDIT:
         first, second = c.message.split("\n")
         lines[6] = first[:WIDTH]
         lines[7] = second[:WIDTH]
