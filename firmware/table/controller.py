@@ -72,7 +72,7 @@ from firmware.poker import cards as cardlib
 from firmware.poker import hands, paytables
 from firmware.store import critical
 from firmware.store import eventlog as ev
-from firmware.table import audit, handlers, roundrecord, screens
+from firmware.table import handlers, roundrecord, screens
 from firmware.table.phases import (  # noqa: F401 - re-exported: callers name them tc.OPEN, ...
     AUDIT,
     BEEP_ALARM,
@@ -1172,6 +1172,8 @@ class RoundController:
     def _open_audit(self):
         """Open the audit menu (firmware.table.audit.AuditMenu): status, meters, the last hits,
         then every event the log holds, newest first, read from the log as it is scrolled."""
+        from firmware.table import audit  # loaded when a supervisor first opens it
+
         jp = self.jackpot
         lines = ["AUDIT  (BACK)", "OK=next section", "round %d" % self.rec.round_no]
         marks = [0]
