@@ -9,7 +9,8 @@ from firmware.drivers import buttons as btn
 from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
-from firmware.table import controller as tc
+from firmware.table import audit  # noqa: F401 - the controller loads it at the first audit:
+from firmware.table import controller as tc  # its code is not the open menu's heap
 from host_tests.fakes.flash import MemFS
 
 _alloc = getattr(gc, "mem_alloc", lambda: 0)   # MicroPython only: CPython prints 0
