@@ -67,6 +67,14 @@ class Table:
         self.press(btn.OK)
         self.key(False)
 
+    def settle(self):
+        """SETTLE, and for a jackpot hand the supervisor's confirmation: the round's results."""
+        self.press(btn.SETTLE)
+        if self.c.phase == tc.CONFIRM:
+            self.key(True)
+            self.press(btn.OK)
+            self.key(False)
+
     def screen(self):
         return "\n".join(self.c.view.lines)
 

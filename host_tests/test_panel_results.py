@@ -25,11 +25,7 @@ def full_table_round(table):
         table.chip(seat, ante=True)
     table.press(btn.LOCK)
     table.deal(SEVEN_SEATS)
-    table.press(btn.SETTLE)
-    if table.c.phase == tc.CONFIRM:
-        table.key(True)
-        table.press(btn.OK)
-        table.key(False)
+    table.settle()
     assert table.c.phase == tc.RESULTS
 
 

@@ -18,10 +18,7 @@ FAULT_TEXT = "dI5P Err"       # "dISP Err" on 7 segments, where S and 5 share a 
 
 
 def _open(b):
-    b.key(True)                               # RAM clear opens the table
-    b.press("OK", 1200)
-    b.press("OK")
-    b.key(False)
+    b.ram_clear()                            # opens the table
     b.run(6000)                               # the sign has counted up to the pool
 
 

@@ -36,11 +36,7 @@ def _two_flushes(table):
         table.chip(seat, ante=True)
     table.press(btn.LOCK)
     table.deal([(1, "Ah Kh"), (3, "2h 7h"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])
-    table.press(btn.SETTLE)
-    if table.c.phase == tc.CONFIRM:
-        table.key(True)
-        table.press(btn.OK)
-        table.key(False)
+    table.settle()
     assert table.c.phase == tc.RESULTS
 
 
@@ -109,6 +105,13 @@ class BoardRig:
         self.table.key.value(0 if on else 1)
         self.run(200)
 
+    def ram_clear(self):
+        """The supervisor's RAM clear of a blank table: key, hold OK, OK, key off."""
+        self.key(True)
+        self.press("OK", 1200)
+        self.press("OK")
+        self.key(False)
+
     def shoe(self, line):
         self.table.shoe.inject(line)
         self.run(2 * TICK_MS)
@@ -119,10 +122,7 @@ class BoardRig:
 
 def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
     b = BoardRig(tmp_path)
-    b.key(True)                              # RAM clear opens the table
-    b.press("OK", 1200)
-    b.press("OK")
-    b.key(False)
+    b.ram_clear()                            # opens the table
     assert b.app.controller.phase == tc.OPEN
     for seat in (1, 3):
         b.table.mcp.cover(jackpot_spot(seat))
@@ -156,9 +156,7 @@ def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
 
 def test_a_one_pool_table_leaves_the_second_sign_module_dark(tmp_path):
     b = BoardRig(tmp_path)
-    b.key(True)                              # RAM clear opens the table
-    b.press("OK", 1200)
-    b.press("OK")
+    b.ram_clear()                            # opens the table
     b.run(6000)
     assert b.app.controller.view.meter_slots == (0,)     # the default: one pool
     assert b.table.chain.text(0).strip() == "10000.00"

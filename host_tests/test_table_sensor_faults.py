@@ -53,10 +53,7 @@ def test_a_jackpot_sensor_fault_is_logged_once_per_round(table):
 
 def test_a_chattering_ante_sensor_on_the_board_is_caught_by_the_driver_and_logged(tmp_path):
     b = BoardRig(tmp_path)
-    b.key(True)                               # RAM clear opens the table
-    b.press("OK", 1200)
-    b.press("OK")
-    b.key(False)
+    b.ram_clear()                            # opens the table
     for _ in range(12):                       # a flickering Ante sensor on seat 3
         b.table.mcp.cover(ante_spot(3))
         b.run(60)

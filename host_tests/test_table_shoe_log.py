@@ -44,10 +44,7 @@ def test_a_flood_of_bad_lines_is_counted_into_one_entry_per_interval(table):
 
 def test_a_bad_line_through_the_shoe_driver_is_logged_and_the_next_card_taken(tmp_path):
     b = BoardRig(tmp_path)
-    b.key(True)                              # RAM clear opens the table
-    b.press("OK", 1200)
-    b.press("OK")
-    b.key(False)
+    b.ram_clear()                            # opens the table
     b.table.mcp.cover(0)
     b.table.mcp.cover(8)                     # seat 1's jackpot and Ante spots
     b.run(200)

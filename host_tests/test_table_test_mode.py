@@ -11,9 +11,7 @@ ALL_LIT = "8." * 8          # the MAX7219 display test lights every segment and 
 
 def _open(tmp_path):
     b = BoardRig(tmp_path)
-    b.key(True)                              # RAM clear opens the table
-    b.press("OK", 1200)
-    b.press("OK")
+    b.ram_clear()                            # opens the table
     b.run(6000)                              # the sign has counted up to the pool
     return b
 
@@ -23,6 +21,7 @@ def test_test_mode_lights_every_digit_inverts_the_display_and_beeps(tmp_path):
     before = b.table.chain.text(0)
     assert before.strip() == "10000.00"      # the default pool's reset amount
     tones = len(b.table.pwm.tones())
+    b.key(True)
     b.press("LOCK", 1200)                   # key on + hold LOCK: test mode
     assert b.app.controller.phase == 8      # tc.TEST
     for module in range(len(b.table.chain.modules)):
