@@ -315,3 +315,36 @@ def test_a_button_listed_without_a_long_action_has_none(tmp_path, phase, key):
             results.append(state(t))
         nothing, short, held = results
         assert held in (nothing, short), (tc.PHASE_NAMES[phase], btn.BUTTON_NAMES[button])
+
+
+def test_a_button_held_through_a_phase_change_does_nothing_in_the_new_phase(tmp_path):
+    """A thumb resting on OK while SETTLE is pressed: letting go of OK at CONFIRM must not pay
+    the jackpot (rule 11.13: the supervisor's confirmation), nor skip the results."""
+    t = Table(tmp_path)
+    t.ram_clear()
+    for seat in (1, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.c.panel(btn.PRESS, btn.OK, t.tick())          # OK held (its action waits for release)
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.CONFIRM
+    t.key(True)
+    t.c.panel(btn.LONG, btn.OK, t.tick(1000))      # still held...
+    t.c.panel(btn.RELEASE, btn.OK, t.tick())       # ...and let go
+    assert t.c.phase == tc.CONFIRM and events_of(t.memory, ev.JACKPOT_HIT) == []
+    t.press(btn.OK)                                 # the supervisor's own OK pays
+    assert t.c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
+
+
+def test_a_button_held_into_the_results_does_not_start_the_next_round(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    t.press(btn.LOCK)
+    t.deal([(8, "Qs Js 9s 3h 4h"), (0, "9c 9d")])
+    t.c.panel(btn.PRESS, btn.OK, t.tick())
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS
+    t.c.panel(btn.RELEASE, btn.OK, t.tick())
+    assert t.c.phase == tc.RESULTS

@@ -672,6 +672,11 @@ class RoundController:
         return self.phase in (LOCKED, CONFIRM, CARD_ENTRY)
 
     def _set_phase(self, phase):
+        if phase != self.phase:
+            # A button held through the change belongs to the old phase: its release or long
+            # press must not act in the new one (a thumb on OK must not pay a jackpot).
+            self._acted |= self._waiting
+            self._waiting = 0
         self.phase = phase
         self.rec.phase = phase
 
