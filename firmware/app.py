@@ -155,6 +155,12 @@ class App:
         self.sign.begin(now)
         cause = getattr(self.board, "reset_cause", 0) or 0
         self.controller.boot(now, wall, cause, getattr(self.board, "reset_cause_name", ""))
+        # The panel reports changes only: a key left on, or a door opened while the power was
+        # off, is told to the controller here (the door is logged).
+        if self.panel.key_on():
+            self.controller.panel(btn.KEY_ON, 0, now)
+        if self.panel.door_open():
+            self.controller.panel(btn.DOOR_OPEN, 0, now)
         self._display_begin(now)
         if program is not None:
             self.controller.set_program(program["ok"], program["text"], program["digest"])

@@ -129,3 +129,20 @@ def test_spot_sensors_on_direct_gpio_when_the_board_gives_their_pins(tmp_path):
     b.press("LOCK")
     assert c.rec.accepted == 1 << 1
     assert events_of(c.memory, ev.SENSOR_FAULT) == []
+
+
+def test_a_key_left_on_and_a_door_opened_while_off_are_known_at_boot(tmp_path):
+    first = BoardRig(tmp_path)
+    _open(first)
+
+    def key_on_door_open(table):
+        table.key.value(0)                    # the supervisor's key stayed on
+        table.open_door()                     # the door was opened while the power was off
+
+    b = BoardRig(tmp_path, before_boot=key_on_door_open)
+    c = b.app.controller
+    assert c.key_on and c.door_open
+    assert len(events_of(c.memory, ev.DOOR_OPEN)) == 1
+    assert "DOOR OPEN" in b.table.oled.lines()
+    b.press("OK", 1200)                       # key + long OK: the audit, without turning the key
+    assert c.phase == tc.AUDIT
