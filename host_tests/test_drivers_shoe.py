@@ -23,6 +23,7 @@ from firmware.drivers.shoe import (
     card_of,
 )
 from firmware.poker import cards
+from host_tests import runtimes
 from host_tests.fakes.pins import FakeUART
 
 
@@ -163,6 +164,144 @@ def test_a_flood_of_garbage_never_crashes_and_the_next_good_line_works():
     uart.inject(b"\nB Ah\n")
     reader.poll(3100)
     assert read_events(reader)[-1] == ("card", BOARD, "Ah")
+
+
+def test_a_line_of_exactly_max_line_bytes_is_read_normally():
+    # 16 is the documented limit (docs/shoe-protocol.md), written out here, not taken from the code.
+    line = b"S3 As" + b" " * 11
+    assert len(line) == 16
+    reader, events = feed(line + b"\n")
+    assert events == [("card", 3, "As")]
+
+
+def test_a_stream_with_no_lf_is_rejected_once_as_soon_as_it_is_too_long():
+    uart = FakeUART(fifo=8192)
+    reader = Shoe(uart, partial_ms=500)
+    uart.inject(b"ABCDEFGHIJKLMNOP")           # 16 bytes, no LF: could still be a line
+    reader.poll(0)
+    assert read_events(reader) == []
+    uart.inject(b"Q")                          # the 17th byte: too long, reported at once
+    reader.poll(20)
+    assert read_events(reader) == [("reject", TOO_LONG)]
+    assert reader.rejects[TOO_LONG] == 1
+    assert bytes(reader.last_rejected[:reader.last_rejected_len]) == b"ABCDEFGHIJKLMNOP"
+    assert reader.reject_text() == "shoe line rejected (line too long): 'ABCDEFGHIJKLMNOP'"
+    # Seconds more of the same line, bytes every tick, still no LF: nothing more is reported,
+    # not even a card-shaped piece in the middle of it.
+    now = 40
+    for n in range(250):
+        uart.inject(b"RSTUV S1 As\r" if n % 50 == 0 else b"\x55\xaa\x00")
+        reader.poll(now)
+        now += 20
+    assert read_events(reader) == []
+    assert reader.rejects == [0, 0, 1, 0, 0, 0, 0, 0]
+    uart.inject(b"\nS2 Jh\n")                  # its LF ends it silently; the next line is a card
+    reader.poll(now)
+    assert read_events(reader) == [("card", 2, "Jh")]
+    assert reader.rejects[TOO_LONG] == 1
+    assert bytes(reader.last_rejected[:reader.last_rejected_len]) == b"ABCDEFGHIJKLMNOP"
+
+
+def test_the_line_after_a_too_long_one_is_read_in_the_same_poll():
+    reader, events = feed(b"x" * 40 + b"\nS4 Qs\n", polls=1)
+    assert events == [("reject", TOO_LONG), ("card", 4, "Qs")]
+
+
+def test_a_too_long_line_that_goes_quiet_is_not_reported_again_as_partial():
+    uart = FakeUART()
+    reader = Shoe(uart, partial_ms=500)
+    uart.inject(b"Z" * 30)
+    reader.poll(0)
+    assert read_events(reader) == [("reject", TOO_LONG)]
+    reader.poll(600)                          # the partial timeout ends the line, silently
+    assert read_events(reader) == []
+    uart.inject(b"S6 2d\n")                   # after the pause a new line starts
+    reader.poll(620)
+    assert read_events(reader) == [("card", 6, "2d")]
+    assert reader.rejects[TOO_LONG] == 1 and reader.rejects[PARTIAL] == 0
+
+
+# 100 KB without a LF, read a chunk per poll as the loop does, with the heap locked on
+# MicroPython (on CPython the lock is the compat stand-in, so only the counts are checked there).
+FLOOD_SCRIPT = r'''
+from firmware.compat import micropython
+from firmware.drivers import shoe
+from firmware.drivers.events import EMPTY, event_detail, event_kind
+from host_tests.fakes.pins import FakeUART
+
+uart = FakeUART(fifo=1024)
+reader = shoe.Shoe(uart)
+piece = bytearray(b"\x55\xaaBABBLE  S1 As " * 16)    # 256 bytes, never a LF
+tail = b"\nS1 As\n"
+kinds = [0, 0, 0, 0]
+reasons = [0] * len(shoe.REASONS)
+
+
+def drain():
+    while True:
+        event = reader.events.pop()
+        if event == EMPTY:
+            return
+        kinds[event_kind(event)] += 1
+        if event_kind(event) == shoe.REJECT:
+            reasons[event_detail(event)] += 1
+
+
+def flood(pieces, now):
+    for _ in range(pieces):
+        uart.inject(piece)
+        for _ in range(4):                  # 64 bytes a poll, a poll every 20 ms
+            reader.poll(now)
+            now += 20
+            drain()
+    return now
+
+
+now = flood(1, 0)                           # warm up: every path has run once, on a line
+uart.inject(b"\n")                          # that then ends, so the flood below is a new one
+reader.poll(now)
+drain()
+for i in range(len(kinds)):
+    kinds[i] = 0
+for i in range(len(reasons)):
+    reasons[i] = 0
+before_lf = [0]
+allocated = "not run"                       # bound now: a new global would allocate
+micropython.heap_lock()
+try:
+    now = flood(400, now)                   # 400 * 256 = 102400 bytes
+    before_lf[0] = kinds[shoe.REJECT]
+    uart.inject(tail)
+    reader.poll(now)
+    drain()
+    allocated = "no"
+except MemoryError:
+    allocated = "yes"
+micropython.heap_unlock()
+print("allocated", allocated)
+print("bytes", uart.received, "overruns", uart.overruns)
+print("rejects before the LF", before_lf[0])
+print("cards", kinds[shoe.CARD], "rejects", kinds[shoe.REJECT], "heartbeats", kinds[shoe.HEARTBEAT])
+print("too long", reasons[shoe.TOO_LONG], "counted with the warm-up", reader.rejects[shoe.TOO_LONG])
+print("dropped", reader.events.dropped, "cards read", reader.cards)
+'''
+
+
+@pytest.mark.parametrize("run", [runtimes.run_cpython, runtimes.run_micropython],
+                         ids=["cpython", "micropython"])
+def test_a_100_kb_flood_without_lf_is_one_reject_and_allocates_nothing(tmp_path, run):
+    script = tmp_path / "flood.py"
+    script.write_text(FLOOD_SCRIPT)
+    result = run(script, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "allocated no",
+        "bytes %d overruns 0" % (256 + 1 + 400 * 256 + 7),
+        "rejects before the LF 1",
+        "cards 1 rejects 1 heartbeats 0",
+        "too long 1 counted with the warm-up 2",
+        "dropped 0 cards read 1",
+    ]
 
 
 def test_queue_overflow_drops_newest_and_counts():

@@ -19,8 +19,11 @@ optional ``*HH`` checksum, ended by LF (a CR before it is ignored):
 
 A bad line is rejected whole, with a reason (GARBAGE, TOO_LONG, BAD_DEST, BAD_CARD,
 BAD_FORMAT, BAD_CHECKSUM, PARTIAL), counted in ``rejects[reason]`` and kept in
-``last_rejected`` for the event log; the loop is never interrupted.  Buffers are allocated in
-the constructor; ``poll`` and the parser allocate nothing, on good lines and bad ones.
+``last_rejected`` for the event log; the loop is never interrupted.  Most lines are judged at
+their LF; a line is rejected as TOO_LONG as soon as it passes MAX_LINE bytes (holding its first
+MAX_LINE bytes), and the rest of it, up to the LF or a PARTIAL pause, is dropped silently.
+Buffers are allocated in the constructor; ``poll`` and the parser allocate nothing, on good
+lines and bad ones.
 Whether a card is a duplicate, or arrives for a seat that is not playing, is the round
 controller's decision, not the shoe driver's.
 """
@@ -121,7 +124,8 @@ class Shoe:
                 for i in range(got):
                     self._byte(rx[i], now)
         if self._in_line and ticks_diff(now, self._last_byte) >= self.partial_ms:
-            self._reject(PARTIAL)
+            if not self._overflow:          # a line too long was reported when it overflowed
+                self._reject(PARTIAL)
             self._reset()
 
     def _byte(self, byte, now):
@@ -130,15 +134,18 @@ class Shoe:
             return
         self._in_line = True
         self._last_byte = now
-        if byte == _CR:
+        if byte == _CR or self._overflow:
+            return
+        if self._len == MAX_LINE:
+            # Reported now, not at the LF: a stream that never sends one must not go unseen.
+            # The rest of the line is then dropped without another report.
+            self._overflow = True
+            self._reject(TOO_LONG)
             return
         if byte < _SPACE or byte > _PRINTABLE_LAST:
             self._garbage = True
-        if self._len < MAX_LINE:
-            self._line[self._len] = byte
-            self._len += 1
-        else:
-            self._overflow = True
+        self._line[self._len] = byte
+        self._len += 1
 
     def _reset(self):
         self._len = 0
@@ -148,7 +155,7 @@ class Shoe:
 
     def _finish(self, now):
         if self._overflow:
-            self._reject(TOO_LONG)
+            pass                     # already rejected when it passed MAX_LINE
         elif self._garbage:
             self._reject(GARBAGE)
         elif self._len:
