@@ -5,6 +5,7 @@ with a jackpot, with a change that waits for the next hit said so."""
 import pytest
 
 from firmware.drivers import buttons as btn
+from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.test_controller import Table, events_of
@@ -137,3 +138,23 @@ def test_the_ram_clear_screen_shows_why_ok_did_nothing(tmp_path):
     t.key(False)
     t.press(btn.OK)                          # accept without the key
     assert t.c.phase == tc.RAM_CLEAR and "Supervisor key\nneeded" in t.screen()
+
+
+def test_a_power_cut_while_the_supervisor_is_awaited_keeps_the_cards(tmp_path):
+    t = _open(tmp_path)
+    for seat in (1, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.CONFIRM           # a royal: waiting for the supervisor
+    c = t.boot()                             # the power goes and comes back
+    assert c.phase == tc.LOCKED and "SETTLE again" in t.screen()
+    assert c._hole(0) == cards.parse("As Ks") and len(c._cards_of(c.rec.board)) == 5
+    t.press(btn.SETTLE)                      # no card keyed again
+    assert c.phase == tc.CONFIRM
+    t.key(True)
+    t.press(btn.OK)
+    assert c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
+    assert c.jackpot.audit() == []

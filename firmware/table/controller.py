@@ -224,7 +224,8 @@ class RoundController:
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)
-            self._say("Round %d resumed" % self.rec.round_no, "cards again")
+            self._say("Round %d resumed" % self.rec.round_no,
+                      "SETTLE again" if not self._missing() else "cards again")
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._pay_confirmed()
@@ -914,6 +915,10 @@ class RoundController:
         self.hits_estimated = self.tablelink is not None
         self._make_results()
         if plan.hits:
+            # The supervisor may take minutes to come: commit the round's cards first, so that
+            # a power cut meanwhile resumes the round with them (SETTLE again, not re-keying).
+            if self.commit_admin([], self._sections()):
+                return
             self._set_phase(CONFIRM)
             self.message = ""
             self._beep(BEEP_JACKPOT)
