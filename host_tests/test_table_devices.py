@@ -4,6 +4,7 @@ boot.  The table plays on, the fault shows where people look (the meter sign, th
 rings) and goes to the event log, and the part is taken back when it answers again."""
 
 from boards import base
+from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
@@ -146,3 +147,28 @@ def test_a_key_left_on_and_a_door_opened_while_off_are_known_at_boot(tmp_path):
     assert "DOOR OPEN" in b.table.oled.lines()
     b.press("OK", 1200)                       # key + long OK: the audit, without turning the key
     assert c.phase == tc.AUDIT
+
+
+def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_path):
+    first = BoardRig(tmp_path)
+    _open(first)
+    for seat in (1, 3):
+        first.table.mcp.cover(jackpot_spot(seat))
+        first.table.mcp.cover(ante_spot(seat))
+    first.table.mcp.cover(jackpot_spot(5))    # no Ante: refused at LOCK
+    first.run(200)
+    first.press("LOCK")
+    assert first.app.controller.rec.accepted == 0b101
+
+    def after_the_cut(table):                 # what is on the spots when the power returns
+        for spot in (jackpot_spot(1), ante_spot(1), ante_spot(3), jackpot_spot(5)):
+            table.mcp.cover(spot)             # seat 3's jackpot chip is gone
+
+    b = BoardRig(tmp_path, before_boot=after_the_cut)
+    c = b.app.controller
+    b.run(1000)
+    assert c.phase == tc.LOCKED
+    assert [e[4] for e in events_of(c.memory, ev.TAMPER)] == [3]
+    assert c.view.seat_light[2] == lights.TAMPER
+    assert c.late == 0 and c.view.seat_light[4] != lights.LATE     # seat 5's chip is not new
+    assert c.view.seat_light[0] != lights.TAMPER

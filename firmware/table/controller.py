@@ -111,6 +111,7 @@ from firmware.table.screens import View, money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
+BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
@@ -154,6 +155,8 @@ class RoundController:
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
+        self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
+        self.boot_scan_ms = 0
         self.display_ok = True       # the dealer display answers (App.set_display)
         self.display_logged = False  # its failure is in the log this round
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
@@ -226,6 +229,11 @@ class RoundController:
             self._set_phase(LOCKED)
             self._say("Round %d resumed" % self.rec.round_no,
                       "SETTLE again" if not self._missing() else "cards again")
+            # What was on the spots before the cut is not known: the chips the sensors report
+            # now are the round's, and an accepted chip missing after the first reports was
+            # taken while the power was off (tick).
+            self.boot_scan = True
+            self.boot_scan_ms = now_ms + BOOT_SCAN_MS
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._pay_confirmed()
@@ -319,6 +327,22 @@ class RoundController:
             self._render()
         if self.shoe_rejects:
             self._log_shoe_rejects(now_ms)
+        if self.boot_scan and now_ms - self.boot_scan_ms >= 0:
+            self._check_spots_after_boot()
+
+    def _check_spots_after_boot(self):
+        self.boot_scan = False
+        if not self._chips_held():
+            return
+        gone = self.rec.accepted & ~self.rec.voided & ~self.placed & ~self.faults
+        for seat in range(self.seats):
+            bit = 1 << seat
+            if gone & bit:
+                self.tamper |= bit
+                self._beep(BEEP_ALARM)
+                self._say("TAMPER seat %d" % (seat + 1), "chip gone at boot")
+                self._log_admin(ev.TAMPER, seat + 1)
+        self._render()
 
     def spot(self, kind, spot, now_ms, reason=0):
         """A bet-spot sensor event (firmware.drivers.spot_sensors kinds); for FAULT, reason is
@@ -349,14 +373,14 @@ class RoundController:
             self.faults &= ~bit
         elif kind == sensors.PLACED:
             self.placed |= bit
-            if self._chips_held():
+            if self._chips_held() and not self.boot_scan:
                 if not self.rec.accepted & bit:
                     self.late |= bit
                     self._beep(BEEP_ERROR)
                     self._say("Seat %d late bet" % (seat + 1), "NOT accepted")
         elif kind == sensors.REMOVED:
             self.placed &= ~bit
-            if self._chips_held():
+            if self._chips_held() and not self.boot_scan:
                 self.late &= ~bit
                 if self.rec.accepted & bit and not self.tamper & bit:
                     self.tamper |= bit
