@@ -82,6 +82,7 @@ SHOWN = [
     ((ev.CONFIG_CHANGE, 1, 100, 200), [" config JP wager", " $1.00 to $2.00"]),
     ((ev.CONFIG_CHANGE, 2, 1000000, 500000), [" config Reset", " to $5000.00"]),
     ((ev.DOOR_OPEN, 1), [" door open id 1", ""]),
+    ((ev.DOOR_CLOSE, 1, 7), [" door close id 1", " x7"]),      # 7 fast changes, one entry
     ((ev.TAMPER, 6), [" tamper S6", ""]),
     ((ev.LINK_DOWN, 0), [" link down", ""]),
     ((ev.SETTLE, 0, 0, 1000070), [" settle", " pool $10000.70"]),

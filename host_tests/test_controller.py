@@ -349,9 +349,22 @@ def test_test_mode_cycles_every_pattern(table):
 def test_door_open_is_logged_and_shown(table):
     table.c.panel(btn.DOOR_OPEN, 0, table.tick())
     assert "DOOR OPEN" in table.screen()
-    table.c.panel(btn.DOOR_CLOSED, 0, table.tick())
-    assert len(events_of(table.memory, ev.DOOR_OPEN)) == 1
+    assert len(events_of(table.memory, ev.DOOR_OPEN)) == 1      # at once
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
     assert len(events_of(table.memory, ev.DOOR_CLOSE)) == 1
+
+
+def test_a_flapping_door_switch_is_counted_not_logged_change_by_change(table):
+    start = table.tick()
+    table.c.panel(btn.DOOR_OPEN, 0, start)
+    for i in range(50):                                   # a loose switch: 50 changes in 5 s
+        table.c.panel(btn.DOOR_CLOSED if i % 2 == 0 else btn.DOOR_OPEN, 0, table.tick(100))
+    door = events_of(table.memory, ev.DOOR_OPEN) + events_of(table.memory, ev.DOOR_CLOSE)
+    assert len(door) == 1                                 # the first change only, so far
+    table.c.tick(start + tc.DOOR_LOG_MS, 2000)
+    door = events_of(table.memory, ev.DOOR_OPEN) + events_of(table.memory, ev.DOOR_CLOSE)
+    # then one entry: the door's state now (open after an even number of changes) and the count
+    assert [(e[3], e[4], e[5]) for e in door] == [(ev.DOOR_OPEN, 1, 0), (ev.DOOR_OPEN, 1, 50)]
 
 
 def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):

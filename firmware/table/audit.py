@@ -157,7 +157,7 @@ def values(kind, a, b, c):
             return (what, old, "to " + new)
         return (what, "to " + new)
     if kind == ev.DOOR_OPEN or kind == ev.DOOR_CLOSE:
-        return ("id %d" % a,)
+        return ("id %d" % a, "x%d" % b) if b > 1 else ("id %d" % a,)
     if kind == ev.TAMPER:
         return ("S%d" % a,)
     if kind == ev.SETTLE:

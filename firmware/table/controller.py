@@ -111,6 +111,7 @@ from firmware.table.screens import View, money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
+DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
 BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
@@ -156,6 +157,9 @@ class RoundController:
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
         self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
+        self.door_changes = 0        # door changes since the last door entry, not yet logged
+        self.door_logged = False     # a door entry made since boot, at door_logged_ms
+        self.door_logged_ms = 0
         self.boot_scan_ms = 0
         self.display_ok = True       # the dealer display answers (App.set_display)
         self.display_logged = False  # its failure is in the log this round
@@ -329,6 +333,21 @@ class RoundController:
             self._log_shoe_rejects(now_ms)
         if self.boot_scan and now_ms - self.boot_scan_ms >= 0:
             self._check_spots_after_boot()
+        if self.door_changes:
+            self._log_door(now_ms)
+
+    def _log_door(self, now_ms):
+        """Log the door's state: a change at once, but changes coming faster than DOOR_LOG_MS
+        (a loose switch) as one entry when that time is up, with their count in b, so that a
+        flapping door can neither push the records out of the log nor wear the flash."""
+        if self.door_logged and now_ms - self.door_logged_ms < DOOR_LOG_MS:
+            return
+        changes = self.door_changes
+        kind = ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE
+        if self._log_admin(kind, 1, changes if changes > 1 else 0):
+            self.door_changes = 0
+            self.door_logged = True
+            self.door_logged_ms = now_ms
 
     def _check_spots_after_boot(self):
         self.boot_scan = False
@@ -426,7 +445,8 @@ class RoundController:
             return
         if kind == btn.DOOR_OPEN or kind == btn.DOOR_CLOSED:
             self.door_open = kind == btn.DOOR_OPEN
-            self._log_admin(ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE, 1)
+            self.door_changes += 1
+            self._log_door(now_ms)
             self._render()
             return
         if not 0 <= button <= btn.BACK:
