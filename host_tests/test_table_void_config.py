@@ -158,3 +158,33 @@ def test_a_power_cut_while_the_supervisor_is_awaited_keeps_the_cards(tmp_path):
     t.press(btn.OK)
     assert c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
     assert c.jackpot.audit() == []
+
+
+def test_a_power_cut_after_the_payout_brings_the_results_back(tmp_path):
+    t = _open(tmp_path)
+    for seat in (1, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.settle()
+    paid = list(t.c.results)
+    assert paid[-1] == "JP S1 $10001.40"
+    c = t.boot()                             # the power goes before the dealer has paid
+    assert c.phase == tc.RESULTS and c.results == paid
+    assert "Round 1 settled\nbefore power cut" in t.screen()
+    assert len(events_of(t.memory, ev.JACKPOT_HIT)) == 1       # paid once, not again
+    t.press(btn.SETTLE)
+    assert c.phase == tc.OPEN and c.rec.round_no == 2
+
+
+def test_a_power_cut_after_a_misdeal_shows_the_void_again(tmp_path):
+    t = _open(tmp_path)
+    t.chip(1)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.key(True)
+    t.press(btn.BACK, long=True)
+    c = t.boot()
+    assert c.phase == tc.RESULTS and c.results == ["ROUND VOID", "wagers returned"]
+    assert "Round 1 void" in t.screen()

@@ -241,6 +241,11 @@ class RoundController:
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._pay_confirmed()
+        elif step == critical.STEP_SETTLE or step == critical.STEP_VOID:
+            # The last round ended before the power went: its results again (the dealer may
+            # not have paid it yet); SETTLE opens the next round as usual.
+            self.rec.round_no = self.memory.round_no
+            self._show_last_results(step == critical.STEP_VOID)
         else:
             self._new_round()
         if cause_name and cause_name != "power-on" and not self.message:
@@ -348,6 +353,17 @@ class RoundController:
             self.door_changes = 0
             self.door_logged = True
             self.door_logged_ms = now_ms
+
+    def _show_last_results(self, void):
+        if void:
+            self.results = ["ROUND VOID", "wagers returned"]
+        else:
+            jp = self.jackpot
+            self.hits = [h for h in jp.hits if h[jm.H_ROUND] == self.rec.round_no] if jp else []
+            self._make_results()
+        self._set_phase(RESULTS)
+        self._say("Round %d %s" % (self.rec.round_no, "void" if void else "settled"),
+                  "before power cut")
 
     def _check_spots_after_boot(self):
         self.boot_scan = False

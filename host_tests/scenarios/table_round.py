@@ -55,8 +55,14 @@ for line in c.view.lines:
 check("audit balances", c.jackpot.audit(), [])
 
 c = boot()
-# The settled round is closed in critical memory: the table comes back to the next round.
-check("after power cut", (tc.PHASE_NAMES[c.phase], c.rec.round_no, c.view.meter[0]), ("OPEN", 2, 1000000))
+# The settled round is closed in critical memory: the table comes back showing its results
+# (the dealer may not have paid it yet), and SETTLE opens the next round.
+check("after power cut", (tc.PHASE_NAMES[c.phase], c.rec.round_no, c.view.meter[0]),
+      ("RESULTS", 1, 1000000))
+check("its results again", c.results[-1], "JP S1 $10001.40")
+c.panel(btn.PRESS, btn.SETTLE, 50)
+c.panel(btn.RELEASE, btn.SETTLE, 51)
+check("next round", (tc.PHASE_NAMES[c.phase], c.rec.round_no), ("OPEN", 2))
 
 
 
