@@ -157,10 +157,10 @@ class RoundController:
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
         self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
+        self.boot_scan_ms = 0
         self.door_changes = 0        # door changes since the last door entry, not yet logged
         self.door_logged = False     # a door entry made since boot, at door_logged_ms
         self.door_logged_ms = 0
-        self.boot_scan_ms = 0
         self.display_ok = True       # the dealer display answers (App.set_display)
         self.display_logged = False  # its failure is in the log this round
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
