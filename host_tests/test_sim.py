@@ -701,6 +701,8 @@ ACTIONS = [
      lambda sim: sim.controller.cursor == 6),
     ("OPEN", "OK", "Ante on/off for the cursor seat", open_table, "o",
      lambda sim: sim.controller.ante_marked == 0b1),
+    ("OPEN", "SETTLE", "long: the last round's results again", results_table, "sS",
+     lambda sim: phase(sim) == "OPEN" and shows(sim, "LAST ROUND 1")),
     ("LOCKED", "SETTLE", "settle: results", results_table, "",
      lambda sim: phase(sim) == "RESULTS"),
     ("LOCKED", "SETTLE", "or CONFIRM for a jackpot hand", confirm_table, "",

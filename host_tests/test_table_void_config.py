@@ -188,3 +188,35 @@ def test_a_power_cut_after_a_misdeal_shows_the_void_again(tmp_path):
     c = t.boot()
     assert c.phase == tc.RESULTS and c.results == ["ROUND VOID", "wagers returned"]
     assert "Round 1 void" in t.screen()
+
+
+def test_the_last_results_can_be_recalled_after_a_double_tap(tmp_path):
+    t = _open(tmp_path)
+    for seat in range(1, 8):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(s, h) for s, h in zip(range(1, 8), ("As Ks", "2c 7d", "3c 8d", "4c 9d", "5c Td",
+                                                   "6c Jd", "7c Qd"))]
+           + [(8, "Qs Js Ts 3h 4h"), (0, "9c 9h")])
+    t.settle()
+    results = list(t.c.results)
+    assert len(results) > 6                          # more than one screen
+    t.press(btn.SETTLE)                              # a double tap: past the results
+    assert t.c.phase == tc.OPEN
+    t.press(btn.SETTLE, long=True)                   # hold SETTLE: the last round again
+    screen = t.screen().split("\n")
+    assert screen[0] == "LAST ROUND 1" and screen[1:7] == results[:6] and screen[7] == "UP/DN v"
+    t.press(btn.DOWN)                                # scrolls them, not the seat cursor
+    assert t.screen().split("\n")[6] == results[6] and t.c.cursor == 0
+    t.press(btn.OK)                                  # any other button ends it and does its job
+    assert "LAST ROUND" not in t.screen() and t.c.ante_marked == 1
+    t.press(btn.SETTLE, long=True)
+    t.c.tick(t.tick(tc.RECALL_MS), 2000)             # and it ends by itself
+    assert "LAST ROUND" not in t.screen()
+
+
+def test_no_results_to_recall_before_the_first_round(tmp_path):
+    t = _open(tmp_path)
+    t.press(btn.SETTLE, long=True)
+    assert "No results yet" in t.screen() and not t.c.recalling

@@ -112,6 +112,7 @@ from firmware.table.screens import View, money  # noqa: F401 - re-exported
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
+RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
 BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
@@ -156,6 +157,10 @@ class RoundController:
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
+        self.last_results = []       # the previous round's result lines (recall in OPEN)
+        self.recall_until = 0        # tick until which OPEN shows them (recalling)
+        self.recalling = False
+        self.recall_top = 0          # first recalled line shown (UP/DOWN scroll)
         self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
         self.boot_scan_ms = 0
         self.door_changes = 0        # door changes since the last door entry, not yet logged
@@ -308,6 +313,8 @@ class RoundController:
         return jprecord.decode(data)
 
     def _new_round(self):
+        if self.results:
+            self.last_results = self.results
         self.rec.round_no = self.memory.round_no + 1
         self.rec.accepted = 0
         self.rec.folded = 0
@@ -340,6 +347,19 @@ class RoundController:
             self._check_spots_after_boot()
         if self.door_changes:
             self._log_door(now_ms)
+        if self.recalling and now_ms - self.recall_until >= 0:
+            self.recalling = False
+            self._render()
+
+    def recall_results(self):
+        """Show the previous round's results on the OPEN screen for RECALL_MS (a double tap
+        went past them, or the dealer wants another look); any button ends it."""
+        if not self.last_results:
+            self._say("No results yet", "")
+            return
+        self.recalling = True
+        self.recall_top = 0
+        self.recall_until = self.now_ms + RECALL_MS
 
     def _log_door(self, now_ms):
         """Log the door's state: a change at once, but changes coming faster than DOOR_LOG_MS
@@ -467,6 +487,17 @@ class RoundController:
             return
         if not 0 <= button <= btn.BACK:
             return
+        if self.recalling:
+            if button == btn.UP or button == btn.DOWN:
+                if kind == btn.PRESS or kind == btn.REPEAT:   # they scroll the recalled lines
+                    step = 1 if button == btn.DOWN else -1
+                    last = max(0, len(self.last_results) - screens.RESULT_LINES)
+                    self.recall_top = max(0, min(self.recall_top + step, last))
+                    self.recall_until = now_ms + RECALL_MS
+                    self._render()
+                return
+            if kind == btn.PRESS:
+                self.recalling = False      # any other button ends the recall, and does its job
         long = kind == btn.LONG
         if button == btn.UP or button == btn.DOWN:
             if kind != btn.PRESS and kind != btn.LONG and kind != btn.REPEAT:

@@ -38,7 +38,8 @@ _BACK = 1 << btn.BACK
 # Per phase, (key off, key on): the buttons (bit per button) with a long action.  Their
 # short action waits for the release, so that holding them never does it first.
 LONG_ACTIONS = (
-    (0, _LOCK | _SETTLE | _OK),     # OPEN: key + long LOCK test, SETTLE config, OK audit
+    (_SETTLE, _LOCK | _SETTLE | _OK),   # OPEN: long SETTLE last results; key + long LOCK
+                                        # test, SETTLE config, OK audit
     (_OK, _OK | _BACK),             # LOCKED: long OK card entry; key + long BACK void round
     (0, _BACK),                     # CONFIRM: key + long BACK void round
     (0, 0),                         # RESULTS
@@ -78,6 +79,8 @@ def _on_open(c, button, long):
             c._set_phase(TEST)
             return
     if long:
+        if button == btn.SETTLE:
+            c.recall_results()      # hold SETTLE: the last round's results again
         return
     if button == btn.LOCK:
         c._lock()

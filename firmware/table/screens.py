@@ -134,6 +134,14 @@ def render_lines(c):
         lines[3] = "ante " + (c._seat_list(ante) or "-")
         lines[4] = "sel %s OK=ante" % cursor
         lines[5] = "LOCK=no more bet"
+        if c.recalling:
+            lines[0] = "LAST ROUND %d" % (c.rec.round_no - 1)
+            top = c.recall_top
+            shown = c.last_results[top:top + RESULT_LINES]
+            for i in range(RESULT_LINES):
+                lines[1 + i] = shown[i] if i < len(shown) else ""
+            more = len(c.last_results) > top + RESULT_LINES
+            lines[7] = "UP/DN " + ("^" if top else "") + ("v" if more else "")
     elif phase == LOCKED:
         lines[0] = "ROUND %d LOCKED" % c.rec.round_no
         lines[1] = "JP " + (c._seat_list(c.rec.accepted) or "none")
