@@ -319,15 +319,21 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
             return result(CHANGED_FILE, "%s does not match its SHA-256" % where, where, authenticated)
     unverified = []
     if present is not None:
-        for path in sorted(present):
+        # one pass, no sorted copy of the device's file list (the boot heap is small): the
+        # first unlisted program file in sorted order is the one reported
+        extra = None
+        for path in present:
             if path in files or path == MANIFEST_NAME or not is_program(path):
                 continue
             if _unverified(path):
                 unverified.append(locate(path))
-                continue
-            where = locate(path)
+            elif extra is None or path < extra:
+                extra = path
+        if extra is not None:
+            where = locate(extra)
             return result(EXTRA_FILE, "%s is a program file the manifest does not list" % where,
                           where, authenticated)
+        unverified.sort()
     return result(OK, "all %d files match" % len(files), None, authenticated, unverified)
 
 
