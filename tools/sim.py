@@ -65,7 +65,8 @@ KEYS_HELP = (
     "Supervisor, key on (k):  OPEN: O audit, S configuration, L test mode (b leaves them)\n"
     "  LOCKED: b voids the seat at the cursor, B voids the round (B also at CONFIRM)\n"
     "  CONFIRM: o pays the jackpot    RAM ERROR: O, then o, clears the critical memory\n"
-    "LOCKED, no key needed: O enters a card (u/d change, o next field, l adds it, b done)"
+    "LOCKED, no key needed: O enters a card (u/d change, o next field, l adds it, b done)\n"
+    "OPEN, no key needed: S shows the last round's results again (u/d scroll them)"
 )
 TYPE_PROMPT = "shoe line, e.g. S3 Ah, D Kc or B 7d (Enter alone: nothing): "
 ANSI_COLOURS = {
