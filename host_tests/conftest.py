@@ -20,3 +20,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A round controller on fresh critical memory, RAM-cleared: open for bets
+    (host_tests.test_controller.Table; a test module may define its own ``table``)."""
+    from host_tests.test_controller import Table
+
+    t = Table(tmp_path)
+    t.ram_clear()
+    return t

@@ -17,19 +17,12 @@ from firmware.drivers import spot_sensors as sens
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests import runtimes
-from host_tests.test_controller import Table, royal_round
+from host_tests.test_controller import royal_round
 
 WIDTH = 16
 LINES = 8
 WALL = 20000 * 86400 + 7 * 3600 + 19 * 60 + 56       # 07:19:56 UTC
 SCRIPT = runtimes.ROOT / "host_tests" / "audit_menu_mp.py"
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.ram_clear()
-    return t
 
 
 def open_audit(table):

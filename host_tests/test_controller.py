@@ -79,13 +79,6 @@ class Table:
         return "\n".join(self.c.view.lines)
 
 
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.ram_clear()
-    return t
-
-
 def events_of(memory, kind):
     return [e for e in memory.log.events() if e[3] == kind]
 

@@ -1,21 +1,12 @@
 """The RESULTS screen on a full seven-seat table: six result lines fit under the title, so
 UP and DOWN scroll, and the last line marks more lines above (^) and below (v)."""
 
-import pytest
 
 from firmware.drivers import buttons as btn
 from firmware.table import controller as tc
-from host_tests.test_controller import Table
 
 SEVEN_SEATS = [(1, "As Ks"), (2, "2c 3d"), (3, "4c 5d"), (4, "6c 7d"), (5, "8c 9d"),
                (6, "2h 3h"), (7, "4h 5h"), (0, "9c 9h"), (8, "Qs Js Ts 6h 7h")]
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.ram_clear()
-    return t
 
 
 def full_table_round(table):

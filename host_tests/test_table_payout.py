@@ -5,7 +5,6 @@ Amounts from rules.md 11.7/11.9 and the default jackpot configuration
 (firmware/jackpot/config.py): a 100-cent wager, 70 cents of it to a pool that starts at
 $10,000.00, and a flush paid 100 to 1 at fixed odds."""
 
-import pytest
 
 from boards import simulated
 from firmware.app import TICK_MS, App
@@ -15,18 +14,11 @@ from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
 from firmware.store.slots import PathFS
 from firmware.table import controller as tc
-from host_tests.test_controller import Table, events_of
+from host_tests.test_controller import events_of
 
 RESET = 1000000
 PER_WAGER = 70
 FLUSH_PAY = 100 * 100           # 100 to 1 on 100 cents [11.9]
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.ram_clear()
-    return t
 
 
 def _two_flushes(table):

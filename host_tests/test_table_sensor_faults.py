@@ -2,24 +2,16 @@
 sensor and why, not counted, its seat's ring showing FAULT, and logged once per spot per
 round for the technician."""
 
-import pytest
 
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
-from host_tests.test_controller import Table, events_of
+from host_tests.test_controller import events_of
 from host_tests.test_table_payout import BoardRig
 
 JACKPOT_SPOT, ANTE_SPOT = 1, 2          # SENSOR_FAULT's b: which sensor of the seat
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.ram_clear()
-    return t
 
 
 def test_a_stuck_ante_sensor_is_reported_logged_and_not_counted(table):

@@ -2,21 +2,13 @@
 (at most one entry every SHOE_LOG_MS, so a babbling shoe cannot wear out the flash), and
 nothing is lost or stops the loop."""
 
-import pytest
 
 from firmware.drivers import shoe as shoemod
 from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
-from host_tests.test_controller import Table, events_of
+from host_tests.test_controller import events_of
 from host_tests.test_table_payout import BoardRig
-
-
-@pytest.fixture
-def table(tmp_path):
-    t = Table(tmp_path)
-    t.ram_clear()
-    return t
 
 
 def test_a_bad_line_is_shown_with_its_reason_and_logged(table):
