@@ -14,7 +14,7 @@ from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
 from firmware.store.slots import PathFS
 from firmware.table import controller as tc
-from host_tests.test_controller import events_of
+from host_tests.test_controller import events_of, royal_round
 
 RESET = 1000000
 PER_WAGER = 70
@@ -42,12 +42,7 @@ def test_collecting_the_jackpot_chips_after_the_payout_is_no_tamper(table):
 
 
 def test_a_chip_taken_before_the_payout_is_still_tamper(table):
-    for seat in (1, 3):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
-    table.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
-    table.press(btn.SETTLE)
+    royal_round(table)
     assert table.c.phase == tc.CONFIRM      # a royal waits for the supervisor [11.13]
     table.chip(3, placed=False)
     assert [e[4] for e in events_of(table.memory, ev.TAMPER)] == [3]

@@ -8,13 +8,12 @@ from firmware.drivers import buttons as btn
 from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
-from host_tests.test_controller import Table, events_of
+from host_tests.test_controller import Table, events_of, royal_round
 
 
 def _open(tmp_path, game=tc.UTH):
     t = Table(tmp_path, game=game)
     t.ram_clear()
-    t.key(False)
     return t
 
 
@@ -47,12 +46,7 @@ def test_voiding_after_the_results_is_refused_with_a_reason(tmp_path):
 
 def test_one_seat_cannot_be_voided_while_the_jackpot_is_checked(tmp_path):
     t = _open(tmp_path)
-    for seat in (1, 3):
-        t.chip(seat)
-        t.chip(seat, ante=True)
-    t.press(btn.LOCK)
-    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
-    t.press(btn.SETTLE)
+    royal_round(t)
     assert t.c.phase == tc.CONFIRM
     t.key(True)
     t.press(btn.BACK)
@@ -142,12 +136,7 @@ def test_the_ram_clear_screen_shows_why_ok_did_nothing(tmp_path):
 
 def test_a_power_cut_while_the_supervisor_is_awaited_keeps_the_cards(tmp_path):
     t = _open(tmp_path)
-    for seat in (1, 3):
-        t.chip(seat)
-        t.chip(seat, ante=True)
-    t.press(btn.LOCK)
-    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
-    t.press(btn.SETTLE)
+    royal_round(t)
     assert t.c.phase == tc.CONFIRM           # a royal: waiting for the supervisor
     c = t.boot()                             # the power goes and comes back
     assert c.phase == tc.LOCKED and "SETTLE again" in t.screen()
@@ -162,12 +151,10 @@ def test_a_power_cut_while_the_supervisor_is_awaited_keeps_the_cards(tmp_path):
 
 def test_a_power_cut_after_the_payout_brings_the_results_back(tmp_path):
     t = _open(tmp_path)
-    for seat in (1, 3):
-        t.chip(seat)
-        t.chip(seat, ante=True)
-    t.press(btn.LOCK)
-    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
-    t.settle()
+    royal_round(t)
+    t.key(True)
+    t.press(btn.OK)                          # the supervisor confirms
+    t.key(False)
     paid = list(t.c.results)
     assert paid[-1] == "JP S1 $10001.40"
     c = t.boot()                             # the power goes before the dealer has paid
