@@ -145,7 +145,7 @@ def test_a_key_left_on_and_a_door_opened_while_off_are_known_at_boot(tmp_path):
     assert c.key_on and c.door_open
     assert len(events_of(c.memory, ev.DOOR_OPEN)) == 1
     assert "DOOR OPEN" in b.table.oled.lines()
-    b.press("OK", 1200)                       # key + long OK: the audit, without turning the key
+    b.press("OK", long=True)                       # key + long OK: the audit, without turning the key
     assert c.phase == tc.AUDIT
 
 

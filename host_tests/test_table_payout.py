@@ -6,15 +6,14 @@ Amounts from rules.md 11.7/11.9 and the default jackpot configuration
 $10,000.00, and a flush paid 100 to 1 at fixed odds."""
 
 
-from boards import simulated
-from firmware.app import TICK_MS, App
+from firmware.app import TICK_MS
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
-from firmware.store.slots import PathFS
 from firmware.table import controller as tc
 from host_tests.test_controller import events_of, royal_round
+from tools.sim import Simulation
 
 RESET = 1000000
 PER_WAGER = 70
@@ -64,44 +63,20 @@ def test_a_chip_put_down_on_the_results_waits_for_the_next_round(table):
     assert table.c.rec.accepted == 1 << 4   # and it is taken at that round's LOCK
 
 
-class BoardRig:
-    """The App on the simulated board (wire fakes), driven through its pins."""
+class BoardRig(Simulation):
+    """The simulator's table (tools.sim.Simulation: the App on the simulated board, driven
+    through its pins) kept in directory, with the steps these tests repeat.  before_boot(table)
+    sets the hardware up as it is at power-up."""
 
     def __init__(self, directory, before_boot=None):
-        self.table = simulated.make(str(directory))
-        if before_boot is not None:
-            before_boot(self.table)
-        self.app = App(self.table.board, PathFS(self.table.flash_dir), now=0)
-        self.now = 0
-        self.app.boot(0, 1000)
-        self.run(200)
-
-    def run(self, ms):
-        end = self.now + ms
-        while self.now < end:
-            self.now += TICK_MS
-            self.app.step(self.now, 1000 + self.now // 1000)
-
-    def press(self, name, hold=100):
-        self.table.buttons[name].value(0)
-        self.run(hold)
-        self.table.buttons[name].value(1)
-        self.run(100)
-
-    def key(self, on):
-        self.table.key.value(0 if on else 1)
-        self.run(200)
+        super().__init__(str(directory), before_boot=before_boot)
 
     def ram_clear(self):
         """The supervisor's RAM clear of a blank table: key, hold OK, OK, key off."""
         self.key(True)
-        self.press("OK", 1200)
+        self.press("OK", long=True)
         self.press("OK")
         self.key(False)
-
-    def shoe(self, line):
-        self.table.shoe.inject(line)
-        self.run(2 * TICK_MS)
 
     def sign(self):
         return self.table.chain.text(0).strip()
@@ -116,9 +91,9 @@ def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
         b.table.mcp.cover(ante_spot(seat))
     b.run(200)
     b.press("LOCK")
-    for line in (b"S1 Ah", b"S1 Kh", b"S3 2h", b"S3 7h", b"D 9c", b"D 9s",
-                 b"B Qh", b"B Jh", b"B 3h", b"B 4c", b"B 9d"):
-        b.shoe(line + b"\n")
+    for line in ("S1 Ah", "S1 Kh", "S3 2h", "S3 7h", "D 9c", "D 9s",
+                 "B Qh", "B Jh", "B 3h", "B 4c", "B 9d"):
+        b.shoe(line)
     b.press("SETTLE")
     if b.app.controller.phase == tc.CONFIRM:
         b.key(True)

@@ -41,9 +41,9 @@ def test_a_bad_line_through_the_shoe_driver_is_logged_and_the_next_card_taken(tm
     b.table.mcp.cover(8)                     # seat 1's jackpot and Ante spots
     b.run(200)
     b.press("LOCK")
-    b.shoe(b"S1 Zz\n")                       # no such card
-    b.shoe(b"\x01\x02garbage\n")
-    b.shoe(b"S1 Ah\n")
+    b.shoe("S1 Zz")                       # no such card
+    b.shoe("\x01\x02garbage")
+    b.shoe("S1 Ah")
     c = b.app.controller
     assert [e[4] for e in events_of(c.memory, ev.SHOE_REJECT)] == [shoemod.BAD_CARD]
     assert c._hole(0) == cards.parse("Ah")  # the loop carried on and took the next card

@@ -22,7 +22,7 @@ def test_test_mode_lights_every_digit_inverts_the_display_and_beeps(tmp_path):
     assert before.strip() == "10000.00"      # the default pool's reset amount
     tones = len(b.table.pwm.tones())
     b.key(True)
-    b.press("LOCK", 1200)                   # key on + hold LOCK: test mode
+    b.press("LOCK", long=True)                   # key on + hold LOCK: test mode
     assert b.app.controller.phase == 8      # tc.TEST
     for module in range(len(b.table.chain.modules)):
         assert b.table.chain.text(module) == ALL_LIT

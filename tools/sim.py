@@ -171,10 +171,12 @@ class Simulation:
     Simulations) are stepped along whenever this one runs, so several tables keep their links
     alive in one thread."""
 
-    def __init__(self, state_dir=None, fresh=False, link=None, game="uth"):
+    def __init__(self, state_dir=None, fresh=False, link=None, game="uth", before_boot=None):
         if state_dir and fresh:
             _wipe(state_dir)
         self.table = simulated.make(state_dir)
+        if before_boot is not None:
+            before_boot(self.table)      # what the hardware is like at power-up (tests)
         fs = PathFS(self.table.flash_dir) if state_dir else MemFS()
         self.now = 0
         self.wall = int(time.time())
