@@ -85,3 +85,20 @@ class Lcg:
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
         return items
+
+
+class AppClock:
+    """Runs a firmware.app.App loop pass by pass on a clock of its own (ms ticks from 0; the
+    wall clock 1000 s later, in seconds), as the board's main loop does."""
+
+    def __init__(self, app, tick_ms):
+        self.app = app
+        self.tick_ms = tick_ms
+        self.now = 0
+
+    def run(self, ms):
+        """Run loop passes for ms milliseconds."""
+        end = self.now + ms
+        while self.now < end:
+            self.now += self.tick_ms
+            self.app.step(self.now, 1000 + self.now // 1000)

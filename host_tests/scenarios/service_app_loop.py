@@ -10,7 +10,7 @@ from firmware.app import TICK_MS, App
 from firmware.compat import micropython
 from host_tests.fakes.flash import MemFS
 from host_tests.fakes.pins import FakeUART
-from host_tests.scenario_support import Checker
+from host_tests.scenario_support import AppClock, Checker
 
 checker = Checker(36)
 check = checker.check
@@ -35,14 +35,8 @@ table = simulated.make(None)
 app = App(table.board, MemFS(), now=0)
 port = Port()
 app.service = svc.Service(app.controller, port)
-clock = [0]
-
-
-def run(ms):
-    end = clock[0] + ms
-    while clock[0] < end:
-        clock[0] += TICK_MS
-        app.step(clock[0], 1000 + clock[0] // 1000)
+clock = AppClock(app, TICK_MS)
+run = clock.run
 
 
 def ask(line):

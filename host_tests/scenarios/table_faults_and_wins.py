@@ -13,21 +13,15 @@ from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
 from host_tests.fakes.flash import MemFS
 from host_tests.fakes.ssd1306 import FakeSSD1306
-from host_tests.scenario_support import Checker
+from host_tests.scenario_support import AppClock, Checker
 
 checker = Checker(40)
 check = checker.check
 table = simulated.make(None)
 app = App(table.board, MemFS(), now=0)
 c = app.controller
-clock = [0]
-
-
-def run(ms):
-    end = clock[0] + ms
-    while clock[0] < end:
-        clock[0] += TICK_MS
-        app.step(clock[0], 1000 + clock[0] // 1000)
+clock = AppClock(app, TICK_MS)
+run = clock.run
 
 
 def press(name, hold=100):
@@ -86,9 +80,9 @@ run(200)
 check("collection is no tamper", logged(ev.TAMPER), [])
 press("SETTLE")
 check("next round", c.phase, 0)
-c.spot(sens.FAULT, jackpot_spot(5), clock[0], sens.CHATTER)
-c.spot(sens.CLEARED, jackpot_spot(5), clock[0])
-c.spot(sens.FAULT, jackpot_spot(5), clock[0], sens.CHATTER)
+c.spot(sens.FAULT, jackpot_spot(5), clock.now, sens.CHATTER)
+c.spot(sens.CLEARED, jackpot_spot(5), clock.now)
+c.spot(sens.FAULT, jackpot_spot(5), clock.now, sens.CHATTER)
 check("sensor fault logged once", logged(ev.SENSOR_FAULT), [(5, 1, sens.CHATTER)])
 table.i2c.detach(base.OLED_ADDR)
 press("UP")
