@@ -254,7 +254,7 @@ class RoundController:
         else:
             self._new_round()
         if cause_name and cause_name != "power-on" and not self.message:
-            self._say("Restarted after", cause_name[:WIDTH])
+            self._say("Restarted after", cause_name)
         self._refresh_meter()
         return self.phase
 
@@ -459,7 +459,7 @@ class RoundController:
         else:
             why = sensors.FAULT_NAMES[reason] if 0 < reason < len(sensors.FAULT_NAMES) else "fault"
             self._say("Seat %d %s spot" % (seat + 1, "Ante" if ante else "JP"),
-                      ("FAULT %s" % why)[:WIDTH])
+                      "FAULT " + why)
             logged = bit << SEATS if ante else bit
             entry = (ev.SENSOR_FAULT, seat + 1, 2 if ante else 1, reason)
         if not self.faults_logged & logged and not self.commit_admin([entry]):
@@ -547,7 +547,7 @@ class RoundController:
         self.shoe_reason = reason
         name = shoemod.REASONS[reason] if 0 < reason < len(shoemod.REASONS) else "reason %d" % reason
         self._beep(BEEP_ERROR)
-        self._say("Shoe line bad", name[:WIDTH])
+        self._say("Shoe line bad", name)
         self._log_shoe_rejects(now_ms)
         self._render()
 
@@ -773,11 +773,11 @@ class RoundController:
         self.rec.phase = phase
 
     def _refuse(self, title, error):
-        """Tell the dealer what was refused or failed (title, the reason cut to the display's
-        width) and keep the whole reason for the technician (service ``status``)."""
+        """Tell the dealer what was refused or failed (the display shows the reason's first
+        columns) and keep the whole reason for the technician (service ``status``)."""
         text = str(error) or type(error).__name__
         self.last_refusal = "%s: %s" % (title, text)
-        self._say(title, text[:WIDTH])
+        self._say(title, text)
 
     def _say(self, first, second=""):
         self.message = first + "\n" + second
@@ -1367,7 +1367,7 @@ class RoundController:
         if self._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, self.jackpot_sections()):
             self._beep(BEEP_OK)
             when = "after next hit" if self._config_pending(key) else "from now on"
-            self._say(("%s %s" % (label, money(new)))[:WIDTH], when)
+            self._say("%s %s" % (label, money(new)), when)
 
     def _ram_clear(self):
         jp = pools.Jackpot(self.jackpot_config)
