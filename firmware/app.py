@@ -28,7 +28,7 @@ from firmware.drivers.fram import FRAM
 from firmware.drivers.mcp23017 import MCP23017
 from firmware.drivers.meter_sign import MeterSign
 from firmware.drivers.oled import SSD1306
-from firmware.drivers.ticks import ticks_diff
+from firmware.drivers.ticks import ticks_add, ticks_diff
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot, FramSlot
 from firmware.table import controller as tc
@@ -276,7 +276,7 @@ class App:
         return True
 
     def _display_failed(self, now):
-        self.display_retry = now + _DISPLAY_RETRY_MS
+        self.display_retry = ticks_add(now, _DISPLAY_RETRY_MS)
         if self.display_ok:
             self.display_ok = False
             self.controller.set_display(False, now)
