@@ -352,23 +352,17 @@ class MeterSign:
                 if turn % _WIN_CYCLE_MS < _WIN_AMOUNT_MS:
                     render_amount(self._win_cents[slot], self._frame, base)
                 else:
-                    self._copy_seat(slot, base)
+                    self._copy(self._seat_text, slot * DIGITS, base)
                 return
             self._wins[line] = 0
         if self._faulted[line]:
             if now % (_FAULT_AMOUNT_MS + _FAULT_TEXT_MS) >= _FAULT_AMOUNT_MS:
-                self._copy(self._text, base)
+                self._copy(self._text, base, base)
                 return
         render_amount(self._shown[line], self._frame, base)
 
-    def _copy_seat(self, slot, base):
-        frame = self._frame
-        text = self._seat_text
-        start = slot * DIGITS
-        for i in range(DIGITS):
-            frame[base + i] = text[start + i]
-
-    def _copy(self, source, base):
+    def _copy(self, source, start, base):
+        """Put source[start:start + DIGITS] into the frame at base."""
         frame = self._frame
         for i in range(DIGITS):
-            frame[base + i] = source[base + i]
+            frame[base + i] = source[start + i]
