@@ -12,6 +12,7 @@ before the table's modules load: the heap holds one set or the other, never both
 CONFIG_PATH = "/config.json"
 GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
 SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
+PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS results reload it)
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
 LOADING_GC_BYTES = 4096                 # while loading: collect after this many bytes allocated
 
@@ -139,7 +140,7 @@ def check_config(board_name, config_path=CONFIG_PATH):
 
     # The games' rules validate the file's options; the table itself never settles the
     # players' wagers with them (it evaluates hands and pays the jackpot), so they all go.
-    parser_only = ["firmware.config_file", SETTLE_MODULE]
+    parser_only = ["firmware.config_file", SETTLE_MODULE, PAYTABLES_MODULE]
     for name in config_file.GAMES:
         parser_only.append(GAME_MODULE + name)
     table = config_file = None

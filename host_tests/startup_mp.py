@@ -26,7 +26,8 @@ print("config_text", text)
 print("game", options.get("game"))
 print("linked", int(link_settings is not None))
 for name in ("firmware.manifest", "firmware.config_file", "firmware.poker.fcp",
-             "firmware.poker.brs", "firmware.poker.uth", "firmware.poker.settle"):
+             "firmware.poker.brs", "firmware.poker.uth", "firmware.poker.settle",
+             "firmware.poker.paytables"):
     print("loaded_" + name.split(".")[-1], int(name in sys.modules))
 config = options.get("jackpot_config")
 if config is not None:

@@ -87,6 +87,8 @@ def test_startup_checks_verify_configure_and_forget_their_modules(runtime, tmp_p
     # the table's own game's rules too: it evaluates hands and pays the jackpot, but never
     # settles the players' wagers with them
     assert (f["loaded_uth"], f["loaded_settle"]) == ("0", "0")
+    # nor the presets' pay tables: only Big Raise Stud's results read one, and load it then
+    assert f["loaded_paytables"] == "0"
     assert f["config_class_current"] == "1"
     if runtime == "micropython":
         # what forgetting saves: those modules' code, had the checks kept them

@@ -69,7 +69,7 @@ from firmware.jackpot import paytable as jpay
 from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
 from firmware.poker import cards as cardlib
-from firmware.poker import hands, paytables
+from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.table import handlers, roundrecord, screens
@@ -1140,6 +1140,8 @@ class RoundController:
     def _make_results_brs(self):
         """Big Raise Stud: the seat's three cards and the two community cards, read against the
         Risk/Raise pay table [BRS 5.1-5.4]: odds paid, a push, or a loss."""
+        from firmware.poker import paytables  # only Big Raise Stud's results read a pay table
+
         board = self._cards_of(self.rec.board)
         table = paytables.default(paytables.BET_RISK_RAISE)
         lines = []
