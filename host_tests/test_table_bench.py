@@ -36,6 +36,11 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     filesystem, romfs = (int(c) for c in _row(out, "  firmware modules"))
     after = [int(c) for c in _row(out, "heap after rounds")]
     assert 0 < romfs < filesystem and romfs < after[1] and filesystem < after[0]
+    # the simulated board is measured, though the firmware's heap leaves it out
+    assert all(int(c) > 0 for c in _row(out, "  simulated board"))
+    # the rules' pay math is timed in a VM of its own, after the table's figures
+    pay_math = next(line for line in out.splitlines() if line.startswith("UTH pay math"))
+    assert int(pay_math.split(":")[1].split()[0]) > 0
 
 
 def test_a_heap_in_words_is_twice_the_bytes_on_the_x64_vm():

@@ -19,37 +19,35 @@ def free_now():
     return gc.mem_free()
 
 
-# Arguments: rounds, state folder, install folder [, ROMFS image, free heap at start].  The
-# webassembly VM's sys.argv is empty: its runner defines ARGV in this module's globals instead.
+# Arguments: rounds, state folder, install folder [, free heap for the firmware [, ROMFS
+# image]]; or "free"; or "paymath".  The webassembly VM's sys.argv is empty: its runner
+# defines ARGV in this module's globals instead.
 ARGS = globals().get("ARGV") or sys.argv[1:]
 if ARGS[0] == "free":
     # tools/table_bench.py asks what a fresh VM of its heap size leaves free at this point
     print("free", free_now())
     sys.exit(0)
-if len(ARGS) > 3:
-    # ROMFS: the program's .mpy files are in a ROMFS image mounted at /rom and run in place,
-    # as on a board with a ROMFS partition in flash.  The unix VM has no flash, so the image
-    # is read into this (larger) heap and a ballast then leaves exactly the free heap that a
-    # fresh VM of the heap size under test has here: the firmware gets the same room.
-    import os
+if ARGS[0] == "paymath":
+    # Settling a full seven-seat UTH table with Trips and the jackpot wager: the rules'
+    # settlement module, which the table's firmware does not load.  Timed in a VM of its own,
+    # so that it takes nothing from the firmware's heap.
+    from firmware.poker import uth
 
-    import vfs
-
-    image = bytearray(os.stat(ARGS[3])[6])
-    with open(ARGS[3], "rb") as f:
-        f.readinto(image)
-    vfs.mount(vfs.VfsRom(image), "/rom")
-    sys.path.insert(0, "/rom")
-    spare = free_now() - int(ARGS[4]) - BALLAST_HEADER
-    ballast = bytearray(max(spare, 0))
-# The image and the ballast are not the firmware's: the heap figures below leave them out.
-held = len(image) + len(ballast) if len(ARGS) > 3 else 0
-print("free_at_start", free_now())
-
-start = heap_now()
-# As the board's main.py: the simulated board, then the boot checks (program verification and
-# configuration file, whose modules are then forgotten), then the table's code.
-from firmware.startup import startup_checks  # noqa: E402
+    config = uth.Config()
+    seats = []
+    deck = list(range(52))
+    for s in range(7):
+        seats.append({"seat": s + 1, "cards": [deck[2 * s], deck[2 * s + 1]], "ante": 500,
+                      "blind": 500, "play": 2000, "trips": 500, "jackpot": 100,
+                      "decision": "preflop"})
+    board = deck[14:19]
+    dealer = deck[19:21]
+    uth.settle(config, seats, board, dealer)
+    t0 = time.ticks_us()
+    for _ in range(20):
+        uth.settle(config, seats, board, dealer)
+    print("settle7_us", time.ticks_diff(time.ticks_us(), t0) // 20)
+    sys.exit(0)
 
 ROUNDS = int(ARGS[0])
 # The board's FRAM chip and flash live outside its heap: here they are files in this folder,
@@ -60,14 +58,43 @@ STATE_DIR = ARGS[1]
 INSTALL = ARGS[2]
 BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
-from firmware.startup import collect_often  # noqa: E402
+image = b""
+if len(ARGS) > 4:
+    # ROMFS: the program's .mpy files are in a ROMFS image mounted at /rom and run in place,
+    # as on a board with a ROMFS partition in flash.  The unix VM has no flash, so the image
+    # is read into this (larger) heap.
+    import os
 
-collect_often(True)
+    import vfs
+
+    image = bytearray(os.stat(ARGS[4])[6])
+    with open(ARGS[4], "rb") as f:
+        f.readinto(image)
+    vfs.mount(vfs.VfsRom(image), "/rom")
+    sys.path.insert(0, "/rom")
+# The simulated board: the table's hardware, which on a board is not in the heap.
 before_board = heap_now()
 from boards import simulated  # noqa: E402
 
 table = simulated.make(STATE_DIR)
 fakes = heap_now() - before_board
+ballast = b""
+if len(ARGS) > 3:
+    # Given the free heap of a fresh VM of the size under test, a ballast leaves exactly that
+    # much free here: the firmware gets the same room, with the image and the simulated
+    # hardware outside it.  What the simulated hardware allocates while the table plays
+    # still comes out of that room.
+    ballast = bytearray(max(free_now() - int(ARGS[3]) - BALLAST_HEADER, 0))
+# The image and the ballast are not the firmware's: the heap figures below leave them out.
+held = len(image) + len(ballast)
+print("free_at_start", free_now())
+
+start = heap_now()
+# As the board's main.py: the boot checks (program verification and configuration file, whose
+# modules are then forgotten), then the table's code.
+from firmware.startup import collect_often, startup_checks  # noqa: E402
+
+collect_often(True)
 if INSTALL == "-":
     # tools/heap32.py: no boot checks; the webassembly VM collects garbage only between
     # calls from JavaScript, so their garbage would be counted as the firmware's
@@ -84,7 +111,7 @@ from firmware.store.slots import PathFS  # noqa: E402
 
 imported = heap_now()
 app = App(table.board, PathFS(table.flash_dir), now=0, **options)
-print("heap_firmware_modules", imported - start - fakes)
+print("heap_firmware_modules", imported - start)
 print("heap_simulated_board", fakes)
 print("heap_table_objects", heap_now() - imported)
 clock = [0]
@@ -98,14 +125,17 @@ def rand(n):
 
 
 def run(ms, record=None):
-    """Tick the table for ms; record: a list that gets each tick's time (us)."""
+    """Tick the table for ms; record: a list that gets each tick's time (us), negative for a
+    tick in which the garbage was collected (less heap in use after it than before)."""
     end = clock[0] + ms
     while clock[0] < end:
         clock[0] += TICK_MS
+        used = gc.mem_alloc()
         t0 = time.ticks_us()
         app.step(clock[0], 1000 + clock[0] // 1000)
         if record is not None:
-            record.append(time.ticks_diff(time.ticks_us(), t0))
+            us = time.ticks_diff(time.ticks_us(), t0)
+            record.append(-us if gc.mem_alloc() < used else us)
 
 
 def press(name, hold=100, record=None):
@@ -150,6 +180,7 @@ suits = "cdhs"
 rounds_done = 0
 jackpots = 0
 settle_ticks = []     # per round: the longest tick of the SETTLE press (the round settled)
+collected = []        # those of them in which the garbage was collected
 for _round in range(ROUNDS):
     for seat in range(7):
         table.mcp.cover(seat)
@@ -172,7 +203,10 @@ for _round in range(ROUNDS):
         shoe(b"%s %s%s\n" % (dest, names[c >> 2], suits[c & 3]))
     window = []
     press("SETTLE", record=window)
-    settle_ticks.append(max(window))
+    longest = max(window, key=abs)
+    settle_ticks.append(abs(longest))
+    if longest < 0:
+        collected.append(-longest)
     if app.controller.phase == 2:  # CONFIRM: a jackpot hand
         jackpots += 1
         table.key.level = 0
@@ -189,6 +223,7 @@ print("rounds", rounds_done)
 settle_ticks.sort()
 print("settle_tick_us_median", settle_ticks[len(settle_ticks) // 2])
 print("settle_tick_us_max", settle_ticks[-1])
+print("settle_tick_collected", "%d %d" % (len(collected), max(collected) if collected else 0))
 print("jackpot_rounds", jackpots)
 print("audit_problems", len(app.controller.jackpot.audit()))
 wagers = app.controller.jackpot.table_meters()["wagers"]
@@ -226,24 +261,6 @@ for seat in range(7):
 run(400, tick_us)
 press("LOCK")
 run(400, tick_us)
-tick_us.sort()
+tick_us = sorted(abs(us) for us in tick_us)
 print("tick_us_median", tick_us[len(tick_us) // 2])
 print("tick_us_max", tick_us[-1])
-
-# Settling a full seven-seat UTH table with Trips and the jackpot wager: the rules' settlement
-# module, which the table's firmware does not load (the heap figures above leave it out).
-from firmware.poker import uth  # noqa: E402
-
-config = uth.Config()
-seats = []
-deck = list(range(52))
-for s in range(7):
-    seats.append({"seat": s + 1, "cards": [deck[2 * s], deck[2 * s + 1]], "ante": 500, "blind": 500,
-                  "play": 2000, "trips": 500, "jackpot": 100, "decision": "preflop"})
-board = deck[14:19]
-dealer = deck[19:21]
-uth.settle(config, seats, board, dealer)
-t0 = time.ticks_us()
-for _ in range(20):
-    uth.settle(config, seats, board, dealer)
-print("settle7_us", time.ticks_diff(time.ticks_us(), t0) // 20)
