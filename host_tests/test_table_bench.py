@@ -33,8 +33,11 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     for cell in _row(out, "SETTLE tick, 7 seats"):
         median, longest = (int(v) for v in cell.split()[0:3:2])
         assert 0 < median <= longest
+    for cell in _row(out, "  of them with a collection"):
+        count, longest = int(cell.split()[0]), int(cell.split()[2])
+        assert 0 <= count <= 3 and (longest > 0) == (count > 0)
     filesystem, romfs = (int(c) for c in _row(out, "  firmware modules"))
-    after = [int(c) for c in _row(out, "heap after rounds")]
+    after = [int(c.split()[0]) for c in _row(out, "heap after rounds")]
     assert 0 < romfs < filesystem and romfs < after[1] and filesystem < after[0]
     # the simulated board is measured, though the firmware's heap leaves it out
     assert all(int(c) > 0 for c in _row(out, "  simulated board"))
