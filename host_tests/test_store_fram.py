@@ -62,3 +62,20 @@ def test_power_cut_between_two_byte_writes():
     with pytest.raises(PowerCut):
         FRAM(bus).write(0, b"z")  # no power, nothing more is written
     assert bus.memory[0] == 0
+
+
+def test_the_simulated_bus_counts_the_bytes_each_transfer_clocks():
+    # tools/table_bench turns these counts into bus time: each transfer clocks the device
+    # address, the two memory-address bytes and the data; a read clocks the device address
+    # once more after its repeated start
+    from boards.simulated import FileFRAM
+    from host_tests.fakes.i2c import FakeI2C
+
+    bus = FakeI2C()
+    bus.attach(0x50, FileFRAM())
+    fram = FRAM(bus)
+    fram.write(0, bytes(300))                 # two frames: 256 + 44 bytes
+    assert bus.wire_bytes == (1 + 2 + 256) + (1 + 2 + 44)
+    bus.wire_bytes = 0
+    assert fram.read(0, 10) == bytes(10)
+    assert bus.wire_bytes == 1 + 2 + 1 + 10

@@ -39,6 +39,12 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     filesystem, romfs = (int(c) for c in _row(out, "  firmware modules"))
     after = [int(c.split()[0]) for c in _row(out, "heap after rounds")]
     assert 0 < romfs < filesystem and romfs < after[1] and filesystem < after[0]
+    # LOCK and SETTLE each write a critical-memory record of several hundred bytes to the FRAM
+    # and read it back in one tick; a plain tick clocks one OLED page (131 bytes with its
+    # addresses) and the sensor expander's two ports
+    for cell in _row(out, "busiest I2C tick"):
+        lock, settle = int(cell.split()[1].rstrip(",")), int(cell.split()[3].rstrip(":"))
+        assert lock > 1000 and settle > 1000
     # the simulated board is measured, though the firmware's heap leaves it out
     assert all(int(c) > 0 for c in _row(out, "  simulated board"))
     # the rules' pay math is timed in a VM of its own, after the table's figures

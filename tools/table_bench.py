@@ -52,6 +52,7 @@ EXTRA = ("host_tests/__init__.py",)
 SIM_BOARD = ("boards/__init__.py", "boards/base.py", "boards/simulated.py")
 CONFIG = ROOT / "docs" / "table-config.example.json"
 TICK_BUDGET_US = 20000
+I2C_BYTE_US = 22.5    # one byte and its acknowledge: 9 clocks at 400 kHz (boards.base.I2C_FREQ)
 SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
 MODES = ("filesystem", "romfs")
 BOARD_ROOM_K = 128    # a run's heap: the heap under test + the image, if any + this, for the
@@ -183,6 +184,10 @@ ROWS = (
         f["settle_tick_us_median"], f["settle_tick_us_max"])),
     ("  of them with a collection", lambda f: "%s (longest %s us)" % tuple(
         f["settle_tick_collected"].split())),
+    ("busiest I2C tick (bytes)", lambda f: "LOCK %s, SETTLE %s: %s ms at 400 kHz" % (
+        tuple(f["busiest_tick_i2c_bytes"].split()) + (
+            "%.1f" % (max(int(b) for b in f["busiest_tick_i2c_bytes"].split())
+                      * I2C_BYTE_US / 1000),))),
 )
 
 

@@ -31,6 +31,7 @@ class FakeI2C:
         self.fail_next = 0
         self.transfers = 0
         self.failures = 0
+        self.wire_bytes = 0     # bytes clocked on the bus: address, memory address and data
 
     def attach(self, address, device):
         """Put a device model on the bus at address."""
@@ -66,13 +67,18 @@ class FakeI2C:
             return list(range(0x08, 0x78))
         return sorted(self.devices)
 
+    def _clock(self, data_bytes, addrsize=0):
+        self.wire_bytes += 1 + addrsize // 8 + data_bytes
+
     def writeto(self, addr, buf, stop=True):
+        self._clock(len(buf))
         device = self._device(addr)
         if device is not None:
             device.i2c_write(buf)
         return len(buf)
 
     def readfrom_into(self, addr, buf, stop=True):
+        self._clock(len(buf))
         device = self._device(addr)
         if device is None:
             _zero(buf)
@@ -85,11 +91,14 @@ class FakeI2C:
         return bytes(buf)
 
     def writeto_mem(self, addr, memaddr, buf, addrsize=8):
+        self._clock(len(buf), addrsize)
         device = self._device(addr)
         if device is not None:
             device.i2c_write(buf, memaddr, addrsize)
 
     def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        # the memory address is written, then a repeated start and the address again
+        self._clock(len(buf) + 1, addrsize)
         device = self._device(addr)
         if device is None:
             _zero(buf)

@@ -124,25 +124,29 @@ def rand(n):
     return state[0] % n
 
 
-def run(ms, record=None):
+def run(ms, record=None, wire=None):
     """Tick the table for ms; record: a list that gets each tick's time (us), negative for a
-    tick in which the garbage was collected (less heap in use after it than before)."""
+    tick in which the garbage was collected (less heap in use after it than before); wire: a
+    list that gets the bytes each tick clocked on the I2C bus."""
     end = clock[0] + ms
     while clock[0] < end:
         clock[0] += TICK_MS
         used = gc.mem_alloc()
+        sent = table.i2c.wire_bytes
         t0 = time.ticks_us()
         app.step(clock[0], 1000 + clock[0] // 1000)
         if record is not None:
             us = time.ticks_diff(time.ticks_us(), t0)
             record.append(-us if gc.mem_alloc() < used else us)
+        if wire is not None:
+            wire.append(table.i2c.wire_bytes - sent)
 
 
-def press(name, hold=100, record=None):
+def press(name, hold=100, record=None, wire=None):
     table.buttons[name].press()
-    run(hold, record)
+    run(hold, record, wire)
     table.buttons[name].release()
-    run(100, record)
+    run(100, record, wire)
 
 
 def shoe(line):
@@ -181,12 +185,16 @@ rounds_done = 0
 jackpots = 0
 settle_ticks = []     # per round: the longest tick of the SETTLE press (the round settled)
 collected = []        # those of them in which the garbage was collected
+settle_bus = []       # per round: the most bytes a tick of the SETTLE press clocked on I2C
+lock_bus = []         # and of the LOCK press
 for _round in range(ROUNDS):
     for seat in range(7):
         table.mcp.cover(seat)
         table.mcp.cover(ante_spot(seat + 1))
     run(200)
-    press("LOCK")
+    bus = []
+    press("LOCK", wire=bus)
+    lock_bus.append(max(bus))
     deck = list(range(52))
     for i in range(21):
         j = i + rand(52 - i)
@@ -202,7 +210,9 @@ for _round in range(ROUNDS):
         k += 1
         shoe(b"%s %s%s\n" % (dest, names[c >> 2], suits[c & 3]))
     window = []
-    press("SETTLE", record=window)
+    bus = []
+    press("SETTLE", record=window, wire=bus)
+    settle_bus.append(max(bus))
     longest = max(window, key=abs)
     settle_ticks.append(abs(longest))
     if longest < 0:
@@ -223,6 +233,7 @@ print("rounds", rounds_done)
 settle_ticks.sort()
 print("settle_tick_us_median", settle_ticks[len(settle_ticks) // 2])
 print("settle_tick_us_max", settle_ticks[-1])
+print("busiest_tick_i2c_bytes", "%d %d" % (max(lock_bus), max(settle_bus)))
 print("settle_tick_collected", "%d %d" % (len(collected), max(collected) if collected else 0))
 print("jackpot_rounds", jackpots)
 print("audit_problems", len(app.controller.jackpot.audit()))
