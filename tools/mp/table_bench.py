@@ -136,8 +136,10 @@ def run(ms, record=None, wire=None):
     end = clock[0] + ms
     while clock[0] < end:
         clock[0] += TICK_MS
-        used = gc.mem_alloc()
-        sent = table.i2c.wire_bytes
+        if record is not None:
+            used = gc.mem_alloc()
+        if wire is not None:
+            sent = table.i2c.wire_bytes
         t0 = time.ticks_us()
         app.step(clock[0], 1000 + clock[0] // 1000)
         if record is not None:
