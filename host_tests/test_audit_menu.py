@@ -15,6 +15,7 @@ from firmware.drivers import buttons as btn
 from firmware.drivers import shoe
 from firmware.drivers import spot_sensors as sens
 from firmware.store import eventlog as ev
+from firmware.store import eventnames
 from firmware.table import controller as tc
 from host_tests import runtimes
 from host_tests.test_controller import royal_round
@@ -51,13 +52,16 @@ def scroll_until(table, text, button=btn.DOWN, presses=500):
 
 
 def test_every_event_kind_has_a_short_distinct_name_that_fits():
-    assert sorted(ev.SHORT_NAMES) == sorted(ev.NAMES)
-    names = list(ev.SHORT_NAMES.values())
+    # the kinds are numbered from POWER_UP to DISPLAY_FAULT without a gap; each has both names
+    kinds = list(range(ev.POWER_UP, ev.DISPLAY_FAULT + 1))
+    assert sorted(eventnames.NAMES) == kinds
+    assert sorted(eventnames.SHORT_NAMES) == kinds
+    names = list(eventnames.SHORT_NAMES.values())
     assert len(set(names)) == len(names)
     # a leading column plus the name fits the 16-column display
     assert all(1 <= len(name) <= WIDTH - 1 for name in names), names
     # the two names that used to show alike (" critical memory") are told apart
-    assert ev.SHORT_NAMES[ev.CM_ERROR] != ev.SHORT_NAMES[ev.CM_RECOVERED]
+    assert eventnames.SHORT_NAMES[ev.CM_ERROR] != eventnames.SHORT_NAMES[ev.CM_RECOVERED]
 
 
 # (event, its three lines as the audit menu shows them, after the '#seq hh:mm:ss' line)

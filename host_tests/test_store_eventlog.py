@@ -117,7 +117,9 @@ def test_recover_anchor_continues_after_the_newest_page():
 
 
 @pytest.mark.parametrize("event, words", [
-    ((99, 0, 0, 0), "unknown event kind"), ([eventlog.LOCK], "tuple"),
+    ((99, 0, 0, 0), "unknown event kind"), ((0, 0, 0, 0), "unknown event kind"),
+    ((eventlog.DISPLAY_FAULT + 1, 0, 0, 0), "unknown event kind"),
+    (("lock", 0, 0, 0), "unknown event kind"), ([eventlog.LOCK], "tuple"),
     ((eventlog.LOCK, -1, 0, 0), "event a"), ((eventlog.LOCK, 0, 2 ** 31, 0), "event b"),
     ((eventlog.LOCK, 0, 0, "x"), "event c"),
 ])

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from firmware.store import eventlog
+from firmware.store import eventlog, eventnames
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BAUD = 115200
@@ -296,7 +296,7 @@ def event_rows(log):
     rows = []
     for e in log["entries"]:
         row = dict(e)
-        row["kind_name"] = eventlog.NAMES.get(e["kind"], "kind %d" % e["kind"])
+        row["kind_name"] = eventnames.NAMES.get(e["kind"], "kind %d" % e["kind"])
         rows.append(row)
     return rows
 

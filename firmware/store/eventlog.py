@@ -34,9 +34,11 @@ MAX_ANCHOR = const(1004)      # anchor section with a full tail: 12 + (PAGE_ENTR
 _I32_MIN = -0x80000000
 _I32_MAX = 0x7FFFFFFF
 
-# Event kinds (the `a`, `b`, `c` arguments each carries are listed with it)
+# Event kinds, numbered without a gap from POWER_UP to DISPLAY_FAULT, the last (stage() accepts
+# that range; a new kind comes after it and takes its place there).  The `a`, `b`, `c` arguments
+# each carries are listed with it.
 POWER_UP = const(1)         # a reset cause
-_POWER_DOWN = const(2)
+POWER_DOWN = const(2)
 CM_ERROR = const(3)         # a copy index, b reason code (REASON_*)
 CM_RECOVERED = const(4)     # a copy index rebuilt, b source copy index, c sequence number
 RAM_CLEAR = const(5)        # a supervisor id, b sequence number before the clear
@@ -60,29 +62,7 @@ SHOE_REJECT = const(22)     # a last reason (drivers.shoe.REASONS index), b line
 SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot (both 0: the bus), c spot_sensors reason
 DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
 
-NAMES = {
-    POWER_UP: "power up", _POWER_DOWN: "power down", CM_ERROR: "critical memory error",
-    CM_RECOVERED: "critical memory recovered", RAM_CLEAR: "RAM clear", LOCK: "lock",
-    VOID: "void", JACKPOT_HIT: "jackpot hit", SUPERVISOR_CONFIRM: "supervisor confirmation",
-    CONFIG_CHANGE: "configuration change", DOOR_OPEN: "door open", DOOR_CLOSE: "door close",
-    TAMPER: "tamper", LINK_DOWN: "link down", LINK_UP: "link up", SETTLE: "settle",
-    LOG_ERROR: "event log error", OPERATOR_ADDITION: "operator addition",
-    LINK_REJECT: "link message rejected", LINK_MISMATCH: "link ledger mismatch",
-    LINK_CLAIM: "jackpot hit claimed on the link", SHOE_REJECT: "shoe line rejected",
-    SENSOR_FAULT: "spot sensor fault", DISPLAY_FAULT: "dealer display fault",
-}
-
-# Names short enough for a dealer-display line with a leading column (at most 15 characters,
-# all different): the audit menu shows these.
-SHORT_NAMES = {
-    POWER_UP: "power up", _POWER_DOWN: "power down", CM_ERROR: "CM error",
-    CM_RECOVERED: "CM recovered", RAM_CLEAR: "RAM clear", LOCK: "lock", VOID: "void",
-    JACKPOT_HIT: "jackpot hit", SUPERVISOR_CONFIRM: "supervisor OK", CONFIG_CHANGE: "config",
-    DOOR_OPEN: "door open", DOOR_CLOSE: "door close", TAMPER: "tamper", LINK_DOWN: "link down",
-    LINK_UP: "link up", SETTLE: "settle", LOG_ERROR: "log error", OPERATOR_ADDITION: "addition",
-    LINK_REJECT: "link reject", LINK_MISMATCH: "link mismatch", LINK_CLAIM: "link claim",
-    SHOE_REJECT: "shoe reject", SENSOR_FAULT: "sensor fault", DISPLAY_FAULT: "display fault",
-}
+# The kinds' and reason codes' names for people are in firmware.store.eventnames.
 
 # Reasons of LINK_REJECT (firmware.link.codec.REJECT_REASONS, in its order)
 LINK_REASONS = ("malformed", "forged", "replayed", "stale", "unknown table")
@@ -96,9 +76,6 @@ REASON_STALE = const(5)       # valid but older than another copy (a commit was 
 REASON_READBACK = const(6)    # read-back after a write did not match
 REASON_IO = const(7)          # the device raised an I/O error
 REASON_OTHER = const(8)
-# Short names of the CM_ERROR reason codes, indexed by code
-REASON_NAMES = ("", "blank", "bad magic", "bad crc", "truncated", "stale", "readback", "I/O",
-                "other")
 
 
 def reason_code(message):
@@ -198,7 +175,8 @@ class EventLog:
         for event in events:
             if not isinstance(event, tuple) or len(event) < 1 or len(event) > 4:
                 raise ValueError("event %r must be a tuple (kind, a, b, c)" % (event,))
-            if event[0] not in NAMES:
+            kind = event[0]
+            if not isinstance(kind, int) or kind < POWER_UP or kind > DISPLAY_FAULT:
                 raise ValueError("unknown event kind %r" % (event[0],))
             bodies.append(make_body(0, time, round_no, *event))  # validates before any write
         buf = self._spare

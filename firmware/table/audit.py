@@ -18,6 +18,7 @@ from firmware.compat import const
 from firmware.drivers import shoe, spot_sensors
 from firmware.jackpot import paytable as jpay
 from firmware.store import eventlog as ev
+from firmware.store import eventnames
 from firmware.table.phases import CONFIG_ITEMS, WIDTH
 from firmware.table.screens import money, short
 
@@ -134,7 +135,7 @@ def values(kind, a, b, c):
     if kind == ev.POWER_UP:
         return ("cause %d" % a,)
     if kind == ev.CM_ERROR:
-        return ("copy %d" % a, _named(ev.REASON_NAMES, b, "reason"))
+        return ("copy %d" % a, _named(eventnames.REASON_NAMES, b, "reason"))
     if kind == ev.CM_RECOVERED:
         return ("copy %d" % a, "from RAM" if b == _FROM_RAM else "from %d" % b, "seq %d" % c)
     if kind == ev.RAM_CLEAR:
@@ -189,7 +190,7 @@ def entry_lines(entry):
     tag = " r%d" % round_no
     if len(top) + len(tag) <= WIDTH:
         top += tag
-    name = ev.SHORT_NAMES.get(kind) or "kind %d" % kind
+    name = eventnames.SHORT_NAMES.get(kind) or "kind %d" % kind
     rest = wrap((name,) + values(kind, a, b, c), ENTRY_LINES - 1, " ")
     while len(rest) < ENTRY_LINES - 1:
         rest.append("")

@@ -9,7 +9,7 @@ from firmware.drivers.fram import FRAM
 from firmware.jackpot import record as jrecord
 from firmware.jackpot.pools import Jackpot
 from firmware.poker import cards
-from firmware.store import crc32, eventlog
+from firmware.store import crc32, eventlog, eventnames
 from firmware.store.critical import STEP_LOCK, STEP_SETTLE, CriticalMemory
 from firmware.store.errors import RamError
 from firmware.store.slots import FileSlot, FramSlot
@@ -101,7 +101,7 @@ cm, status = boot(4002, 1)
 print("after second RAM clear:", status, "log events", cm.log.count, "chain", cm.log.verify())
 check(status == "ok" and cm.log.verify() is None, "RAM clear did not take")
 for entry in cm.log.events(cm.log.count - 3):
-    print(" ", entry[0], entry[1], entry[2], eventlog.NAMES[entry[3]], entry[4], entry[5], entry[6])
+    print(" ", entry[0], entry[1], entry[2], eventnames.NAMES[entry[3]], entry[4], entry[5], entry[6])
 
 if failures:
     print("FAILED:", failures)
