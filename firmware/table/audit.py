@@ -16,6 +16,7 @@ its entry's lines is left out rather than shown cut.
 
 from firmware.compat import const
 from firmware.drivers import shoe, spot_sensors
+from firmware.jackpot import meters as jm
 from firmware.jackpot import paytable as jpay
 from firmware.store import eventlog as ev
 from firmware.store import eventnames
@@ -284,3 +285,57 @@ class AuditMenu:
             if top < mark < last:
                 return mark
         return last if top < last else 0
+
+
+def open_menu(c):
+    """The audit menu of the round controller `c` (an AuditMenu): the round, the link (a
+    linked table), every pool's meters, the table meters, the last hits, the memory, the
+    configuration and the program checks, then every event the log holds, newest first,
+    read from the log as it is scrolled."""
+    jp = c.jackpot
+    lines = ["AUDIT  (BACK)", "OK=next section", "round %d" % c.rec.round_no]
+    marks = [0]
+    lk = c.tablelink
+    if lk is not None:
+        lines.append("LINKED table %d" % lk.table)
+        lines.append("link " + lk.state_name())
+        for i in range(len(lk.amounts())):
+            lines.extend(wrap(("pool %d" % i, money(lk.amounts()[i])), 2))
+        marks.append(len(lines))
+        lines.append("linked meters")
+        totals = c.link_totals()
+        for key in c.linked.TOTAL_NAMES:
+            meter_lines(lines, key, totals[key])
+        lines.append("entries %d/%d" % (lk.acked, lk.last_n))
+        lines.append("hits queued %d" % len(lk.awaiting))
+        lines.append("local pool frozen")
+    for slot in jp.active_slots():
+        meters = jp.pool_meters(slot)
+        marks.append(len(lines))
+        lines.extend(wrap(("pool %d" % slot, money(meters["value"])), 2))
+        for key in ordered(meters, jm.POOL_METER_NAMES):
+            meter_lines(lines, key, meters[key])
+    marks.append(len(lines))
+    lines.append("table meters")
+    table = jp.table_meters()
+    for key in ordered(table, jm.TABLE_METER_NAMES):
+        meter_lines(lines, key, table[key])
+    hits = jp.last_hits()
+    marks.append(len(lines))
+    lines.append("last hits %d" % len(hits))
+    for hit in hits[::-1]:
+        hit_lines(lines, hit)
+    marks.append(len(lines))
+    lines.append("memory " + c.memory.status)
+    lines.append("config " + ("ok" if c.config_ok else "FAILED"))
+    for i in range(0, min(len(c.config_text), 4 * WIDTH), WIDTH):
+        lines.append(c.config_text[i:i + WIDTH])
+    lines.append("program " + ("ok" if c.program_ok else "FAILED"))
+    text = c.program_text + " " + c.program_digest
+    for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
+        lines.append(text[i:i + WIDTH])
+    log = c.memory.log
+    marks.append(len(lines))
+    lines.append("events %d" % log.count)
+    lines.append("held from #%d" % log.first_available())
+    return AuditMenu([line[:WIDTH] for line in lines], log, marks)

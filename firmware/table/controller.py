@@ -63,9 +63,7 @@ from firmware.drivers import shoe as shoemod
 from firmware.drivers import spot_sensors as sensors
 from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
-from firmware.jackpot import hits as hitplan
 from firmware.jackpot import meters as jm
-from firmware.jackpot import paytable as jpay
 from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
 from firmware.poker import cards as cardlib
@@ -119,9 +117,6 @@ SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this 
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
-_LINK_RETRY_MS = const(1000)      # wait before committing the link section again after a failure
-# Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
-LINK_TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
 
 
 class RoundController:
@@ -208,7 +203,7 @@ class RoundController:
         self.shoe_logged = False     # a SHOE_REJECT entry made since boot, at shoe_logged_ms
         self.shoe_logged_ms = 0
         self.link_retry = 0
-        self.link_failed = False
+        self.linked = None           # firmware.table.linked, loaded when the table is linked
 
     # ------------------------------------------------------------------ boot
 
@@ -228,7 +223,7 @@ class RoundController:
             data = self.memory.section(SECTION_ROUND)
             self.rec = roundrecord.decode(data) if data is not None else roundrecord.RoundRecord()
             if self.link_factory is not None:
-                self._open_link()
+                self._start_link()
         except ValueError as error:
             self._enter_ram_error("bad record: %s" % error)
             return self.phase
@@ -571,184 +566,26 @@ class RoundController:
 
     def link_poll(self, now_ms):
         """Linked tables, every tick after the link's service(): payouts that arrived, link
-        events, the link section when it changed, and the pool amounts on the meter sign.
-        Allocates nothing while nothing changes."""
-        lk = self.tablelink
-        if lk is None or self.jackpot is None or self.memory.ram_error:
+        events, the link section when it changed, and the pool amounts on the meter sign
+        (firmware.table.linked.poll).  Allocates nothing while nothing changes."""
+        if self.tablelink is None or self.jackpot is None or self.memory.ram_error:
             return
         self.now_ms = now_ms
-        if lk.results:
-            self._link_results()
-        if self.link_events or self.link_rejects:
-            self._link_log_commit()
-        if lk.dirty and now_ms - self.link_retry >= 0:
-            self._link_save()
-        view = self.view
-        amounts = lk.amounts()
-        slots = view.meter_slots
-        n = len(amounts)
-        for i in range(len(slots)):
-            if i < n and view.meter[slots[i]] != amounts[i]:
-                self._refresh_meter()
-                return
-        if view.meter_fault != self._meter_fault():
-            self._refresh_meter()
+        self.linked.poll(self, now_ms)
 
     def link_totals(self):
-        """The linked table's own ledger meters (dict of LINK_TOTAL_NAMES), or None."""
+        """The linked table's own ledger meters (dict of firmware.table.linked.TOTAL_NAMES),
+        or None."""
         if self.tablelink is None:
             return None
-        out = {}
-        totals = self.tablelink.totals
-        for i in range(len(LINK_TOTAL_NAMES)):
-            out[LINK_TOTAL_NAMES[i]] = totals[i]
-        return out
+        return self.linked.totals(self)
 
-    # ------------------------------------------------------------------ linked progressive
+    def _start_link(self):
+        """Load the linked table's round work and build the link (linked.start)."""
+        from firmware.table import linked  # a standalone table never loads it
 
-    def _open_link(self):
-        """Build the table's link from its critical-memory section (ValueError if unusable)."""
-        self.tablelink = self.link_factory(self.memory.section(SECTION_LINK), self._link_log)
-        self.link_required = True
-        self.link_up = False
-        self.lock_time = 0
-        data = self.memory.section(SECTION_LINK_ROUND)
-        if data is not None:
-            words = bytes(data).decode().split()
-            if len(words) != 2 or not words[0].isdigit() or not words[1].isdigit():
-                raise ValueError("link round section %r is not 'round lock_time'" % (bytes(data),))
-            if int(words[0]) == self.rec.round_no or int(words[0]) == self.memory.round_no:
-                self.lock_time = int(words[1])
-
-    def _link_log(self, code, text):
-        """The link's log callback: rejects are counted, a mismatch is queued for the log."""
-        if code == "link reject":
-            self.link_rejects += 1
-            self.link_reject_reason = 0
-            for i in range(len(ev.LINK_REASONS)):
-                if text.startswith(ev.LINK_REASONS[i]):
-                    self.link_reject_reason = i + 1
-        elif code == "link mismatch":
-            remote = self.tablelink.remote if self.tablelink is not None else None
-            theirs = remote[0] if remote else 0
-            self.link_events.append((ev.LINK_MISMATCH, 0, _i32(self.tablelink.totals[0]), _i32(theirs)))
-
-    def _link_log_commit(self):
-        events = self.link_events[:ev.MAX_EVENTS_PER_COMMIT - 1]
-        if self.link_rejects:
-            events.append((ev.LINK_REJECT, self.link_reject_reason, self.link_rejects, 0))
-        self.link_events = []
-        self.link_rejects = 0
-        self._link_commit(events)
-
-    def _link_save(self):
-        self._link_commit([])
-
-    def _link_commit(self, events):
-        """Commit events with the link section; on failure keep it dirty and retry later."""
-        lk = self.tablelink
-        problem = self.commit_admin(events, {SECTION_LINK: lk.section()})
-        if problem:
-            lk.dirty = True
-            self.link_retry = self.now_ms + _LINK_RETRY_MS
-            return False
-        lk.saved()
-        return True
-
-    def _link_results(self):
-        """Payouts the link controller confirmed: log, commit, then show them."""
-        lk = self.tablelink
-        results = lk.take_results()
-        events = []
-        for result in results:
-            for row in result.rows:
-                events.append((ev.JACKPOT_HIT, row[0], row[1], _i32(row[2])))
-        if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
-            events = events[:ev.MAX_EVENTS_PER_COMMIT]
-        if not self._link_commit(events):
-            lk.results = results + lk.results
-            return
-        for result in results:
-            paid = []
-            for row in result.rows:
-                line = self._sign_line(self.jackpot.config.pool_for(row[1]))
-                new = result.after[line] if line < len(result.after) else 0
-                self._show_win(line, row[0], row[2], new)
-                paid.append("JP S%d %s" % (row[0], money(row[2])))
-                self._say("JACKPOT PAID S%d" % row[0], money(row[2]))
-            if result.round == self.rec.round_no and self.phase == RESULTS:
-                keep = [line for line in self.results if not line.startswith("JP ")]
-                self.results = keep + paid
-                self.hits = []
-        self._beep(BEEP_JACKPOT)
-        self._refresh_meter()
-
-    def _link_mark(self):
-        lk = self.tablelink
-        return (lk.last_n, list(lk.totals), len(lk.entries), len(lk.awaiting), lk.dirty)
-
-    def _link_rollback(self, mark):
-        """Undo an entry the commit did not take (it was never sent: see _link_held)."""
-        lk = self.tablelink
-        lk.last_n = mark[0]
-        for i in range(len(mark[1])):
-            lk.totals[i] = mark[1][i]
-        while len(lk.entries) > mark[2]:
-            lk.entries.pop()
-        while len(lk.awaiting) > mark[3]:
-            lk.awaiting.pop()
-        lk.dirty = mark[4]
-
-    def _link_held(self, method, *args):
-        """Make a link entry without sending it: it goes out once its commit is done, so the
-        controller never hears of an entry a power cut or a failed commit could still lose."""
-        lk = self.tablelink
-        up = lk.transport_up
-        lk.transport_up = False
-        try:
-            return method(*args)
-        finally:
-            lk.transport_up = up
-
-    def _link_release(self):
-        """Committed: let the link send its unacknowledged entries at its next service."""
-        lk = self.tablelink
-        lk.last_resend = self.now_ms - lk.resend_every
-
-    def _linked_hits(self, flop):
-        """Jackpot hits of this round as HIT_FIELDS records with estimated amounts (the link
-        controller pays them), in dealing order."""
-        wager = self.jackpot.config.wager
-        config = self.jackpot.config
-        winners = [[], [], []]
-        five_of = {}
-        for seat, hole, played in self._jackpot_hands():
-            if not played:
-                continue
-            five = jpay.jackpot_cards(hole, flop)
-            hand = jpay.hand_type(hands.best5(five))
-            if hand != jpay.NO_HIT:
-                winners[config.pool_for(hand)].append((seat, hand))
-                five_of[seat] = five
-        amounts = self.tablelink.amounts()
-        active = config.active_slots()
-        out = []
-        for i in range(len(active)):
-            slot = active[i]
-            if not winners[slot]:
-                continue
-            value = amounts[i] if i < len(amounts) else 0
-            payouts = hitplan.plan_pool(value, winners[slot], wager, config.odds, config.percent)[0]
-            for p in payouts:
-                record = [self.lock_time, self.rec.round_no, p[hitplan.SEAT], p[hitplan.HAND], slot]
-                record.extend(five_of[p[hitplan.SEAT]])
-                record.extend([p[hitplan.AMOUNT], p[hitplan.SHORTFALL], p[hitplan.BEFORE],
-                               p[hitplan.AFTER]])
-                out.append(record)
-        return out
-
-    def _lock_round_section(self):
-        return ("%d %d" % (self.rec.round_no, self.lock_time)).encode()
+        self.linked = linked
+        linked.start(self)
 
     # ------------------------------------------------------------------ state
 
@@ -798,14 +635,13 @@ class RoundController:
                     SECTION_ROUND: roundrecord.encode(self.rec)}
         if self.tablelink is not None:
             sections[SECTION_LINK] = self.tablelink.section()
-            sections[SECTION_LINK_ROUND] = self._lock_round_section()
+            sections[SECTION_LINK_ROUND] = self.linked.round_section(self)
         return sections
 
     def _link_committed(self):
         """After a commit that carried the link section."""
         if self.tablelink is not None:
-            self.tablelink.saved()
-            self._link_release()
+            self.linked.committed(self)
 
     def _commit(self, step, events):
         """Commit this round's step; on failure reload the committed jackpot and say so."""
@@ -915,11 +751,7 @@ class RoundController:
                 self.jackpot.contribute(self.rec.round_no, seats)
             else:
                 # linked: the wagers go to the link controller's pool, not the frozen local one
-                mark = self._link_mark()
-                self.lock_time = self.wall
-                if seats:
-                    self._link_held(self.tablelink.contribute, self.rec.round_no, self.wall,
-                                    len(seats), amount)
+                mark = self.linked.lock(self, seats, amount)
         except ValueError as error:
             self._beep(BEEP_ERROR)
             self._refuse("LOCK refused", error)
@@ -930,7 +762,7 @@ class RoundController:
             self._set_phase(OPEN)
             self.rec.accepted = 0
             if mark is not None:
-                self._link_rollback(mark)
+                self.linked.rollback(self, mark)
             return
         self._link_committed()
         self._beep(BEEP_OK)
@@ -997,7 +829,7 @@ class RoundController:
             if self.tablelink is None:
                 plan = self.jackpot.preview(self.rec.round_no, self.wall, flop, self._jackpot_hands())
             else:
-                plan = _LinkedPlan(self._linked_hits(flop))
+                plan = self.linked.Plan(self.linked.hits(self, flop))
         except ValueError as error:
             self._beep(BEEP_ERROR)
             self._refuse("Cannot settle", error)
@@ -1033,7 +865,7 @@ class RoundController:
 
     def _pay(self, confirmed):
         if self.tablelink is not None:
-            self._pay_linked(confirmed)
+            self.linked.pay(self, confirmed)
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
         before = list(self.jackpot.value)
@@ -1062,48 +894,6 @@ class RoundController:
             self._beep(BEEP_JACKPOT)
         elif before != self.jackpot.value:
             self._beep(BEEP_OK)
-        self._refresh_meter()
-
-    def _pay_linked(self, confirmed):
-        """Settle a linked round: claim its confirmed hits on the link (paid later by the link
-        controller, rules.md 11.10-11.11) in the same commit as the settlement."""
-        flop = self._cards_of(self.rec.board)[:FLOP]
-        lk = self.tablelink
-        try:
-            hits = self._linked_hits(flop)
-        except ValueError as error:
-            self._beep(BEEP_ERROR)
-            self._refuse("Cannot settle", error)
-            return
-        wager = self.jackpot.config.wager
-        claims = []
-        events = []
-        for hit in hits:
-            claims.append([hit[jm.H_SEAT], hit[jm.H_HAND], wager])
-            events.append((ev.LINK_CLAIM, hit[jm.H_SEAT], hit[jm.H_HAND], wager))
-        amounts = lk.amounts()
-        events.append((ev.SETTLE, 0, 0, _i32(sum(amounts))))
-        mark = self._link_mark()
-        if claims:
-            try:
-                self._link_held(lk.hit, self.rec.round_no, self.lock_time, claims)
-            except ValueError as error:
-                self._beep(BEEP_ERROR)
-                self._refuse("Cannot claim", error)
-                return
-        self._set_phase(RESULTS)
-        if not self._commit(critical.STEP_SETTLE, events):
-            self._link_rollback(mark)
-            self._set_phase(CONFIRM if confirmed is None and hits else LOCKED)
-            return
-        self._link_committed()
-        self.hits = hits
-        self.hits_estimated = True
-        self.message = ""
-        self._make_results()
-        if hits:
-            self._beep(BEEP_JACKPOT)
-            self._say("JACKPOT CLAIMED", "paid by the link")
         self._refresh_meter()
 
     def _finish_without_jackpot(self):
@@ -1219,11 +1009,7 @@ class RoundController:
             elif self.tablelink is None:
                 amount = self.jackpot.void_round(self.rec.round_no).amount
             else:
-                mark = self._link_mark()
-                live = self.rec.accepted & ~self.rec.voided
-                amount = -len(pools.mask_seats(live)) * self.jackpot.config.wager
-                if amount:
-                    self._link_held(self.tablelink.reverse, self.rec.round_no, self.lock_time, -amount)
+                amount, mark = self.linked.void_round(self)
         except ValueError as error:
             self._refuse("Void refused", error)
             return
@@ -1231,7 +1017,7 @@ class RoundController:
         if not self._commit(critical.STEP_VOID, [(ev.VOID, 0, self.rec.accepted, -amount)]):
             self._set_phase(LOCKED)
             if mark is not None:
-                self._link_rollback(mark)
+                self.linked.rollback(self, mark)
             return
         self._link_committed()
         self._beep(BEEP_OK)
@@ -1251,9 +1037,7 @@ class RoundController:
                 if self.tablelink is None:
                     amount = -self.jackpot.void_seat(self.rec.round_no, seat + 1).amount
                 else:
-                    mark = self._link_mark()
-                    amount = self.jackpot.config.wager
-                    self._link_held(self.tablelink.reverse, self.rec.round_no, self.lock_time, amount)
+                    amount, mark = self.linked.void_seat(self)
             except ValueError as error:
                 self._refuse("Void refused", error)
                 return
@@ -1263,7 +1047,7 @@ class RoundController:
         if not self._log_admin(ev.VOID, seat + 1, bit, amount, self._sections()):
             self.rec.voided &= ~bit
             if mark is not None:
-                self._link_rollback(mark)
+                self.linked.rollback(self, mark)
             return
         self._link_committed()
         self._beep(BEEP_OK)
@@ -1273,57 +1057,10 @@ class RoundController:
     # ------------------------------------------------------------------ supervisor
 
     def _open_audit(self):
-        """Open the audit menu (firmware.table.audit.AuditMenu): status, meters, the last hits,
-        then every event the log holds, newest first, read from the log as it is scrolled."""
+        """Open the audit menu (firmware.table.audit.open_menu)."""
         from firmware.table import audit  # loaded when a supervisor first opens it
 
-        jp = self.jackpot
-        lines = ["AUDIT  (BACK)", "OK=next section", "round %d" % self.rec.round_no]
-        marks = [0]
-        lk = self.tablelink
-        if lk is not None:
-            lines.append("LINKED table %d" % lk.table)
-            lines.append("link " + lk.state_name())
-            for i in range(len(lk.amounts())):
-                lines.extend(audit.wrap(("pool %d" % i, money(lk.amounts()[i])), 2))
-            marks.append(len(lines))
-            lines.append("linked meters")
-            totals = self.link_totals()
-            for key in LINK_TOTAL_NAMES:
-                audit.meter_lines(lines, key, totals[key])
-            lines.append("entries %d/%d" % (lk.acked, lk.last_n))
-            lines.append("hits queued %d" % len(lk.awaiting))
-            lines.append("local pool frozen")
-        for slot in jp.active_slots():
-            meters = jp.pool_meters(slot)
-            marks.append(len(lines))
-            lines.extend(audit.wrap(("pool %d" % slot, money(meters["value"])), 2))
-            for key in audit.ordered(meters, jm.POOL_METER_NAMES):
-                audit.meter_lines(lines, key, meters[key])
-        marks.append(len(lines))
-        lines.append("table meters")
-        table = jp.table_meters()
-        for key in audit.ordered(table, jm.TABLE_METER_NAMES):
-            audit.meter_lines(lines, key, table[key])
-        hits = jp.last_hits()
-        marks.append(len(lines))
-        lines.append("last hits %d" % len(hits))
-        for hit in hits[::-1]:
-            audit.hit_lines(lines, hit)
-        marks.append(len(lines))
-        lines.append("memory " + self.memory.status)
-        lines.append("config " + ("ok" if self.config_ok else "FAILED"))
-        for i in range(0, min(len(self.config_text), 4 * WIDTH), WIDTH):
-            lines.append(self.config_text[i:i + WIDTH])
-        lines.append("program " + ("ok" if self.program_ok else "FAILED"))
-        text = self.program_text + " " + self.program_digest
-        for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
-            lines.append(text[i:i + WIDTH])
-        log = self.memory.log
-        marks.append(len(lines))
-        lines.append("events %d" % log.count)
-        lines.append("held from #%d" % log.first_available())
-        self.menu = audit.AuditMenu([line[:WIDTH] for line in lines], log, marks)
+        self.menu = audit.open_menu(self)
         self.menu_top = 0
         self._set_phase(AUDIT)
 
@@ -1390,7 +1127,7 @@ class RoundController:
             self.tablelink.saved()
         elif self.link_factory is not None:
             try:
-                self._open_link()
+                self._start_link()
             except ValueError as error:
                 self._refuse("Link failed", error)
         self._new_round()
@@ -1448,14 +1185,3 @@ class RoundController:
         for s in range(self.seats):
             view.seat_light[s] = screens.seat_light(self, s)
         screens.render_lines(self)
-
-class _LinkedPlan:
-    """A linked round's hits, shaped like the Settlement that preview() gives."""
-
-    def __init__(self, hits):
-        self.hits = hits
-
-
-def _i32(value):
-    """A value for a signed 32-bit event field (clamped: the log keeps i32)."""
-    return value if value < 0x7FFFFFFF else 0x7FFFFFFF
