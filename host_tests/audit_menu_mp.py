@@ -1,7 +1,8 @@
 # The audit menu over a full, wrapped event log, under MicroPython or CPython (run by
 # host_tests/test_audit_menu.py): logs EVENTS door events, opens the audit menu with the
 # supervisor key, pages with long DOWN to the oldest entry, and prints what the screen shows
-# there and how much heap the open menu keeps (after a collection, at every screen).
+# there, how much heap the open menu keeps (after a collection, at every screen) and how much
+# is still kept once BACK has closed it.
 import gc
 import sys
 
@@ -54,3 +55,15 @@ print("lines", len(c.menu), "long presses", presses)
 print("kept", kept)
 for line in c.view.lines:
     print("|" + line)
+c.panel(btn.PRESS, btn.BACK, 3000)
+c.panel(btn.RELEASE, btn.BACK, 3100)
+
+
+def in_use():
+    # collected from a fresh frame: the stale pointers the loop left on the C stack (which the
+    # collector scans conservatively) would otherwise keep the closed menu alive
+    gc.collect()
+    return _alloc() - base
+
+
+print("closed", tc.PHASE_NAMES[c.phase], in_use())

@@ -8,6 +8,7 @@ by hand: day 20,000 after 1970-01-01 plus 7 h 19 min 56 s.
 """
 
 import re
+import sys
 
 import pytest
 
@@ -243,11 +244,28 @@ def test_the_open_menu_keeps_a_few_kilobytes_whatever_the_log_size():
         assert run.returncode == 0, run.stdout + run.stderr
         out = run.stdout.splitlines()
         kept[events] = int(out[2].split()[1])
+        # BACK lets the menu go: at most half of what the open menu kept is still in use
+        # (the OPEN screen drawn again, the log's own reading)
+        closed = out[-1].split()
+        assert closed[:2] == ["closed", "OPEN"] and int(closed[2]) <= kept[events] // 2, out[-1]
         if events == 1120:
             assert out[0] == "count 1121 oldest 64"
             # the last screen holds the oldest entries held, #65 and #64
             assert "|#64 00:01:40 r0" in out and "|#65 00:01:40 r0" in out
     assert kept[1120] < 10000 and kept[1120] <= kept[40] + 1024, kept
+
+
+def test_back_closes_the_menu_and_unloads_its_module(table):
+    """The audit menu's code is loaded when a supervisor opens it and dropped by BACK, so it
+    takes no room in the table's heap while the table plays; it opens again the same."""
+    table.c.commit_admin([(ev.TAMPER, 1)])
+    first = list(open_audit(table))
+    assert "firmware.table.audit" in sys.modules
+    table.press(btn.BACK)
+    assert table.c.phase == tc.OPEN and table.c.menu == []
+    assert "firmware.table.audit" not in sys.modules
+    table.key(False)
+    assert list(open_audit(table)) == first
 
 
 def test_the_menu_indexes_and_slices_like_a_list_of_its_lines(table):

@@ -5,6 +5,8 @@ Expected amounts are worked out by hand from the default jackpot configuration
 table of rules.md 11.9 (royal: 10,000 to 1 or 100% of the pool, whichever is greater).
 """
 
+import sys
+
 import pytest
 
 from firmware.drivers import buttons as btn
@@ -293,6 +295,26 @@ def test_void_seat_returns_that_wager_only(table):
     assert table.c.jackpot.audit() == []
     c = table.boot()
     assert c.rec.voided == 0b1 and c.view.meter[0] == RESET + PER_WAGER
+
+
+def test_supervisor_actions_load_their_code_for_the_action_only(table):
+    """Void, configuration and RAM clear run from firmware.table.supervisor, loaded for the
+    action and let go after: none of it stays in sys.modules (or in the heap) as play goes on,
+    and a failing action lets it go too."""
+    name = "firmware.table.supervisor"
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.key(True)
+    table.press(btn.BACK)                   # void seat 1
+    assert table.c.rec.voided == 0b1 and name not in sys.modules
+    table.press(btn.BACK, long=True)        # void the round
+    assert table.c.phase == tc.RESULTS and name not in sys.modules
+    from firmware.table import handlers
+
+    with pytest.raises(AttributeError):
+        handlers.supervised("no_such_action", table.c)
+    assert name not in sys.modules
 
 
 def test_audit_menu_shows_meters_and_scrolls(table):

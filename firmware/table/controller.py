@@ -64,7 +64,6 @@ from firmware.drivers import spot_sensors as sensors
 from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
-from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
 from firmware.poker import cards as cardlib
 from firmware.poker import hands
@@ -1001,59 +1000,6 @@ class RoundController:
                                           money(hit[jm.H_AMOUNT])))
         self.results = lines
 
-    def _void_round(self):
-        mark = None
-        try:
-            if self.game != UTH:
-                amount = 0      # no progressive in this game: no jackpot round to reverse
-            elif self.tablelink is None:
-                amount = self.jackpot.void_round(self.rec.round_no).amount
-            else:
-                amount, mark = self.linked.void_round(self)
-        except ValueError as error:
-            self._refuse("Void refused", error)
-            return
-        self._set_phase(RESULTS)
-        if not self._commit(critical.STEP_VOID, [(ev.VOID, 0, self.rec.accepted, -amount)]):
-            self._set_phase(LOCKED)
-            if mark is not None:
-                self.linked.rollback(self, mark)
-            return
-        self._link_committed()
-        self._beep(BEEP_OK)
-        self.message = ""
-        self.results = ["ROUND VOID", "wagers returned"]
-        self.hits = []
-        self._refresh_meter()
-
-    def _void_seat(self, seat):
-        bit = 1 << seat
-        if self.rec.voided & bit:
-            self._say("Seat %d" % (seat + 1), "already void")
-            return
-        mark = None
-        if self.rec.accepted & bit:
-            try:
-                if self.tablelink is None:
-                    amount = -self.jackpot.void_seat(self.rec.round_no, seat + 1).amount
-                else:
-                    amount, mark = self.linked.void_seat(self)
-            except ValueError as error:
-                self._refuse("Void refused", error)
-                return
-        else:
-            amount = 0
-        self.rec.voided |= bit
-        if not self._log_admin(ev.VOID, seat + 1, bit, amount, self._sections()):
-            self.rec.voided &= ~bit
-            if mark is not None:
-                self.linked.rollback(self, mark)
-            return
-        self._link_committed()
-        self._beep(BEEP_OK)
-        self._say("Seat %d void" % (seat + 1), "wager returned" if amount else "")
-        self._refresh_meter()
-
     # ------------------------------------------------------------------ supervisor
 
     def _open_audit(self):
@@ -1063,6 +1009,15 @@ class RoundController:
         self.menu = audit.open_menu(self)
         self.menu_top = 0
         self._set_phase(AUDIT)
+
+    def _close_audit(self):
+        """Back to OPEN from the audit menu.  The menu and its module are let go: the audit
+        takes room in the heap only while a supervisor has it open."""
+        from firmware.startup import forget
+
+        self.menu = []
+        self._set_phase(OPEN)
+        forget("firmware.table.audit")
 
     def _top_slot(self):
         """The pool whose reset amount the menu sets: the only pool, or the Major pool."""
@@ -1079,61 +1034,6 @@ class RoundController:
         if key == "wager":
             return False
         return self._config_value(key) != self.jackpot.config.pools[self._top_slot()].reset
-
-    def _apply_config(self, index):
-        if self.tablelink is not None:
-            self._beep(BEEP_ERROR)
-            self._say("Linked table:", "set at the link")
-            return
-        if self.placed:
-            # a chip on a jackpot spot is a wager for this round, at the old settings
-            self._beep(BEEP_ERROR)
-            self._say("Chips on spots:", "clear them first")
-            return
-        label, key, choices = CONFIG_ITEMS[index]
-        old = self._config_value(key)
-        new = choices[(choices.index(old) + 1) % len(choices)] if old in choices else choices[0]
-        if key == "wager":
-            changes = {"wager": new}
-        else:
-            changes = {jcfg.POOL_KEYS[self._top_slot()]: {"reset": new}}
-        try:
-            self.jackpot.set_config(changes)
-        except ValueError as error:
-            self._beep(BEEP_ERROR)
-            self._refuse("Config refused", error)
-            return
-        if self._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, self.jackpot_sections()):
-            self._beep(BEEP_OK)
-            when = "after next hit" if self._config_pending(key) else "from now on"
-            self._say("%s %s" % (label, money(new)), when)
-
-    def _ram_clear(self):
-        jp = pools.Jackpot(self.jackpot_config)
-        rec = roundrecord.RoundRecord()
-        try:
-            sections = {SECTION_JACKPOT: jprecord.encode(jp), SECTION_ROUND: roundrecord.encode(rec)}
-            if self.tablelink is not None:
-                # the link's ledger is not the table's to reset: keep what the link knows
-                sections[SECTION_LINK] = self.tablelink.section()
-            self.memory.ram_clear(sections, self.wall, SUPERVISOR_ID, True)
-        except Exception as error:  # noqa: BLE001
-            self._refuse("RAM clear failed", error)
-            self._set_phase(RAM_ERROR)
-            return
-        self.jackpot = jp
-        self.rec = rec
-        if self.tablelink is not None:
-            self.tablelink.saved()
-        elif self.link_factory is not None:
-            try:
-                self._start_link()
-            except ValueError as error:
-                self._refuse("Link failed", error)
-        self._new_round()
-        self._beep(BEEP_OK)
-        self._say("RAM cleared", "pool reset")
-        self._refresh_meter()
 
     # ------------------------------------------------------------------ view
 

@@ -57,6 +57,19 @@ FIELD_SUIT = 2
 _FIELDS = 3
 
 
+def supervised(action, *args):
+    """Run firmware.table.supervisor's `action` with args: the module is loaded for the call
+    and let go after, so a supervisor's rare actions take no heap while the table plays."""
+    from firmware.startup import forget
+    from firmware.table import supervisor
+
+    try:
+        return getattr(supervisor, action)(*args)
+    finally:
+        supervisor = None
+        forget("firmware.table.supervisor")
+
+
 def long_buttons(c):
     """Bit mask of the buttons whose long press means something now (phase and key)."""
     return LONG_ACTIONS[c.phase][1 if c.key_on else 0]
@@ -95,9 +108,9 @@ def _on_open(c, button, long):
 def _on_locked(c, button, long):
     if button == btn.BACK and c.key_on:
         if long:
-            c._void_round()
+            supervised("void_round", c)
         else:
-            c._void_seat(c.cursor)
+            supervised("void_seat", c, c.cursor)
         return
     if long:
         if button == btn.OK:
@@ -123,7 +136,7 @@ def _on_confirm(c, button, long):
         c._confirm()
     elif button == btn.BACK and c.key_on:
         if long:
-            c._void_round()
+            supervised("void_round", c)
         else:
             # the jackpot hands are being checked: a seat cannot leave the round now
             c._say("Seat void only", "before SETTLE")
@@ -152,12 +165,12 @@ def _on_ram_clear(c, button, long):
         if not c.key_on:
             c._say("Supervisor key", "needed")
             return
-        c._ram_clear()
+        supervised("ram_clear", c)
 
 
 def _on_audit(c, button, long):
     if button == btn.BACK:
-        c._set_phase(OPEN)
+        c._close_audit()
     elif button == btn.OK:
         # the next section (meters, hits, events ...): the event log is long to scroll through
         c.menu_top = c.menu.next_mark(c.menu_top, LINES)
@@ -177,7 +190,7 @@ def _on_config(c, button, long):
     elif button == btn.UP:
         c.config_index = (c.config_index - 1) % len(CONFIG_ITEMS)
     elif button == btn.OK:
-        c._apply_config(c.config_index)
+        supervised("apply_config", c, c.config_index)
 
 
 def _on_test(c, button, long):

@@ -1,0 +1,146 @@
+"""The supervisor's rare actions on the round (key on): void the round or a seat, step a
+configuration item, RAM clear.
+
+Each function takes the RoundController `c`.  The panel handlers load this module for one
+action and let it go after (firmware.table.handlers.supervised): these actions come a few
+times a shift, so their code takes no room in the heap while the table plays.
+"""
+
+from firmware.jackpot import config as jcfg
+from firmware.jackpot import pools
+from firmware.jackpot import record as jprecord
+from firmware.store import critical
+from firmware.store import eventlog as ev
+from firmware.table import roundrecord
+from firmware.table.controller import SECTION_JACKPOT, SECTION_LINK, SECTION_ROUND
+from firmware.table.phases import (
+    BEEP_ERROR,
+    BEEP_OK,
+    CONFIG_ITEMS,
+    LOCKED,
+    RAM_ERROR,
+    RESULTS,
+    SUPERVISOR_ID,
+    UTH,
+)
+from firmware.table.screens import money
+
+
+def void_round(c):
+    """Void the round (a misdeal): every accepted jackpot wager returned, the round ended
+    (STEP_VOID)."""
+    mark = None
+    try:
+        if c.game != UTH:
+            amount = 0      # no progressive in this game: no jackpot round to reverse
+        elif c.tablelink is None:
+            amount = c.jackpot.void_round(c.rec.round_no).amount
+        else:
+            amount, mark = c.linked.void_round(c)
+    except ValueError as error:
+        c._refuse("Void refused", error)
+        return
+    c._set_phase(RESULTS)
+    if not c._commit(critical.STEP_VOID, [(ev.VOID, 0, c.rec.accepted, -amount)]):
+        c._set_phase(LOCKED)
+        if mark is not None:
+            c.linked.rollback(c, mark)
+        return
+    c._link_committed()
+    c._beep(BEEP_OK)
+    c.message = ""
+    c.results = ["ROUND VOID", "wagers returned"]
+    c.hits = []
+    c._refresh_meter()
+
+
+def void_seat(c, seat):
+    """Void one seat (0-based) of the locked round: its jackpot wager returned, committed
+    with the round."""
+    bit = 1 << seat
+    if c.rec.voided & bit:
+        c._say("Seat %d" % (seat + 1), "already void")
+        return
+    mark = None
+    if c.rec.accepted & bit:
+        try:
+            if c.tablelink is None:
+                amount = -c.jackpot.void_seat(c.rec.round_no, seat + 1).amount
+            else:
+                amount, mark = c.linked.void_seat(c)
+        except ValueError as error:
+            c._refuse("Void refused", error)
+            return
+    else:
+        amount = 0
+    c.rec.voided |= bit
+    if not c._log_admin(ev.VOID, seat + 1, bit, amount, c._sections()):
+        c.rec.voided &= ~bit
+        if mark is not None:
+            c.linked.rollback(c, mark)
+        return
+    c._link_committed()
+    c._beep(BEEP_OK)
+    c._say("Seat %d void" % (seat + 1), "wager returned" if amount else "")
+    c._refresh_meter()
+
+
+def apply_config(c, index):
+    """Step the configuration item `index` (CONFIG_ITEMS) to its next choice and commit it
+    with the jackpot (refused on a linked table or with chips on the jackpot spots)."""
+    if c.tablelink is not None:
+        c._beep(BEEP_ERROR)
+        c._say("Linked table:", "set at the link")
+        return
+    if c.placed:
+        # a chip on a jackpot spot is a wager for this round, at the old settings
+        c._beep(BEEP_ERROR)
+        c._say("Chips on spots:", "clear them first")
+        return
+    label, key, choices = CONFIG_ITEMS[index]
+    old = c._config_value(key)
+    new = choices[(choices.index(old) + 1) % len(choices)] if old in choices else choices[0]
+    if key == "wager":
+        changes = {"wager": new}
+    else:
+        changes = {jcfg.POOL_KEYS[c._top_slot()]: {"reset": new}}
+    try:
+        c.jackpot.set_config(changes)
+    except ValueError as error:
+        c._beep(BEEP_ERROR)
+        c._refuse("Config refused", error)
+        return
+    if c._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, c.jackpot_sections()):
+        c._beep(BEEP_OK)
+        when = "after next hit" if c._config_pending(key) else "from now on"
+        c._say("%s %s" % (label, money(new)), when)
+
+
+def ram_clear(c):
+    """The RAM clear the supervisor accepted: a fresh jackpot and round committed to
+    critical memory (CriticalMemory.ram_clear); a linked table keeps the link's ledger."""
+    jp = pools.Jackpot(c.jackpot_config)
+    rec = roundrecord.RoundRecord()
+    try:
+        sections = {SECTION_JACKPOT: jprecord.encode(jp), SECTION_ROUND: roundrecord.encode(rec)}
+        if c.tablelink is not None:
+            # the link's ledger is not the table's to reset: keep what the link knows
+            sections[SECTION_LINK] = c.tablelink.section()
+        c.memory.ram_clear(sections, c.wall, SUPERVISOR_ID, True)
+    except Exception as error:  # noqa: BLE001
+        c._refuse("RAM clear failed", error)
+        c._set_phase(RAM_ERROR)
+        return
+    c.jackpot = jp
+    c.rec = rec
+    if c.tablelink is not None:
+        c.tablelink.saved()
+    elif c.link_factory is not None:
+        try:
+            c._start_link()
+        except ValueError as error:
+            c._refuse("Link failed", error)
+    c._new_round()
+    c._beep(BEEP_OK)
+    c._say("RAM cleared", "pool reset")
+    c._refresh_meter()
