@@ -6,7 +6,8 @@
     run(hw, checks)                # on the board: after firmware.startup.main's checks, boot,
                                    # then step every TICK_MS
 
-A linked table (docs/link.md "Integration") is given a ``LinkSetup``: at boot the app builds
+A linked table (docs/link.md "Integration") is given a ``LinkSetup``
+(``firmware.link.setup``, which only a linked table loads): at boot the app builds
 the link's Station (MQTT client + TableLink) from critical memory, and every pass runs
 ``station.service`` and hands the link's state, pool and payouts to the controller.
 
@@ -35,7 +36,6 @@ from firmware.table import controller as tc
 
 TICK_MS = const(20)
 _EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
-_WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
 _NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
 _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
@@ -70,38 +70,12 @@ def make_memory(board, fs):
     return CriticalMemory(copies, fs)
 
 
-class LinkSetup:
-    """What a linked table needs to build its link: table number, key (bytes), an opener
-    (``firmware.link.mqtt.tcp_opener(host, port)``) and optional TableLink timings (ms).
-
-    client_factory makes the MQTT client (``firmware.link.station.Station``; None: the own
-    ``mqtt.Client``); client_name says which one, for the log."""
-
-    def __init__(self, table, key, opener, timings=None, keepalive=None, client_factory=None,
-                 client_name="mqtt.Client"):
-        self.table = table
-        self.key = key
-        self.opener = opener
-        self.timings = timings or {}
-        self.keepalive = keepalive
-        self.client_factory = client_factory
-        self.client_name = client_name
-
-    def station(self, section, log):
-        """The Station (MQTT client + TableLink), restored from its section when there is one."""
-        from firmware.link.station import KEEPALIVE, Station
-        station = Station(self.table, self.key, self.opener, log, section,
-                          self.keepalive or KEEPALIVE, self.client_factory)
-        for name in self.timings:
-            setattr(station.link, name, self.timings[name])
-        return station
-
-
 class App:
     """The table: drivers around a RoundController."""
 
     def __init__(self, board, fs, memory=None, jackpot_config=None, hand_rule=tc.HOLE2_BOARD3,
                  ante_sensors=True, now=0, link=None, game=tc.UTH):
+        """link: a firmware.link.setup.LinkSetup for a linked table (None: standalone)."""
         self.board = board
         self.memory = memory or make_memory(board, fs)
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
@@ -314,6 +288,8 @@ def run(hw, checks):
     app, link = start(hw, checks)
     offset = _wall_offset()
     next_ntp = time.time() + _NTP_EVERY_S
+    if link is not None:
+        from firmware.link.setup import set_clock
     while True:
         start_ms = time.ticks_ms()
         app.step(start_ms, time.time() + offset)
@@ -343,6 +319,8 @@ def start(hw, checks):
     print("boot: reset cause %s (%d)" % (hw.reset_cause_name, hw.reset_cause))
     link = None
     if link_settings is not None:
+        from firmware.link.setup import board_link  # a standalone table never loads it
+
         link, problem = board_link(hw, link_settings)
         if problem:
             config_ok, config_text = False, problem
@@ -361,74 +339,6 @@ def start(hw, checks):
 
     collect_often(False)                # loaded: the loop collects only when the heap is full
     return app, link
-
-
-def board_link(hw, settings, clock=None, sleep=None, wait_ms=_WIFI_WAIT_MS):
-    """(LinkSetup or None, problem text): Wi-Fi joined, clock set, key read for a linked table.
-
-    settings: the configuration file's LinkConfig.  Wi-Fi is started here and waited for at
-    most wait_ms (the MQTT client keeps retrying afterwards); the clock is set from NTP
-    because link messages more than 300 s off the controller's clock are refused.
-    The MQTT client is umqtt.simple when it can be imported (the deploy step installs it with
-    mip), else the own mqtt.Client; ``setup.client_name`` says which.
-    clock() / sleep(ms) default to time.ticks_ms / time.sleep_ms (tests pass their own)."""
-    import time
-
-    from firmware.link import mqtt, umqtt_client
-
-    clock = clock or time.ticks_ms
-    sleep = sleep or time.sleep_ms
-    try:
-        key = read_link_key(settings.key_file)
-    except (OSError, ValueError) as error:
-        return None, "link key %s: %s" % (settings.key_file, error)
-    if hw.make_wlan is None:
-        return None, "link: board %s has no Wi-Fi" % hw.name
-    wlan = hw.make_wlan()
-    wlan.active(True)
-    if settings.wifi_ssid and not wlan.isconnected():
-        wlan.connect(settings.wifi_ssid, settings.wifi_password)
-    start = clock()
-    while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
-        sleep(100)
-    set_clock()
-    factory, name = None, "mqtt.Client (umqtt.simple not installed)"
-    try:
-        opener = mqtt.tcp_opener(settings.broker, settings.port)
-        if umqtt_client.available():
-            factory, name = umqtt_client.factory(settings.broker, settings.port), "umqtt.simple"
-    except OSError as error:
-        return None, "link broker %s: %s" % (settings.broker, error)
-    return LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name), ""
-
-
-def set_clock():
-    """Set the RTC from NTP once (a failure is left to the next try: the link then stays
-    DOWN, its messages being refused as stale, which keeps jackpot wagering closed)."""
-    try:
-        import ntptime
-        ntptime.settime()
-        return True
-    except Exception:  # noqa: BLE001 - no network, no NTP answer: try again later
-        return False
-
-
-def read_link_key(path):
-    """The link key from its file: hex digits (32..128 of them), whitespace ignored."""
-    with open(path) as f:
-        text = f.read(300)
-    return parse_link_key(text)
-
-
-def parse_link_key(text):
-    """Key bytes from hex text; ValueError saying what is wrong (never the key itself)."""
-    digits = "".join(text.split())
-    if len(digits) < 32 or len(digits) > 128 or len(digits) % 2:
-        raise ValueError("expected 32..128 hex digits (16..64 bytes), got %d characters" % len(digits))
-    try:
-        return bytes.fromhex(digits)
-    except ValueError:
-        raise ValueError("not hex digits") from None
 
 
 def _has_dir(path):

@@ -10,9 +10,10 @@ import sys
 import time
 
 from boards import simulated
-from firmware.app import TICK_MS, App, LinkSetup
+from firmware.app import TICK_MS, App
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.link import mqtt
+from firmware.link.setup import LinkSetup
 from host_tests.fakes.flash import MemFS
 
 try:

@@ -115,6 +115,9 @@ def test_padded_and_over_long_numbers_rejected():
     (lambda jp: jp.hits[0].__setitem__(m.H_SEAT, 8), ["hit seat 8"]),
     (lambda jp: setattr(jp, "open_round", 1), ["open round 1"]),
     (lambda jp: setattr(jp, "open_seats", 300), ["open seats 300"]),
+    # a negative meter is named (the names are loaded from firmware.jackpot.meternames)
+    (lambda jp: jp.meters[cfg.MAJOR].__setitem__(m.VOIDED, -3), ["major meter voided -3"]),
+    (lambda jp: jp.table.__setitem__(m.T_COLLECTED, -1), ["table meter collected -1"]),
 ])
 def test_inconsistent_state_rejected_with_reason(edit, words):
     jp = busy_table()

@@ -12,8 +12,8 @@ so a royal on a freshly reset $10,000 pool pays exactly $10,000.
 """
 
 
-from firmware.app import LinkSetup
 from firmware.link import mqtt
+from firmware.link.setup import LinkSetup
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.link_support import FAST, WAGER, Broker, ControllerProcess, table_key

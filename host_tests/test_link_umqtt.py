@@ -504,20 +504,20 @@ class Board:
 
 
 def test_board_link_picks_umqtt_when_it_is_installed_else_the_own_client(tmp_path, monkeypatch):
-    from firmware import app as appmod
+    from firmware.link import setup as linksetup
 
     path = tmp_path / "link.key"
     path.write_text("00112233445566778899aabbccddeeff")
     settings = Settings(str(path))
     assert not umqtt_client.available()  # CPython: no umqtt.simple
-    setup, problem = appmod.board_link(Board(), settings, lambda: 0, lambda ms: None)
+    setup, problem = linksetup.board_link(Board(), settings, lambda: 0, lambda ms: None)
     assert problem == "" and setup.client_factory is None
     assert setup.client_name == "mqtt.Client (umqtt.simple not installed)"
     assert isinstance(setup.station(None, None).client, mqtt.Client)
     broker = Broker()
     _fake_umqtt_modules(monkeypatch, broker)
     assert umqtt_client.available()
-    setup, problem = appmod.board_link(Board(), settings, lambda: 0, lambda ms: None)
+    setup, problem = linksetup.board_link(Board(), settings, lambda: 0, lambda ms: None)
     assert problem == "" and setup.client_name == "umqtt.simple"
     station = setup.station(None, None)
     client = station.client

@@ -15,12 +15,12 @@ import json
 
 import pytest
 
-from firmware import app as appmod
 from firmware import config_file
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.link import codec
+from firmware.link import setup as linksetup
 from firmware.link.tablelink import MISMATCH, UP, TableLink
 from firmware.poker import cards
 from firmware.store import eventlog as ev
@@ -380,12 +380,12 @@ def test_only_a_uth_table_can_be_linked():
 def test_link_key_file(tmp_path):
     path = tmp_path / "link.key"
     path.write_text(KEY.hex()[:32] + "\n" + KEY.hex()[32:] + "\n")
-    assert appmod.read_link_key(str(path)) == KEY
+    assert linksetup.read_link_key(str(path)) == KEY
     for text, word in (("abc", "got 3"), ("zz" * 16, "not hex"), ("0" * 33, "got 33"), ("0" * 130, "130")):
         with pytest.raises(ValueError, match=word):
-            appmod.parse_link_key(text)
+            linksetup.parse_link_key(text)
     with pytest.raises(OSError):
-        appmod.read_link_key(str(tmp_path / "missing.key"))
+        linksetup.read_link_key(str(tmp_path / "missing.key"))
 
 
 class FakeWLAN:
@@ -426,20 +426,20 @@ def test_board_link_joins_wifi_reads_the_key_and_builds_the_setup(tmp_path):
     def sleep(ms):
         clock[0] += ms
 
-    setup, problem = appmod.board_link(FakeBoard(wlan), settings, lambda: clock[0], sleep)
+    setup, problem = linksetup.board_link(FakeBoard(wlan), settings, lambda: clock[0], sleep)
     assert problem == "" and setup.table == 9 and setup.key == KEY
     assert wlan.calls == [("active", True), ("connect", "pit", "pw")]
     assert clock[0] == 100  # the network joined at the third look: one 100 ms wait
-    setup, problem = appmod.board_link(FakeBoard(None), settings, lambda: 0, sleep)
+    setup, problem = linksetup.board_link(FakeBoard(None), settings, lambda: 0, sleep)
     assert setup is None and "no Wi-Fi" in problem
     settings.key_file = str(tmp_path / "missing.key")
-    setup, problem = appmod.board_link(FakeBoard(FakeWLAN()), settings, lambda: 0, sleep)
+    setup, problem = linksetup.board_link(FakeBoard(FakeWLAN()), settings, lambda: 0, sleep)
     assert setup is None and "missing.key" in problem and KEY.hex() not in problem
     # Wi-Fi that never comes up: the wait is bounded, the link keeps trying later
     settings.key_file = str(path)
     never = FakeWLAN(joins_after=10 ** 9)
     clock[0] = 0
-    setup, problem = appmod.board_link(FakeBoard(never), settings, lambda: clock[0], sleep, wait_ms=1000)
+    setup, problem = linksetup.board_link(FakeBoard(never), settings, lambda: clock[0], sleep, wait_ms=1000)
     assert setup is not None and clock[0] == 1000
 
 

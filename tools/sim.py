@@ -166,7 +166,7 @@ class ScriptError(Exception):
 class Simulation:
     """The app on a simulated table, with a clock that the caller advances.
 
-    link: a firmware.app.LinkSetup for a linked table; its clock then follows real time (the
+    link: a firmware.link.setup.LinkSetup for a linked table; its clock then follows real time (the
     broker and the link controller live in real time), and ``companions`` (other linked
     Simulations) are stepped along whenever this one runs, so several tables keep their links
     alive in one thread."""
@@ -721,8 +721,8 @@ def main(argv=None):
 
 def link_setup(address, table_id, key_file, timings=None):
     """A LinkSetup from the command line's --link HOST:PORT, --table-id and --key-file."""
-    from firmware.app import LinkSetup, read_link_key
     from firmware.link import mqtt
+    from firmware.link.setup import LinkSetup, read_link_key
 
     if not address or table_id is None or not key_file:
         raise ValueError("a linked table needs --link HOST:PORT, --table-id N and --key-file F")

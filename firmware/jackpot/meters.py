@@ -1,4 +1,5 @@
-"""Meter layouts: per-pool meters, lifetime table meters and the last jackpot hits.
+"""Meter layouts: per-pool meters, lifetime table meters and the last jackpot hits (their
+names for people are in firmware.jackpot.meternames).
 
 Meters are lists of non-negative ints indexed by the constants below; ``*_COUNT + hand`` and
 ``*_AMOUNT + hand`` are per jackpot hand type (paytable.FLUSH .. ROYAL_FLUSH).  Gross meters
@@ -39,15 +40,6 @@ HIT_COUNT = const(20)         # + hand type: awards paid per hand (count)
 HIT_AMOUNT = const(25)        # + hand type: awards paid per hand (cents)
 POOL_METERS = const(30)
 
-POOL_METER_NAMES = (
-    "wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
-    "reserve_contributions", "reserve_reversed", "overflow", "overflow_reversed",
-    "operator_additions", "reserve_funded", "paid", "shortfall", "moved_in", "moved_out",
-    "reserve_moved_in", "reserve_moved_out", "resets", "hits",
-    "hits_flush", "hits_full_house", "hits_four_of_a_kind", "hits_straight_flush",
-    "hits_royal_flush", "paid_flush", "paid_full_house", "paid_four_of_a_kind",
-    "paid_straight_flush", "paid_royal_flush",
-)
 
 # Lifetime table meters.
 T_ROUNDS = const(0)               # rounds with jackpot wagers contributed
@@ -68,13 +60,6 @@ T_HIT_COUNT = const(14)           # + hand type
 T_HIT_AMOUNT = const(19)          # + hand type
 TABLE_METERS = const(24)
 
-TABLE_METER_NAMES = (
-    "rounds", "wagers", "wagered", "voids", "voided", "retention", "retention_reversed",
-    "operator_additions", "paid", "shortfall", "hits", "collected", "resets", "config_changes",
-    "hits_flush", "hits_full_house", "hits_four_of_a_kind", "hits_straight_flush",
-    "hits_royal_flush", "paid_flush", "paid_full_house", "paid_four_of_a_kind",
-    "paid_straight_flush", "paid_royal_flush",
-)
 
 # A recorded jackpot hit is a list of HIT_FIELDS ints.
 H_TIME = const(0)
@@ -88,8 +73,6 @@ H_SHORTFALL = const(11)
 H_BEFORE = const(12)
 H_AFTER = const(13)
 HIT_FIELDS = const(14)
-HIT_NAMES = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
-             "pool_before", "pool_after")
 LAST_HITS = const(25)
 
 
@@ -104,11 +87,3 @@ def reserve_from_meters(m):
     """Reserve balance that the pool meters m account for."""
     return (m[RESERVE_CONTRIB] - m[RESERVE_REVERSED] + m[OVERFLOW] - m[OVERFLOW_REVERSED]
             - m[RESERVE_FUNDED] + m[RESERVE_MOVED_IN] - m[RESERVE_MOVED_OUT])
-
-
-def named(values, names):
-    """Dict of meter name -> value."""
-    out = {}
-    for i in range(len(names)):
-        out[names[i]] = values[i]
-    return out

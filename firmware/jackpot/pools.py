@@ -165,8 +165,10 @@ class Jackpot:
 
     def pool_meters(self, slot):
         """Dict of one pool's meters, with its value, reserve and carried fractions."""
+        from firmware.jackpot import meternames as mn
+
         self._check_slot(slot)
-        out = m.named(self.meters[slot], m.POOL_METER_NAMES)
+        out = mn.named(self.meters[slot], mn.POOL_METER_NAMES)
         out["value"] = self.value[slot]
         out["reserve"] = self.reserve[slot]
         out["carry_ppm"] = self.carry[slot]
@@ -175,7 +177,9 @@ class Jackpot:
 
     def table_meters(self):
         """Dict of the lifetime table meters, with the cents held for carried fractions."""
-        out = m.named(self.table, m.TABLE_METER_NAMES)
+        from firmware.jackpot import meternames as mn
+
+        out = mn.named(self.table, mn.TABLE_METER_NAMES)
         out["carried"] = self.carried_cents()
         return out
 
@@ -223,7 +227,9 @@ class Jackpot:
             for slot in range(cfg.POOL_SLOTS):
                 total += self.meters[slot][pmi]
             if total != self.table[tm]:
-                problems.append("table %s %d != pools %d" % (m.TABLE_METER_NAMES[tm],
+                from firmware.jackpot import meternames as mn
+
+                problems.append("table %s %d != pools %d" % (mn.TABLE_METER_NAMES[tm],
                                                               self.table[tm], total))
         return problems
 

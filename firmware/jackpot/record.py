@@ -80,6 +80,17 @@ def _range(what, value, low, high=None):
     return value
 
 
+def _check_meters(values, what):
+    """ValueError naming the first negative meter of a pool's meters or the table's (what:
+    "<pool> meter" or "table meter"); the names are loaded only to say what is wrong."""
+    for i in range(len(values)):
+        if values[i] < 0:
+            from firmware.jackpot import meternames as mn
+
+            names = mn.TABLE_METER_NAMES if what == "table meter" else mn.POOL_METER_NAMES
+            _range(what + " " + names[i], values[i], 0)
+
+
 def decode(data):
     """Rebuild the Jackpot from encode()'s bytes; ValueError names what is wrong."""
     r = Reader(data)
@@ -112,15 +123,13 @@ def decode(data):
         jp.reserve_carry[slot] = _range(key + " reserve carry", r.int("carry"), 0,
                                         cfg.RATE_UNIT - 1)
         meters = r.ints(m.POOL_METERS, "pool meters")
-        for i in range(m.POOL_METERS):
-            _range(key + " meter " + m.POOL_METER_NAMES[i], meters[i], 0)
+        _check_meters(meters, key + " meter")
         jp.meters[slot] = meters
         if slot not in config.active_slots() and (jp.value[slot] or jp.reserve[slot]
                                                   or jp.carry[slot] or jp.reserve_carry[slot]):
             raise ValueError("jackpot state: unused pool %s holds money" % key)
     table = r.ints(m.TABLE_METERS, "table meters")
-    for i in range(m.TABLE_METERS):
-        _range("table meter " + m.TABLE_METER_NAMES[i], table[i], 0)
+    _check_meters(table, "table meter")
     jp.table = table
     jp.last_round = _range("last round", r.int("last round"), 0)
     jp.open_round = r.int("open round")

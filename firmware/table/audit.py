@@ -16,7 +16,7 @@ its entry's lines is left out rather than shown cut.
 
 from firmware.compat import const
 from firmware.drivers import shoe, spot_sensors
-from firmware.jackpot import meters as jm
+from firmware.jackpot import meternames
 from firmware.jackpot import paytable as jpay
 from firmware.store import eventlog as ev
 from firmware.store import eventnames
@@ -313,12 +313,12 @@ def open_menu(c):
         meters = jp.pool_meters(slot)
         marks.append(len(lines))
         lines.extend(wrap(("pool %d" % slot, money(meters["value"])), 2))
-        for key in ordered(meters, jm.POOL_METER_NAMES):
+        for key in ordered(meters, meternames.POOL_METER_NAMES):
             meter_lines(lines, key, meters[key])
     marks.append(len(lines))
     lines.append("table meters")
     table = jp.table_meters()
-    for key in ordered(table, jm.TABLE_METER_NAMES):
+    for key in ordered(table, meternames.TABLE_METER_NAMES):
         meter_lines(lines, key, table[key])
     hits = jp.last_hits()
     marks.append(len(lines))
