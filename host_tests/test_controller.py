@@ -313,8 +313,46 @@ def test_supervisor_actions_load_their_code_for_the_action_only(table):
     from firmware.table import handlers
 
     with pytest.raises(AttributeError):
-        handlers.supervised("no_such_action", table.c)
+        handlers.supervised(table.c, "no_such_action")
     assert name not in sys.modules
+
+
+def test_a_supervisor_action_that_cannot_be_loaded_is_refused_and_changes_nothing(table, monkeypatch):
+    """A full heap (here: the module's import fails) refuses the void with the reason on the
+    display; the round goes on as it was and the next press voids the seat."""
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.key(True)
+    monkeypatch.setitem(sys.modules, "firmware.table.supervisor", None)
+    table.press(btn.BACK)
+    assert table.c.rec.voided == 0 and table.c.phase == tc.LOCKED
+    assert "Cannot load" in table.screen() and "supervisor" in table.c.last_refusal
+    monkeypatch.delitem(sys.modules, "firmware.table.supervisor", raising=False)
+    table.press(btn.BACK)
+    assert table.c.rec.voided == 0b1 and "Seat 1 void" in table.screen()
+
+
+def test_an_audit_menu_that_cannot_be_loaded_is_refused(table, monkeypatch):
+    """Out of heap while the audit menu loads: the supervisor is told, the table stays open."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_heap(name, *args, **kwargs):
+        if name == "firmware.table" and "audit" in (args[2] or ()):
+            raise MemoryError("memory allocation failed, allocating 1168 bytes")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_heap)
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.OPEN and "Audit not opened" in table.screen()
+    assert "allocating 1168 bytes" in table.c.last_refusal
+    assert "firmware.table.audit" not in sys.modules
+    monkeypatch.undo()
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.AUDIT
 
 
 def test_audit_menu_shows_meters_and_scrolls(table):

@@ -107,6 +107,7 @@ from firmware.table.roundrecord import NO_CARD
 from firmware.table.screens import View, money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
+AUDIT_MODULE = "firmware.table.audit"   # loaded while the audit menu is open
 SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
 RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
@@ -1003,21 +1004,34 @@ class RoundController:
     # ------------------------------------------------------------------ supervisor
 
     def _open_audit(self):
-        """Open the audit menu (firmware.table.audit.open_menu)."""
-        from firmware.table import audit  # loaded when a supervisor first opens it
+        """Open the audit menu (firmware.table.audit.open_menu), loading its module.  When
+        it cannot be loaded or built (a full heap) the supervisor is told why and the table
+        stays as it was."""
+        try:
+            from firmware.table import audit  # loaded while the menu is open (_close_audit)
 
-        self.menu = audit.open_menu(self)
+            menu = audit.open_menu(self)
+        except Exception as error:  # noqa: BLE001 - a refusal on the display, never a dead loop
+            audit = menu = None
+            self._forget_audit()
+            self._beep(BEEP_ERROR)
+            self._refuse("Audit not opened", error)
+            return
+        self.menu = menu
         self.menu_top = 0
         self._set_phase(AUDIT)
 
     def _close_audit(self):
         """Back to OPEN from the audit menu.  The menu and its module are let go: the audit
         takes room in the heap only while a supervisor has it open."""
-        from firmware.startup import forget
-
         self.menu = []
         self._set_phase(OPEN)
-        forget("firmware.table.audit")
+        self._forget_audit()
+
+    def _forget_audit(self):
+        from firmware.startup import forget
+
+        forget(AUDIT_MODULE)
 
     def _top_slot(self):
         """The pool whose reset amount the menu sets: the only pool, or the Major pool."""

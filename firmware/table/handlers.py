@@ -54,20 +54,29 @@ LONG_ACTIONS = (
 FIELD_DEST = 0
 FIELD_RANK = 1
 FIELD_SUIT = 2
+SUPERVISOR_MODULE = "firmware.table.supervisor"   # loaded for each supervisor action (supervised)
 _FIELDS = 3
 
 
-def supervised(action, *args):
-    """Run firmware.table.supervisor's `action` with args: the module is loaded for the call
-    and let go after, so a supervisor's rare actions take no heap while the table plays."""
+def supervised(c, action, *args):
+    """Run firmware.table.supervisor's `action` on the controller c (with args): the module
+    is loaded for the call and let go after, so a supervisor's rare actions take no heap
+    while the table plays.  When it cannot be loaded (a full heap) the action is refused
+    with the reason and nothing changes: the supervisor presses again."""
     from firmware.startup import forget
-    from firmware.table import supervisor
 
     try:
-        return getattr(supervisor, action)(*args)
+        from firmware.table import supervisor
+    except Exception as error:  # noqa: BLE001 - a refusal on the display, never a dead loop
+        forget(SUPERVISOR_MODULE)
+        c._beep(BEEP_ERROR)
+        c._refuse("Cannot load", error)
+        return None
+    try:
+        return getattr(supervisor, action)(c, *args)
     finally:
         supervisor = None
-        forget("firmware.table.supervisor")
+        forget(SUPERVISOR_MODULE)
 
 
 def long_buttons(c):
@@ -108,9 +117,9 @@ def _on_open(c, button, long):
 def _on_locked(c, button, long):
     if button == btn.BACK and c.key_on:
         if long:
-            supervised("void_round", c)
+            supervised(c, "void_round")
         else:
-            supervised("void_seat", c, c.cursor)
+            supervised(c, "void_seat", c.cursor)
         return
     if long:
         if button == btn.OK:
@@ -136,7 +145,7 @@ def _on_confirm(c, button, long):
         c._confirm()
     elif button == btn.BACK and c.key_on:
         if long:
-            supervised("void_round", c)
+            supervised(c, "void_round")
         else:
             # the jackpot hands are being checked: a seat cannot leave the round now
             c._say("Seat void only", "before SETTLE")
@@ -165,7 +174,7 @@ def _on_ram_clear(c, button, long):
         if not c.key_on:
             c._say("Supervisor key", "needed")
             return
-        supervised("ram_clear", c)
+        supervised(c, "ram_clear")
 
 
 def _on_audit(c, button, long):
@@ -190,7 +199,7 @@ def _on_config(c, button, long):
     elif button == btn.UP:
         c.config_index = (c.config_index - 1) % len(CONFIG_ITEMS)
     elif button == btn.OK:
-        supervised("apply_config", c, c.config_index)
+        supervised(c, "apply_config", c.config_index)
 
 
 def _on_test(c, button, long):
