@@ -17,7 +17,7 @@ hardware is chips, not objects in the heap, so the VM's heap is made larger by t
 the simulated board (its fakes), and a ballast then leaves the firmware exactly the free heap
 that a fresh VM of the size under test has (tools/mp/table_bench.py). What the simulated board
 allocates while the table plays still comes out of that room. It prints for each: whether the
-rounds complete in 128 KB and else the smallest heap that plays them (16 KB steps); whether
+rounds complete in 128 KB and else the smallest heap that plays them (8 KB steps); whether
 they complete in 128 K words (`-X heapsize=128wk`, which MicroPython scales by its word size
 over 4: 128 KB on a 32-bit VM, 256 KB on this x64 one, where every pointer takes twice the
 bytes); micropython.mem_peak(); where the heap goes (firmware modules, simulated board, table
@@ -58,6 +58,7 @@ MODES = ("filesystem", "romfs")
 BOARD_ROOM_K = 128    # a run's heap: the heap under test + the image, if any + this, for the
                       # simulated board and the ballast's slack
 SCAN_FROM_K = 512     # the smallest heap is searched down from here
+SCAN_STEP_K = 8       # in steps of this many KB
 
 
 def build_tree(out, arch="x64"):
@@ -141,11 +142,12 @@ def pay_math_us(tree):
     return int(done.stdout.split()[1])
 
 
-def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=16):
+def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=None):
     """The smallest heap (KB) from which every heap up to high_k, in step_k steps, plays the
     rounds; None if high_k does not.  A scan down from high_k rather than a bisection: a
     fragmented heap can fail at one size and pass at a smaller one, and the figure must be a
     size that works with room to spare, not a lucky one."""
+    step_k = step_k or SCAN_STEP_K
     if not run_vm(tree, rounds, high_k, image)[0]:
         return None
     while high_k - step_k > low_k and run_vm(tree, rounds, high_k - step_k, image)[0]:
@@ -227,8 +229,8 @@ def main(argv=None):
         for m in modes))
     for label, show in ROWS:
         print("%-28s" % label + "".join("  %-44s" % show(results[m][2]) for m in modes))
-    print("(figures from a run in the heap named above; 16 KB steps; the image and the simulated"
-          " board are outside it)")
+    print("(figures from a run in the heap named above; %d KB steps; the image and the simulated"
+          " board are outside it)" % SCAN_STEP_K)
     print("UTH pay math, 7 seats: %d us (the rules' settlement of Ante, Blind, Play, Trips and"
           " jackpot, which the table does not run; timed in a VM of its own)" % pay_math)
     return 0

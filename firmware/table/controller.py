@@ -83,7 +83,6 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     CONFIG,
     CONFIG_ITEMS,
     CONFIRM,
-    CONFIRM_HITS,
     DEALER,
     FCP,
     FLOP,
@@ -104,14 +103,13 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     WIDTH,
 )
 from firmware.table.roundrecord import NO_CARD
-from firmware.table.screens import View, money  # noqa: F401 - re-exported
+from firmware.table.screens import money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
-AUDIT_MODULE = "firmware.table.audit"   # loaded while the audit menu is open
 SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
 RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
-BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
+_BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
@@ -237,7 +235,7 @@ class RoundController:
             # now are the round's, and an accepted chip missing after the first reports was
             # taken while the power was off (tick).
             self.boot_scan = True
-            self.boot_scan_ms = now_ms + BOOT_SCAN_MS
+            self.boot_scan_ms = now_ms + _BOOT_SCAN_MS
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._pay_confirmed()
@@ -822,7 +820,7 @@ class RoundController:
             self._say("Cannot settle", missing)
             return
         if self.game != UTH:
-            self._finish_without_jackpot()
+            self._other_game().finish(self)
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
         try:
@@ -896,80 +894,17 @@ class RoundController:
             self._beep(BEEP_OK)
         self._refresh_meter()
 
-    def _finish_without_jackpot(self):
-        """Settle a Four Card Poker or Big Raise Stud round: results shown, round closed."""
-        self.hits = []
-        self._make_results()
-        self._set_phase(RESULTS)
-        if not self._commit(critical.STEP_SETTLE, [(ev.SETTLE, 0, 0, 0)]):
-            self._set_phase(LOCKED)
-            return
-        self.message = ""
-        self._beep(BEEP_OK)
-        self._refresh_meter()
+    def _other_game(self):
+        """firmware.table.othergames, for a table that plays Four Card Poker or Big Raise
+        Stud (loaded at its first settlement; a UTH table never loads it)."""
+        from firmware.table import othergames
 
-    def _seat_line(self, s, text, verdict):
-        return ("S%d %s" % (s + 1, screens.short(text)))[:WIDTH - len(verdict)] + verdict
-
-    def _make_results_fcp(self):
-        """Four Card Poker: best four of the seat's five against the dealer's best four of
-        six; the player wins ties [FCP 10.2]."""
-        dealer = hands.best4(self._cards_of(self.rec.dealer))
-        lines = ["D " + screens.short(hands.name(dealer))]
-        for s in range(self.seats):
-            hole = self._hole(s)
-            status = self._seat_status(s, hole)
-            if status is not None:
-                if status:
-                    lines.append(status)
-                continue
-            value = hands.best4(hole)
-            lines.append(self._seat_line(s, hands.name(value), " W" if value >= dealer else " L"))
-        self.results = lines
-
-    def _make_results_brs(self):
-        """Big Raise Stud: the seat's three cards and the two community cards, read against the
-        Risk/Raise pay table [BRS 5.1-5.4]: odds paid, a push, or a loss."""
-        from firmware.poker import paytables  # only Big Raise Stud's results read a pay table
-
-        board = self._cards_of(self.rec.board)
-        table = paytables.default(paytables.BET_RISK_RAISE)
-        lines = []
-        for s in range(self.seats):
-            hole = self._hole(s)
-            status = self._seat_status(s, hole)
-            if status is not None:
-                if status:
-                    lines.append(status)
-                continue
-            value = hands.best5(hole + board)
-            line = table.line_for(value)
-            if line is None:
-                verdict = " L"
-            elif line[paytables.NUMERATOR] == 0:
-                verdict = " P"
-            else:
-                verdict = " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
-            lines.append(self._seat_line(s, hands.name(value), verdict))
-        self.results = lines
-
-    def _seat_status(self, s, hole):
-        """None for a seat to show with its hand; '' for a seat without a hand; else its line."""
-        if len(hole) < self.seat_cards:
-            return ""
-        if self.rec.voided & (1 << s):
-            return "S%d void" % (s + 1)
-        if self.rec.folded & (1 << s):
-            return "S%d fold" % (s + 1)
-        return None
+        return othergames
 
     def _make_results(self):
         """One display line per seat with cards: hand name and the verdict against the dealer."""
-        if self.game == FCP:
-            self._make_results_fcp()
-            return
-        if self.game == BRS:
-            self._make_results_brs()
+        if self.game != UTH:
+            self._other_game().results(self)
             return
         board = self._cards_of(self.rec.board)
         dealer = self._cards_of(self.rec.dealer)
@@ -1031,7 +966,7 @@ class RoundController:
     def _forget_audit(self):
         from firmware.startup import forget
 
-        forget(AUDIT_MODULE)
+        forget("firmware.table.audit")  # loaded while the audit menu is open
 
     def _top_slot(self):
         """The pool whose reset amount the menu sets: the only pool, or the Major pool."""

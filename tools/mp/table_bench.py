@@ -7,6 +7,7 @@ import time
 import micropython
 
 BALLAST_HEADER = 32     # the bytearray object in front of its data (one GC block on x64)
+SPARE_GLOBALS = 48      # more than the names this script binds after its ballast
 
 
 def heap_now():
@@ -83,6 +84,14 @@ fakes = heap_now() - before_board
 settle_ticks = [0] * ROUNDS  # per round: the longest tick of the SETTLE press (the round settled)
 window = []                  # one press's tick times (us, run())
 bus = []                     # one press's I2C bytes per tick (run())
+# The script's own global names: its dictionary is grown here to the size the names bound
+# below need (spare entries made, then deleted: MicroPython does not shrink a dictionary), so
+# that it does not take a new table, a kilobyte in one piece, from the firmware's room when
+# the rounds bind their loop variables.
+for _n in range(SPARE_GLOBALS):
+    globals()["_spare%d" % _n] = 0
+for _n in range(SPARE_GLOBALS):
+    del globals()["_spare%d" % _n]
 ballast = b""
 if len(ARGS) > 3:
     # Given the free heap of a fresh VM of the size under test, a ballast leaves exactly that

@@ -1,0 +1,92 @@
+"""The round's end for the games without the progressive, Four Card Poker and Big Raise
+Stud: every seat's hand read against the dealer or the pay table, and the round closed.
+
+Each function takes the RoundController `c`.  The controller loads this module at such a
+table's first settlement (RoundController._other_game); a UTH table never loads it.
+"""
+
+from firmware.poker import hands
+from firmware.store import critical
+from firmware.store import eventlog as ev
+from firmware.table import screens
+from firmware.table.phases import BEEP_OK, FCP, LOCKED, RESULTS, WIDTH
+
+
+def results(c):
+    """The result lines of a Four Card Poker or Big Raise Stud round (c.results)."""
+    if c.game == FCP:
+        _results_fcp(c)
+    else:
+        _results_brs(c)
+
+
+def finish(c):
+    """Settle the round: results shown, round closed (no progressive to pay)."""
+    c.hits = []
+    results(c)
+    c._set_phase(RESULTS)
+    if not c._commit(critical.STEP_SETTLE, [(ev.SETTLE, 0, 0, 0)]):
+        c._set_phase(LOCKED)
+        return
+    c.message = ""
+    c._beep(BEEP_OK)
+    c._refresh_meter()
+
+
+def _results_fcp(c):
+    """Four Card Poker: best four of the seat's five against the dealer's best four of
+    six; the player wins ties [FCP 10.2]."""
+    dealer = hands.best4(c._cards_of(c.rec.dealer))
+    lines = ["D " + screens.short(hands.name(dealer))]
+    for s in range(c.seats):
+        hole = c._hole(s)
+        status = _seat_status(c, s, hole)
+        if status is not None:
+            if status:
+                lines.append(status)
+            continue
+        value = hands.best4(hole)
+        lines.append(_seat_line(c, s, hands.name(value), " W" if value >= dealer else " L"))
+    c.results = lines
+
+
+def _results_brs(c):
+    """Big Raise Stud: the seat's three cards and the two community cards, read against the
+    Risk/Raise pay table [BRS 5.1-5.4]: odds paid, a push, or a loss."""
+    from firmware.poker import paytables  # only Big Raise Stud's results read a pay table
+
+    board = c._cards_of(c.rec.board)
+    table = paytables.default(paytables.BET_RISK_RAISE)
+    lines = []
+    for s in range(c.seats):
+        hole = c._hole(s)
+        status = _seat_status(c, s, hole)
+        if status is not None:
+            if status:
+                lines.append(status)
+            continue
+        value = hands.best5(hole + board)
+        line = table.line_for(value)
+        if line is None:
+            verdict = " L"
+        elif line[paytables.NUMERATOR] == 0:
+            verdict = " P"
+        else:
+            verdict = " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
+        lines.append(_seat_line(c, s, hands.name(value), verdict))
+    c.results = lines
+
+
+def _seat_status(c, s, hole):
+    """None for a seat to show with its hand; '' for a seat without a hand; else its line."""
+    if len(hole) < c.seat_cards:
+        return ""
+    if c.rec.voided & (1 << s):
+        return "S%d void" % (s + 1)
+    if c.rec.folded & (1 << s):
+        return "S%d fold" % (s + 1)
+    return None
+
+
+def _seat_line(c, s, text, verdict):
+    return ("S%d %s" % (s + 1, screens.short(text)))[:WIDTH - len(verdict)] + verdict
