@@ -291,7 +291,7 @@ class Service:
         entries = []
         missing = []
         seq = start
-        for entry in log.entries(start):
+        for entry in log.entries(start, start + count):
             if len(entries) + len(missing) >= count:
                 break
             if entry is None:

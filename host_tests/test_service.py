@@ -419,7 +419,7 @@ def test_poll_reads_at_most_a_chunk_per_pass(table):
 
 
 def test_an_internal_failure_is_a_reply_not_a_crash(table):
-    def broken(start=None):
+    def broken(start=None, stop=None):
         raise OSError(5, "EIO")
         yield  # pragma: no cover
     table.memory.log.entries = broken

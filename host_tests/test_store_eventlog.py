@@ -201,3 +201,34 @@ def test_load_anchor_refused_leaves_the_log_as_it_was():
     with pytest.raises(Exception, match="tail"):
         log.load_anchor(logged(4).anchor_bytes()[:-ENTRY_SIZE])
     assert log.anchor_bytes() == before and log.count == 3
+
+
+def test_a_window_of_entries_reads_only_those_entries():
+    """entries(start, stop) gives the same entries as the whole log sliced, from page files
+    and from the tail, a missing page as None each; and reads no more than asked (the audit
+    menu reads eight at a time: a page in one piece is a kilobyte of heap)."""
+    fs = MemFS()
+    log = logged(3 * PAGE_ENTRIES + 7, fs)          # three full pages and a tail of seven
+    whole = list(log.entries())
+    sizes = []
+    real_open = fs.open
+
+    def counting_open(name, mode):
+        f = real_open(name, mode)
+        real_read = f.read
+
+        def read(n=-1):
+            data = real_read(n)
+            sizes.append(len(data))
+            return data
+        f.read = read
+        return f
+
+    fs.open = counting_open
+    for start, stop in ((0, 8), (5, 13), (30, 40), (90, 3 * PAGE_ENTRIES + 7), (95, 99)):
+        del sizes[:]
+        assert list(log.entries(start, stop)) == whole[start:stop]
+        assert sum(sizes) <= (stop - start) * ENTRY_SIZE, (start, stop, sizes)
+    assert list(log.entries(3 * PAGE_ENTRIES + 7, 200)) == []
+    del fs.files["ev01.bin"]
+    assert list(log.entries(30, 36)) == whole[30:32] + [None] * 4

@@ -215,39 +215,48 @@ class EventLog:
         with self.fs.open(self._page_name(page), "wb") as f:
             f.write(data)
 
-    def _read_page(self, page):
-        try:
-            with self.fs.open(self._page_name(page), "rb") as f:
-                return f.read()
-        except OSError:
-            return None
-
     # --- reading and checking -------------------------------------------------------------
     def first_available(self):
         """Sequence number of the oldest event the ring still holds."""
         first_page = self.count // PAGE_ENTRIES - (PAGES - 1)
         return max(0, first_page * PAGE_ENTRIES)
 
-    def entries(self, start=None):
-        """Yield the raw 32-byte entries from `start` (default: the oldest held) to the newest.
-        A page missing or of the wrong length yields None for each of its entries."""
+    def entries(self, start=None, stop=None):
+        """Yield the raw 32-byte entries from `start` (default: the oldest held) up to, not
+        including, `stop` (default: all).  A page missing or of the wrong length yields None
+        for each of its entries it lacks.  Only the entries asked for are read, so a caller
+        that wants a few takes a few hundred bytes of heap, not a page."""
         if start is None:
             start = self.first_available()
+        if stop is None or stop > self.count:
+            stop = self.count
         tail_page = self.count // PAGE_ENTRIES
-        page = start // PAGE_ENTRIES
-        while page <= tail_page:
-            data = self.tail if page == tail_page else self._read_page(page)
-            for i in range(PAGE_ENTRIES):
-                seq = page * PAGE_ENTRIES + i
-                if seq < start:
-                    continue
-                if seq >= self.count:
-                    return
+        seq = start
+        while seq < stop:
+            page = seq // PAGE_ENTRIES
+            first = seq - page * PAGE_ENTRIES
+            n = min(stop - seq, PAGE_ENTRIES - first)
+            if page == tail_page:
+                at = _ANCHOR_SIZE + first * ENTRY_SIZE
+                data = bytes(memoryview(self._anchor)[at:at + n * ENTRY_SIZE])
+            else:
+                data = self._read_entries(page, first, n)
+            for i in range(n):
                 if data is None or len(data) < (i + 1) * ENTRY_SIZE:
                     yield None
                 else:
                     yield data[i * ENTRY_SIZE:(i + 1) * ENTRY_SIZE]
-            page += 1
+            seq += n
+
+    def _read_entries(self, page, first, n):
+        """The bytes of n entries of a page file from its entry `first` (None: no file)."""
+        try:
+            with self.fs.open(self._page_name(page), "rb") as f:
+                if first:
+                    f.seek(first * ENTRY_SIZE)
+                return f.read(n * ENTRY_SIZE)
+        except OSError:
+            return None
 
     def events(self, start=None):
         """Yield the unpacked tuples (seq, time, round, kind, a, b, c, link) from `start`."""

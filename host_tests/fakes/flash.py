@@ -158,10 +158,16 @@ class _MemFile:
             self.data = fs.files[name]
         self.pos = 0
 
-    def read(self):
-        data = bytes(self.data[self.pos:])
-        self.pos = len(self.data)
+    def read(self, n=-1):
+        end = len(self.data) if n is None or n < 0 else min(len(self.data), self.pos + n)
+        data = bytes(self.data[self.pos:end])
+        self.pos = end
         return data
+
+    def seek(self, offset, whence=0):
+        self.pos = offset if whence == 0 else (self.pos + offset if whence == 1
+                                               else len(self.data) + offset)
+        return self.pos
 
     def readinto(self, buf):
         count = min(len(buf), len(self.data) - self.pos)
