@@ -278,3 +278,20 @@ def test_the_menu_indexes_and_slices_like_a_list_of_its_lines(table):
     assert menu[-1] == " after #0" and menu[len(menu) - 5:len(menu) - 4] == [" tamper S1"]
     with pytest.raises(IndexError, match="audit line"):
         menu[len(menu)]
+
+
+def test_fixed_lines_are_kept_in_small_lists_and_read_like_one():
+    """The menu's fixed lines (Lines) read as one list, in order, cut to the display, while
+    no list holds more than 32 of them (a fragmented heap may lack a kilobyte in one piece)."""
+    from firmware.table import audit
+
+    lines = audit.Lines()
+    made = ["line %d" % i for i in range(100)] + ["x" * (WIDTH + 5)]
+    lines.extend(made[:50])
+    for line in made[50:]:
+        lines.append(line)
+    assert len(lines) == 101
+    assert [lines[i] for i in range(len(lines))] == made[:100] + ["x" * WIDTH]
+    assert max(len(chunk) for chunk in lines.chunks) <= 32 and len(lines.chunks) == 4
+    with pytest.raises(IndexError):
+        lines[101]

@@ -25,6 +25,9 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     assert _row(out, "heap 1024 K words") == ["rounds complete (-X heapsize=1024wk)"] * 2
     assert all(c.startswith("3 (21 jackpot wagers") for c in _row(out, "rounds played"))
     assert _row(out, "books balance") == ["yes"] * 2
+    # the same rounds with a supervisor's void and audit menu halfway, whose code loads for
+    # them (the VM program checks that both happened and the table is back in OPEN)
+    assert _row(out, "with a supervisor mid-run") == ["rounds complete"] * 2
     assert _row(out, "boot checks") == ["program ok, config ok"] * 2
     assert all(c.startswith("nothing") for c in _row(out, "idle tick allocates"))
     # a chip is lit within one tick of its debounced placement: 40 ms of debounce are two

@@ -4,8 +4,10 @@ Compiles the whole firmware (the evaluator as native code, as the board build do
 simulated board and its fakes to .mpy for the unix VM (x64), with a manifest over them and a
 UTH configuration file, then runs tools/mp/table_bench.py under `micropython -X heapsize=128k`:
 boot as the board's main() does (program verification and configuration file, whose modules
-are then forgotten), RAM clear, N full seven-seat rounds from the shoe.  It does so twice, side
-by side, for the two ways a board can hold the program:
+are then forgotten), RAM clear, N full seven-seat rounds from the shoe; and the same rounds
+again with a supervisor's work halfway (a seat's jackpot wager voided after LOCK, the audit
+menu opened, paged and closed: code that loads for the action), whose heap gets a row of its
+own.  It does so twice, side by side, for the two ways a board can hold the program:
 
 - filesystem: the .mpy files on the board's littlefs, which MicroPython copies into the heap
   when it imports them;
@@ -112,13 +114,16 @@ def free_at_start(spec):
     return _FREE_AT_START[spec]
 
 
-def run_vm(tree, rounds, heap_k, image=None, words=False):
+def run_vm(tree, rounds, heap_k, image=None, words=False, supervised=False):
     """Run the benchmark with heap_k KB (words: heap_k K words, heap_spec) of heap for the
     firmware, the program from the .mpy files in tree or, given `image` (the path of a ROMFS
-    image of tree), from that image; (ok, figures or error text).  The VM's heap is larger
+    image of tree), from that image, supervised: with a supervisor's void and audit menu
+    halfway through the rounds; (ok, figures or error text).  The VM's heap is larger
     by the image and the simulated board, and a ballast leaves the firmware exactly the free
     heap that a fresh VM of the size under test has (tools/mp/table_bench.py)."""
     free = free_at_start(heap_spec(heap_k, words))
+    if supervised:
+        rounds = "%d:%d" % (rounds, rounds // 2)
     heap = free + BOARD_ROOM_K * 1024 + (os.path.getsize(image) if image else 0)
     with tempfile.TemporaryDirectory() as state:
         write_config(state)
@@ -142,15 +147,16 @@ def pay_math_us(tree):
     return int(done.stdout.split()[1])
 
 
-def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=None):
+def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=None, supervised=False):
     """The smallest heap (KB) from which every heap up to high_k, in step_k steps, plays the
     rounds; None if high_k does not.  A scan down from high_k rather than a bisection: a
     fragmented heap can fail at one size and pass at a smaller one, and the figure must be a
     size that works with room to spare, not a lucky one."""
     step_k = step_k or SCAN_STEP_K
-    if not run_vm(tree, rounds, high_k, image)[0]:
+    if not run_vm(tree, rounds, high_k, image, supervised=supervised)[0]:
         return None
-    while high_k - step_k > low_k and run_vm(tree, rounds, high_k - step_k, image)[0]:
+    while high_k - step_k > low_k and run_vm(tree, rounds, high_k - step_k, image,
+                                             supervised=supervised)[0]:
         high_k -= step_k
     return high_k
 
@@ -208,10 +214,18 @@ def main(argv=None):
         image_bytes = Path(image).write_bytes(romfs_image(tree))
         results = {}
         in_words = {}
+        supervised = {}
         for mode in modes:
             held = image if mode == "romfs" else None
             results[mode] = measure(tree, args.rounds, args.heap, held)
             in_words[mode] = run_vm(tree, args.rounds, args.heap, held, words=True)[0]
+            # the same rounds with a supervisor's work halfway: a seat's wager voided, the
+            # audit menu opened and closed, whose code loads for them
+            if run_vm(tree, args.rounds, args.heap, held, supervised=True)[0]:
+                supervised[mode] = None
+            else:
+                supervised[mode] = smallest_heap(tree, args.rounds, args.heap, SCAN_FROM_K, held,
+                                                 supervised=True)
         pay_math = pay_math_us(tree)
     print("MicroPython unix VM (x64: 8-byte words): %d modules as .mpy (ROMFS image %d bytes), "
           "%d rounds" % (count, image_bytes, args.rounds))
@@ -226,6 +240,10 @@ def main(argv=None):
     print("%-28s" % ("heap %d K words" % args.heap) + "".join(
         "  %-44s" % ("rounds complete (-X heapsize=%s)" % heap_spec(args.heap, True)
                      if in_words[m] else "FAILED (-X heapsize=%s)" % heap_spec(args.heap, True))
+        for m in modes))
+    print("%-28s" % "with a supervisor mid-run" + "".join(
+        "  %-44s" % ("rounds complete" if supervised[m] is None else
+                     "FAILED; smallest heap that plays: %s KB" % supervised[m])
         for m in modes))
     for label, show in ROWS:
         print("%-28s" % label + "".join("  %-44s" % show(results[m][2]) for m in modes))

@@ -25,6 +25,7 @@ from firmware.table.screens import money, short
 
 ENTRY_LINES = const(3)       # display lines per event log entry
 _CACHE = const(8)            # entries read from the log at once
+_CHUNK_LINES = const(32)     # fixed lines kept per list (Lines)
 _DAY = const(86400)
 _FROM_RAM = const(0xFFFF)    # CM_RECOVERED source: the record just committed, held in RAM
 # jackpot hands (firmware.jackpot.paytable.NAMES order) in a few columns
@@ -202,10 +203,41 @@ def _missing(seq, why):
     return ["#%d" % seq, " " + why, ""]
 
 
+class Lines:
+    """The audit menu's fixed display lines, appended in order and read by index, kept in
+    lists of _CHUNK_LINES: one list of them all would be a kilobyte or two in one piece,
+    which a heap fragmented by hours of play may not have when a supervisor opens the menu.
+    A line longer than the display is cut (the lines are made to fit; this guards it)."""
+
+    def __init__(self):
+        self.chunks = [[]]
+        self.count = 0
+
+    def append(self, line):
+        last = self.chunks[-1]
+        if len(last) == _CHUNK_LINES:
+            last = []
+            self.chunks.append(last)
+        last.append(line if len(line) <= WIDTH else line[:WIDTH])
+        self.count += 1
+
+    def extend(self, lines):
+        for line in lines:
+            self.append(line)
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i):
+        if not 0 <= i < self.count:
+            raise IndexError("fixed line %d of %d" % (i, self.count))
+        return self.chunks[i // _CHUNK_LINES][i % _CHUNK_LINES]
+
+
 class AuditMenu:
-    """The audit menu's lines: `fixed` (a list of display lines), then the entries `log` (an
-    EventLog) holds when the menu opens, newest first, read on demand.  `marks` are the line
-    numbers where sections start (OK jumps between them)."""
+    """The audit menu's lines: `fixed` (display lines: a Lines, or any sequence of them),
+    then the entries `log` (an EventLog) holds when the menu opens, newest first, read on
+    demand.  `marks` are the line numbers where sections start (OK jumps between them)."""
 
     def __init__(self, fixed, log, marks=()):
         self.fixed = fixed
@@ -260,7 +292,7 @@ class AuditMenu:
         out = []
         seq = first
         try:
-            for raw in self.log.entries(first):
+            for raw in self.log.entries(first, last + 1):
                 if seq > last:
                     break
                 if raw is None:
@@ -293,7 +325,8 @@ def open_menu(c):
     configuration and the program checks, then every event the log holds, newest first,
     read from the log as it is scrolled."""
     jp = c.jackpot
-    lines = ["AUDIT  (BACK)", "OK=next section", "round %d" % c.rec.round_no]
+    lines = Lines()
+    lines.extend(("AUDIT  (BACK)", "OK=next section", "round %d" % c.rec.round_no))
     marks = [0]
     lk = c.tablelink
     if lk is not None:
@@ -338,4 +371,4 @@ def open_menu(c):
     marks.append(len(lines))
     lines.append("events %d" % log.count)
     lines.append("held from #%d" % log.first_available())
-    return AuditMenu([line[:WIDTH] for line in lines], log, marks)
+    return AuditMenu(lines, log, marks)

@@ -20,7 +20,7 @@ def free_now():
     return gc.mem_free()
 
 
-# Arguments: rounds, state folder, install folder [, free heap for the firmware [, ROMFS
+# Arguments: rounds (R or R:S, below), state folder, install folder [, free heap for the firmware [, ROMFS
 # image]]; or "free"; or "paymath".  The webassembly VM's sys.argv is empty: its runner
 # defines ARGV in this module's globals instead.
 ARGS = globals().get("ARGV") or sys.argv[1:]
@@ -50,7 +50,10 @@ if ARGS[0] == "paymath":
     print("settle7_us", time.ticks_diff(time.ticks_us(), t0) // 20)
     sys.exit(0)
 
-ROUNDS = int(ARGS[0])
+# "R" plays R rounds; "R:S" also has a supervisor void a seat's wager in round S (from 0) and
+# open and close the audit menu after it
+_rounds, _sep, _supervised = ARGS[0].partition(":")
+ROUNDS = int(_rounds)
 # The board's FRAM chip and flash live outside its heap: here they are files in this folder,
 # with the table's configuration file (config.json, written by tools/table_bench.py).
 STATE_DIR = ARGS[1]
@@ -122,6 +125,7 @@ print("config_check", "ok" if config_ok else config_text)
 from firmware.app import TICK_MS, App  # noqa: E402
 from firmware.drivers.spot_sensors import ante_spot  # noqa: E402
 from firmware.store.slots import PathFS  # noqa: E402
+from firmware.table.phases import AUDIT, OPEN  # noqa: E402
 
 imported = heap_now()
 app = App(table.board, PathFS(table.flash_dir), now=0, **options)
@@ -199,6 +203,8 @@ names = "23456789TJQKA"
 suits = "cdhs"
 rounds_done = 0
 jackpots = 0
+supervised_round = int(_supervised) if _supervised else -1
+audit_opened = 0
 collected = [0, 0]    # rounds whose longest SETTLE tick included a collection, the longest
 busiest = [0, 0]      # the most bytes a tick of a LOCK press, of a SETTLE press clocked on I2C
 for _round in range(ROUNDS):
@@ -209,6 +215,14 @@ for _round in range(ROUNDS):
     del bus[:]
     press("LOCK", wire=bus)
     busiest[0] = max(busiest[0], max(bus))
+    if _round == supervised_round:
+        # A supervisor's work in the run, so that the heap under test has room for it: seat 1's
+        # jackpot wager voided after LOCK (key + BACK; its code loads for the action).
+        table.key.level = 0
+        run(200)
+        press("BACK")
+        table.key.level = 1
+        run(200)
     deck = list(range(52))
     for i in range(21):
         j = i + rand(52 - i)
@@ -243,6 +257,18 @@ for _round in range(ROUNDS):
     for seat in range(16):
         table.mcp.uncover(seat)
     run(200)
+    if _round == supervised_round:
+        # ... and, between rounds, the audit menu opened (key + long OK), paged, closed (BACK)
+        table.key.level = 0
+        run(200)
+        press("OK", 1200)
+        if app.controller.phase == AUDIT:
+            audit_opened += 1
+        press("DOWN")
+        press("OK")
+        press("BACK")
+        table.key.level = 1
+        run(200)
     rounds_done += 1
 print("rounds", rounds_done)
 settle_ticks.sort()
@@ -254,10 +280,17 @@ print("jackpot_rounds", jackpots)
 print("audit_problems", len(app.controller.jackpot.audit()))
 wagers = app.controller.jackpot.table_meters()["wagers"]
 print("jackpot_wagers", wagers)
+voids = app.controller.jackpot.table_meters()["voids"]
+print("supervisor", "%d %d" % (voids, audit_opened))
+supervised = 1 if supervised_round >= 0 else 0
 if wagers != 7 * ROUNDS or app.controller.jackpot.audit():
     # A round that ran short of heap may have been refused (a failed commit leaves the money
     # as committed): then this heap is not enough, whatever else completed.
     print("rounds short: %d jackpot wagers, expected %d" % (wagers, 7 * ROUNDS))
+    sys.exit(2)
+if voids != supervised or audit_opened != supervised or app.controller.phase != OPEN:
+    # the supervisor's void or audit menu was refused (their code could not be loaded)
+    print("supervisor refused: %d voids, audit opened %d times" % (voids, audit_opened))
     sys.exit(2)
 gc.collect()
 if hasattr(micropython, "mem_peak"):  # not in the webassembly port
