@@ -37,17 +37,12 @@ def _results_fcp(c):
     """Four Card Poker: best four of the seat's five against the dealer's best four of
     six; the player wins ties [FCP 10.2]."""
     dealer = hands.best4(c._cards_of(c.rec.dealer))
-    lines = ["D " + screens.short(hands.name(dealer))]
-    for s in range(c.seats):
-        hole = c._hole(s)
-        status = _seat_status(c, s, hole)
-        if status is not None:
-            if status:
-                lines.append(status)
-            continue
+
+    def verdict(hole):
         value = hands.best4(hole)
-        lines.append(_seat_line(c, s, hands.name(value), " W" if value >= dealer else " L"))
-    c.results = lines
+        return value, " W" if value >= dealer else " L"
+
+    c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict)
 
 
 def _results_brs(c):
@@ -57,7 +52,22 @@ def _results_brs(c):
 
     board = c._cards_of(c.rec.board)
     table = paytables.default(paytables.BET_RISK_RAISE)
-    lines = []
+
+    def verdict(hole):
+        value = hands.best5(hole + board)
+        line = table.line_for(value)
+        if line is None:
+            return value, " L"
+        if line[paytables.NUMERATOR] == 0:
+            return value, " P"
+        return value, " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
+
+    c.results = _seat_lines(c, [], verdict)
+
+
+def _seat_lines(c, lines, verdict):
+    """`lines` with one more per seat with cards: void or fold, else its hand's name and
+    what verdict(hole) says of it (verdict returns the hand's value and the text)."""
     for s in range(c.seats):
         hole = c._hole(s)
         status = _seat_status(c, s, hole)
@@ -65,16 +75,9 @@ def _results_brs(c):
             if status:
                 lines.append(status)
             continue
-        value = hands.best5(hole + board)
-        line = table.line_for(value)
-        if line is None:
-            verdict = " L"
-        elif line[paytables.NUMERATOR] == 0:
-            verdict = " P"
-        else:
-            verdict = " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
-        lines.append(_seat_line(c, s, hands.name(value), verdict))
-    c.results = lines
+        value, text = verdict(hole)
+        lines.append(_seat_line(c, s, hands.name(value), text))
+    return lines
 
 
 def _seat_status(c, s, hole):
