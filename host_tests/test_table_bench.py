@@ -25,6 +25,9 @@ def test_table_benchmark_plays_rounds_both_ways_on_the_micropython_vm(capsys):
     assert _row(out, "heap 1024 K words") == ["rounds complete (-X heapsize=1024wk)"] * 2
     assert all(c.startswith("3 (21 jackpot wagers") for c in _row(out, "rounds played"))
     assert _row(out, "books balance") == ["yes"] * 2
+    # a standalone UTH table keeps none of the code it loads only for a use (the link's, the
+    # supervisor's actions, the audit menu, the names for people, the other games' results)
+    assert _row(out, "on-use modules left") == ["none"] * 2
     # the same rounds with a supervisor's void and audit menu halfway, whose code loads for
     # them (the VM program checks that both happened and the table is back in OPEN)
     assert _row(out, "with a supervisor mid-run") == ["rounds complete"] * 2

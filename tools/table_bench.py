@@ -177,6 +177,7 @@ ROWS = (
     ("rounds played", lambda f: "%s (%s jackpot wagers, %s jackpot rounds)" % (
         f["rounds"], f["jackpot_wagers"], f["jackpot_rounds"])),
     ("books balance", lambda f: "yes" if f["audit_problems"] == "0" else "NO"),
+    ("on-use modules left", lambda f: f["on_use_loaded"]),
     ("boot checks", lambda f: "program %s, config %s" % (f["program_check"], f["config_check"])),
     ("mem_peak (bytes)", lambda f: f["mem_peak"]),
     ("heap after rounds (bytes)", lambda f: f["mem_alloc_after"] + " (with the board)"),
@@ -221,11 +222,14 @@ def main(argv=None):
             in_words[mode] = run_vm(tree, args.rounds, args.heap, held, words=True)[0]
             # the same rounds with a supervisor's work halfway: a seat's wager voided, the
             # audit menu opened and closed, whose code loads for them
-            if run_vm(tree, args.rounds, args.heap, held, supervised=True)[0]:
-                supervised[mode] = None
+            ok, f = run_vm(tree, args.rounds, args.heap, held, supervised=True)
+            if ok:
+                supervised[mode] = "rounds complete"
             else:
-                supervised[mode] = smallest_heap(tree, args.rounds, args.heap, SCAN_FROM_K, held,
-                                                 supervised=True)
+                top = max(SCAN_FROM_K, args.heap)
+                needed = smallest_heap(tree, args.rounds, args.heap, top, held, supervised=True)
+                supervised[mode] = ("FAILED; smallest heap that plays: %d KB" % needed if needed
+                                    else "FAILED even in %d KB: %s" % (top, f))
         pay_math = pay_math_us(tree)
     print("MicroPython unix VM (x64: 8-byte words): %d modules as .mpy (ROMFS image %d bytes), "
           "%d rounds" % (count, image_bytes, args.rounds))
@@ -242,9 +246,7 @@ def main(argv=None):
                      if in_words[m] else "FAILED (-X heapsize=%s)" % heap_spec(args.heap, True))
         for m in modes))
     print("%-28s" % "with a supervisor mid-run" + "".join(
-        "  %-44s" % ("rounds complete" if supervised[m] is None else
-                     "FAILED; smallest heap that plays: %s KB" % supervised[m])
-        for m in modes))
+        "  %-44s" % supervised[m] for m in modes))
     for label, show in ROWS:
         print("%-28s" % label + "".join("  %-44s" % show(results[m][2]) for m in modes))
     print("(figures from a run in the heap named above; %d KB steps; the image and the simulated"

@@ -134,6 +134,13 @@ class RoundController:
         # The progressive belongs to UTH [rules.md 2]; the other games settle without it.
         self.game = game
         self.seat_cards, self.dealer_cards, self.board_cards = GAME_CARDS[game]
+        self.other_game = None
+        if game != UTH:
+            # Four Card Poker's and Big Raise Stud's results: loaded with such a table's
+            # controller, so that a heap too small for them shows at boot, not mid-round
+            from firmware.table import othergames
+
+            self.other_game = othergames
         self.ante_sensors = ante_sensors
         self.seats = seats
         self.view = screens.View(seats)
@@ -820,7 +827,7 @@ class RoundController:
             self._say("Cannot settle", missing)
             return
         if self.game != UTH:
-            self._other_game().finish(self)
+            self.other_game.finish(self)
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
         try:
@@ -894,17 +901,10 @@ class RoundController:
             self._beep(BEEP_OK)
         self._refresh_meter()
 
-    def _other_game(self):
-        """firmware.table.othergames, for a table that plays Four Card Poker or Big Raise
-        Stud (loaded at its first settlement; a UTH table never loads it)."""
-        from firmware.table import othergames
-
-        return othergames
-
     def _make_results(self):
         """One display line per seat with cards: hand name and the verdict against the dealer."""
         if self.game != UTH:
-            self._other_game().results(self)
+            self.other_game.results(self)
             return
         board = self._cards_of(self.rec.board)
         dealer = self._cards_of(self.rec.dealer)
@@ -964,9 +964,12 @@ class RoundController:
         self._forget_audit()
 
     def _forget_audit(self):
+        # the menu's module and the names it loaded for people (a later use loads them again)
         from firmware.startup import forget
 
-        forget("firmware.table.audit")  # loaded while the audit menu is open
+        for name in ("firmware.table.audit", "firmware.store.eventnames",
+                     "firmware.jackpot.meternames"):
+            forget(name)
 
     def _top_slot(self):
         """The pool whose reset amount the menu sets: the only pool, or the Major pool."""

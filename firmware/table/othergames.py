@@ -1,8 +1,9 @@
 """The round's end for the games without the progressive, Four Card Poker and Big Raise
 Stud: every seat's hand read against the dealer or the pay table, and the round closed.
 
-Each function takes the RoundController `c`.  The controller loads this module at such a
-table's first settlement (RoundController._other_game); a UTH table never loads it.
+Each function takes the RoundController `c`.  A Four Card Poker or Big Raise Stud table's
+controller loads this module when it is made (RoundController.other_game); a UTH table never
+loads it.
 """
 
 from firmware.poker import hands

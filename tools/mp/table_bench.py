@@ -7,7 +7,7 @@ import time
 import micropython
 
 BALLAST_HEADER = 32     # the bytearray object in front of its data (one GC block on x64)
-SPARE_GLOBALS = 48      # more than the names this script binds after its ballast
+SPARE_GLOBALS = 56      # more than the names this script binds after its ballast
 
 
 def heap_now():
@@ -271,6 +271,13 @@ for _round in range(ROUNDS):
         run(200)
     rounds_done += 1
 print("rounds", rounds_done)
+# The code a standalone UTH table loads only for its use, and lets go after (docs/performance.md):
+# none of it may stay once the rounds (and the supervisor's void and audit menu) are done.
+on_use_left = " ".join([name for name in (
+    "firmware.table.linked", "firmware.link.setup", "firmware.table.supervisor",
+    "firmware.table.audit", "firmware.store.eventnames", "firmware.jackpot.meternames",
+    "firmware.table.othergames") if name in sys.modules]) or "none"
+print("on_use_loaded", on_use_left)
 settle_ticks.sort()
 print("settle_tick_us_median", settle_ticks[len(settle_ticks) // 2])
 print("settle_tick_us_max", settle_ticks[-1])
@@ -291,6 +298,9 @@ if wagers != 7 * ROUNDS or app.controller.jackpot.audit():
 if voids != supervised or audit_opened != supervised or app.controller.phase != OPEN:
     # the supervisor's void or audit menu was refused (their code could not be loaded)
     print("supervisor refused: %d voids, audit opened %d times" % (voids, audit_opened))
+    sys.exit(2)
+if on_use_left != "none":
+    print("modules loaded for a use were kept: " + on_use_left)
     sys.exit(2)
 gc.collect()
 if hasattr(micropython, "mem_peak"):  # not in the webassembly port
