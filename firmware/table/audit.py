@@ -336,8 +336,10 @@ def open_menu(c):
             lines.extend(wrap(("pool %d" % i, money(lk.amounts()[i])), 2))
         marks.append(len(lines))
         lines.append("linked meters")
+        from firmware.table.linked import TOTAL_NAMES
+
         totals = c.link_totals()
-        for key in c.linked.TOTAL_NAMES:
+        for key in TOTAL_NAMES:
             meter_lines(lines, key, totals[key])
         lines.append("entries %d/%d" % (lk.acked, lk.last_n))
         lines.append("hits queued %d" % len(lk.awaiting))

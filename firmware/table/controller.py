@@ -198,17 +198,12 @@ class RoundController:
         # linked progressive (None / unused on a standalone table)
         self.link_factory = None     # callable(section bytes or None, log) -> TableLink
         self.tablelink = None
-        self.lock_time = 0           # wall seconds of this round's LOCK (linked)
         self.hits_estimated = False  # self.hits amounts are estimates until the link pays
-        self.link_events = []        # (kind, a, b, c) from the link's log, committed by link_poll
-        self.link_rejects = 0
-        self.link_reject_reason = 0
         self.shoe_rejects = 0        # shoe lines rejected since the last SHOE_REJECT entry
         self.shoe_reason = 0         # the last one's reason
         self.shoe_logged = False     # a SHOE_REJECT entry made since boot, at shoe_logged_ms
         self.shoe_logged_ms = 0
-        self.link_retry = 0
-        self.linked = None           # firmware.table.linked, loaded when the table is linked
+        self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
 
     # ------------------------------------------------------------------ boot
 
@@ -572,25 +567,24 @@ class RoundController:
     def link_poll(self, now_ms):
         """Linked tables, every tick after the link's service(): payouts that arrived, link
         events, the link section when it changed, and the pool amounts on the meter sign
-        (firmware.table.linked.poll).  Allocates nothing while nothing changes."""
+        (firmware.table.linked.LinkedRound.poll).  Allocates nothing while nothing changes."""
         if self.tablelink is None or self.jackpot is None or self.memory.ram_error:
             return
         self.now_ms = now_ms
-        self.linked.poll(self, now_ms)
+        self.linked.poll(now_ms)
 
     def link_totals(self):
         """The linked table's own ledger meters (dict of firmware.table.linked.TOTAL_NAMES),
         or None."""
         if self.tablelink is None:
             return None
-        return self.linked.totals(self)
+        return self.linked.totals()
 
     def _start_link(self):
-        """Load the linked table's round work and build the link (linked.start)."""
+        """Load the linked table's round work and build the link (linked.LinkedRound)."""
         from firmware.table import linked  # a standalone table never loads it
 
-        self.linked = linked
-        linked.start(self)
+        self.linked = linked.LinkedRound(self)
 
     # ------------------------------------------------------------------ state
 
@@ -640,13 +634,13 @@ class RoundController:
                     SECTION_ROUND: roundrecord.encode(self.rec)}
         if self.tablelink is not None:
             sections[SECTION_LINK] = self.tablelink.section()
-            sections[SECTION_LINK_ROUND] = self.linked.round_section(self)
+            sections[SECTION_LINK_ROUND] = self.linked.round_section()
         return sections
 
     def _link_committed(self):
         """After a commit that carried the link section."""
         if self.tablelink is not None:
-            self.linked.committed(self)
+            self.linked.committed()
 
     def _commit(self, step, events):
         """Commit this round's step; on failure reload the committed jackpot and say so."""
@@ -756,7 +750,7 @@ class RoundController:
                 self.jackpot.contribute(self.rec.round_no, seats)
             else:
                 # linked: the wagers go to the link controller's pool, not the frozen local one
-                mark = self.linked.lock(self, seats, amount)
+                mark = self.linked.lock(seats, amount)
         except ValueError as error:
             self._beep(BEEP_ERROR)
             self._refuse("LOCK refused", error)
@@ -767,7 +761,7 @@ class RoundController:
             self._set_phase(OPEN)
             self.rec.accepted = 0
             if mark is not None:
-                self.linked.rollback(self, mark)
+                self.linked.rollback(mark)
             return
         self._link_committed()
         self._beep(BEEP_OK)
@@ -834,7 +828,7 @@ class RoundController:
             if self.tablelink is None:
                 plan = self.jackpot.preview(self.rec.round_no, self.wall, flop, self._jackpot_hands())
             else:
-                plan = self.linked.Plan(self.linked.hits(self, flop))
+                plan = self.linked.plan(flop)
         except ValueError as error:
             self._beep(BEEP_ERROR)
             self._refuse("Cannot settle", error)
@@ -870,7 +864,7 @@ class RoundController:
 
     def _pay(self, confirmed):
         if self.tablelink is not None:
-            self.linked.pay(self, confirmed)
+            self.linked.pay(confirmed)
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
         before = list(self.jackpot.value)

@@ -1,9 +1,9 @@
 """A linked table's round work: what the round controller does with its TableLink
 (docs/link.md "Integration"; the controller's docstring says what a linked round is).
 
-Each function takes the RoundController `c`.  The controller loads this module when it boots
-with a ``link_factory`` (``start``) and keeps it as ``c.linked``: a standalone table never
-loads it, so its code takes no room in that table's heap.
+The controller loads this module when it boots with a ``link_factory`` and keeps a
+LinkedRound as ``c.linked``: a standalone table never loads it, so its code takes no room in
+that table's heap.
 """
 
 from firmware.compat import const
@@ -24,221 +24,277 @@ _I32_MAX = const(0x7FFFFFFF)
 TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
 
 
-def start(c):
-    """Build the table's link from its critical-memory section (ValueError if unusable)."""
-    c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), lambda code, text: _log(c, code, text))
-    c.link_required = True
-    c.link_up = False
-    c.lock_time = 0
-    data = c.memory.section(SECTION_LINK_ROUND)
-    if data is not None:
-        words = bytes(data).decode().split()
-        if len(words) != 2 or not words[0].isdigit() or not words[1].isdigit():
-            raise ValueError("link round section %r is not 'round lock_time'" % (bytes(data),))
-        if int(words[0]) == c.rec.round_no or int(words[0]) == c.memory.round_no:
-            c.lock_time = int(words[1])
+class LinkedRound:
+    """A linked table's round work for the RoundController `c` (c.linked), with the state only
+    a linked round has: the LOCK's wall time, link log events waiting for a commit, rejects
+    counted since the last entry, and when a failed link commit is tried again."""
 
+    def __init__(self, c):
+        """Build the table's link from its critical-memory section (ValueError if unusable)."""
+        self.c = c
+        self.lock_time = 0       # wall seconds of this round's LOCK
+        self.events = []         # (kind, a, b, c) from the link's log, committed by poll
+        self.rejects = 0         # link messages rejected since the last LINK_REJECT entry
+        self.reject_reason = 0   # the last one's reason (LINK_REASONS index + 1)
+        self.retry = 0           # tick after which a failed link commit is tried again
+        c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
+        c.link_required = True
+        c.link_up = False
+        data = c.memory.section(SECTION_LINK_ROUND)
+        if data is not None:
+            words = bytes(data).decode().split()
+            if len(words) != 2 or not words[0].isdigit() or not words[1].isdigit():
+                raise ValueError("link round section %r is not 'round lock_time'" % (bytes(data),))
+            if int(words[0]) == c.rec.round_no or int(words[0]) == c.memory.round_no:
+                self.lock_time = int(words[1])
 
-def _log(c, code, text):
-    """The link's log callback: rejects are counted, a mismatch is queued for the log."""
-    if code == "link reject":
-        c.link_rejects += 1
-        c.link_reject_reason = 0
-        for i in range(len(ev.LINK_REASONS)):
-            if text.startswith(ev.LINK_REASONS[i]):
-                c.link_reject_reason = i + 1
-    elif code == "link mismatch":
-        remote = c.tablelink.remote if c.tablelink is not None else None
-        theirs = remote[0] if remote else 0
-        c.link_events.append((ev.LINK_MISMATCH, 0, _i32(c.tablelink.totals[0]), _i32(theirs)))
+    def _log(self, code, text):
+        """The link's log callback: rejects are counted, a mismatch is queued for the log."""
+        c = self.c
+        if code == "link reject":
+            self.rejects += 1
+            self.reject_reason = 0
+            for i in range(len(ev.LINK_REASONS)):
+                if text.startswith(ev.LINK_REASONS[i]):
+                    self.reject_reason = i + 1
+        elif code == "link mismatch":
+            remote = c.tablelink.remote if c.tablelink is not None else None
+            theirs = remote[0] if remote else 0
+            self.events.append((ev.LINK_MISMATCH, 0, _i32(c.tablelink.totals[0]), _i32(theirs)))
 
-
-def poll(c, now_ms):
-    """RoundController.link_poll on a linked table with a jackpot and good memory: payouts
-    that arrived, link events, the link section when it changed, and the pool amounts on the
-    meter sign.  Allocates nothing while nothing changes."""
-    lk = c.tablelink
-    if lk.results:
-        _results(c)
-    if c.link_events or c.link_rejects:
-        _log_commit(c)
-    if lk.dirty and now_ms - c.link_retry >= 0:
-        _commit(c, [])
-    view = c.view
-    amounts = lk.amounts()
-    slots = view.meter_slots
-    n = len(amounts)
-    for i in range(len(slots)):
-        if i < n and view.meter[slots[i]] != amounts[i]:
+    def poll(self, now_ms):
+        """RoundController.link_poll on a linked table with a jackpot and good memory: payouts
+        that arrived, link events, the link section when it changed, and the pool amounts on the
+        meter sign.  Allocates nothing while nothing changes."""
+        c = self.c
+        lk = c.tablelink
+        if lk.results:
+            self._results()
+        if self.events or self.rejects:
+            self._log_commit()
+        if lk.dirty and now_ms - self.retry >= 0:
+            self._commit([])
+        view = c.view
+        amounts = lk.amounts()
+        slots = view.meter_slots
+        n = len(amounts)
+        for i in range(len(slots)):
+            if i < n and view.meter[slots[i]] != amounts[i]:
+                c._refresh_meter()
+                return
+        if view.meter_fault != c._meter_fault():
             c._refresh_meter()
+
+    def totals(self):
+        """The linked table's own ledger meters (a dict of TOTAL_NAMES)."""
+        c = self.c
+        out = {}
+        values = c.tablelink.totals
+        for i in range(len(TOTAL_NAMES)):
+            out[TOTAL_NAMES[i]] = values[i]
+        return out
+
+    def _log_commit(self):
+        events = self.events[:ev.MAX_EVENTS_PER_COMMIT - 1]
+        if self.rejects:
+            events.append((ev.LINK_REJECT, self.reject_reason, self.rejects, 0))
+        self.events = []
+        self.rejects = 0
+        self._commit(events)
+
+    def _commit(self, events):
+        """Commit events with the link section; on failure keep it dirty and retry later."""
+        c = self.c
+        lk = c.tablelink
+        problem = c.commit_admin(events, {SECTION_LINK: lk.section()})
+        if problem:
+            lk.dirty = True
+            self.retry = c.now_ms + _RETRY_MS
+            return False
+        lk.saved()
+        return True
+
+    def _results(self):
+        """Payouts the link controller confirmed: log, commit, then show them."""
+        c = self.c
+        lk = c.tablelink
+        results = lk.take_results()
+        events = []
+        for result in results:
+            for row in result.rows:
+                events.append((ev.JACKPOT_HIT, row[0], row[1], _i32(row[2])))
+        if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
+            events = events[:ev.MAX_EVENTS_PER_COMMIT]
+        if not self._commit(events):
+            lk.results = results + lk.results
             return
-    if view.meter_fault != c._meter_fault():
+        for result in results:
+            paid = []
+            for row in result.rows:
+                line = c._sign_line(c.jackpot.config.pool_for(row[1]))
+                new = result.after[line] if line < len(result.after) else 0
+                c._show_win(line, row[0], row[2], new)
+                paid.append("JP S%d %s" % (row[0], money(row[2])))
+                c._say("JACKPOT PAID S%d" % row[0], money(row[2]))
+            if result.round == c.rec.round_no and c.phase == RESULTS:
+                keep = [line for line in c.results if not line.startswith("JP ")]
+                c.results = keep + paid
+                c.hits = []
+        c._beep(BEEP_JACKPOT)
         c._refresh_meter()
 
+    def mark(self):
+        """Where the link's entries stand, for rollback() if the commit that follows fails."""
+        c = self.c
+        lk = c.tablelink
+        return (lk.last_n, list(lk.totals), len(lk.entries), len(lk.awaiting), lk.dirty)
 
-def totals(c):
-    """The linked table's own ledger meters (a dict of TOTAL_NAMES)."""
-    out = {}
-    values = c.tablelink.totals
-    for i in range(len(TOTAL_NAMES)):
-        out[TOTAL_NAMES[i]] = values[i]
-    return out
+    def rollback(self, mark):
+        """Undo an entry the commit did not take (it was never sent: see _held)."""
+        c = self.c
+        lk = c.tablelink
+        lk.last_n = mark[0]
+        for i in range(len(mark[1])):
+            lk.totals[i] = mark[1][i]
+        while len(lk.entries) > mark[2]:
+            lk.entries.pop()
+        while len(lk.awaiting) > mark[3]:
+            lk.awaiting.pop()
+        lk.dirty = mark[4]
 
+    def _held(self, method, *args):
+        """Make a link entry without sending it: it goes out once its commit is done, so the
+        controller never hears of an entry a power cut or a failed commit could still lose."""
+        c = self.c
+        lk = c.tablelink
+        up = lk.transport_up
+        lk.transport_up = False
+        try:
+            return method(*args)
+        finally:
+            lk.transport_up = up
 
-def _log_commit(c):
-    events = c.link_events[:ev.MAX_EVENTS_PER_COMMIT - 1]
-    if c.link_rejects:
-        events.append((ev.LINK_REJECT, c.link_reject_reason, c.link_rejects, 0))
-    c.link_events = []
-    c.link_rejects = 0
-    _commit(c, events)
+    def committed(self):
+        """After a commit that carried the link section: it is saved, and the link sends its
+        unacknowledged entries at its next service."""
+        c = self.c
+        lk = c.tablelink
+        lk.saved()
+        lk.last_resend = c.now_ms - lk.resend_every
 
+    def round_section(self):
+        """The SECTION_LINK_ROUND bytes of this round."""
+        c = self.c
+        return ("%d %d" % (c.rec.round_no, self.lock_time)).encode()
 
-def _commit(c, events):
-    """Commit events with the link section; on failure keep it dirty and retry later."""
-    lk = c.tablelink
-    problem = c.commit_admin(events, {SECTION_LINK: lk.section()})
-    if problem:
-        lk.dirty = True
-        c.link_retry = c.now_ms + _RETRY_MS
-        return False
-    lk.saved()
-    return True
+    def lock(self, seats, amount):
+        """LOCK on a linked table: the accepted wagers (`seats`, `amount` cents) become a link
+        contribution, not a local one (ValueError if the link refuses); returns the mark for
+        rollback()."""
+        c = self.c
+        before = self.mark()
+        self.lock_time = c.wall
+        if seats:
+            self._held(c.tablelink.contribute, c.rec.round_no, c.wall, len(seats), amount)
+        return before
 
+    def void_round(self):
+        """A void round's reversal on the link: (amount reversed, negative cents; the mark)."""
+        c = self.c
+        before = self.mark()
+        live = c.rec.accepted & ~c.rec.voided
+        amount = -len(pools.mask_seats(live)) * c.jackpot.config.wager
+        if amount:
+            self._held(c.tablelink.reverse, c.rec.round_no, self.lock_time, -amount)
+        return amount, before
 
-def _results(c):
-    """Payouts the link controller confirmed: log, commit, then show them."""
-    lk = c.tablelink
-    results = lk.take_results()
-    events = []
-    for result in results:
-        for row in result.rows:
-            events.append((ev.JACKPOT_HIT, row[0], row[1], _i32(row[2])))
-    if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
-        events = events[:ev.MAX_EVENTS_PER_COMMIT]
-    if not _commit(c, events):
-        lk.results = results + lk.results
-        return
-    for result in results:
-        paid = []
-        for row in result.rows:
-            line = c._sign_line(c.jackpot.config.pool_for(row[1]))
-            new = result.after[line] if line < len(result.after) else 0
-            c._show_win(line, row[0], row[2], new)
-            paid.append("JP S%d %s" % (row[0], money(row[2])))
-            c._say("JACKPOT PAID S%d" % row[0], money(row[2]))
-        if result.round == c.rec.round_no and c.phase == RESULTS:
-            keep = [line for line in c.results if not line.startswith("JP ")]
-            c.results = keep + paid
-            c.hits = []
-    c._beep(BEEP_JACKPOT)
-    c._refresh_meter()
+    def void_seat(self):
+        """One void seat's wager reversed on the link: (amount, the mark)."""
+        c = self.c
+        before = self.mark()
+        amount = c.jackpot.config.wager
+        self._held(c.tablelink.reverse, c.rec.round_no, self.lock_time, amount)
+        return amount, before
 
+    def hits(self, flop):
+        """Jackpot hits of this round as HIT_FIELDS records with estimated amounts (the link
+        controller pays them), in dealing order."""
+        c = self.c
+        wager = c.jackpot.config.wager
+        config = c.jackpot.config
+        winners = [[], [], []]
+        five_of = {}
+        for seat, hole, played in c._jackpot_hands():
+            if not played:
+                continue
+            five = jpay.jackpot_cards(hole, flop)
+            hand = jpay.hand_type(hands.best5(five))
+            if hand != jpay.NO_HIT:
+                winners[config.pool_for(hand)].append((seat, hand))
+                five_of[seat] = five
+        amounts = c.tablelink.amounts()
+        active = config.active_slots()
+        out = []
+        for i in range(len(active)):
+            slot = active[i]
+            if not winners[slot]:
+                continue
+            value = amounts[i] if i < len(amounts) else 0
+            payouts = hitplan.plan_pool(value, winners[slot], wager, config.odds, config.percent)[0]
+            for p in payouts:
+                record = [self.lock_time, c.rec.round_no, p[hitplan.SEAT], p[hitplan.HAND], slot]
+                record.extend(five_of[p[hitplan.SEAT]])
+                record.extend([p[hitplan.AMOUNT], p[hitplan.SHORTFALL], p[hitplan.BEFORE],
+                               p[hitplan.AFTER]])
+                out.append(record)
+        return out
 
-def mark(c):
-    """Where the link's entries stand, for rollback() if the commit that follows fails."""
-    lk = c.tablelink
-    return (lk.last_n, list(lk.totals), len(lk.entries), len(lk.awaiting), lk.dirty)
+    def plan(self, flop):
+        """This round's hits as a Plan (estimated amounts: the link controller pays them)."""
+        return Plan(self.hits(flop))
 
-
-def rollback(c, mark):
-    """Undo an entry the commit did not take (it was never sent: see _held)."""
-    lk = c.tablelink
-    lk.last_n = mark[0]
-    for i in range(len(mark[1])):
-        lk.totals[i] = mark[1][i]
-    while len(lk.entries) > mark[2]:
-        lk.entries.pop()
-    while len(lk.awaiting) > mark[3]:
-        lk.awaiting.pop()
-    lk.dirty = mark[4]
-
-
-def _held(c, method, *args):
-    """Make a link entry without sending it: it goes out once its commit is done, so the
-    controller never hears of an entry a power cut or a failed commit could still lose."""
-    lk = c.tablelink
-    up = lk.transport_up
-    lk.transport_up = False
-    try:
-        return method(*args)
-    finally:
-        lk.transport_up = up
-
-
-def committed(c):
-    """After a commit that carried the link section: it is saved, and the link sends its
-    unacknowledged entries at its next service."""
-    lk = c.tablelink
-    lk.saved()
-    lk.last_resend = c.now_ms - lk.resend_every
-
-
-def round_section(c):
-    """The SECTION_LINK_ROUND bytes of this round."""
-    return ("%d %d" % (c.rec.round_no, c.lock_time)).encode()
-
-
-def lock(c, seats, amount):
-    """LOCK on a linked table: the accepted wagers (`seats`, `amount` cents) become a link
-    contribution, not a local one (ValueError if the link refuses); returns the mark for
-    rollback()."""
-    before = mark(c)
-    c.lock_time = c.wall
-    if seats:
-        _held(c, c.tablelink.contribute, c.rec.round_no, c.wall, len(seats), amount)
-    return before
-
-
-def void_round(c):
-    """A void round's reversal on the link: (amount reversed, negative cents; the mark)."""
-    before = mark(c)
-    live = c.rec.accepted & ~c.rec.voided
-    amount = -len(pools.mask_seats(live)) * c.jackpot.config.wager
-    if amount:
-        _held(c, c.tablelink.reverse, c.rec.round_no, c.lock_time, -amount)
-    return amount, before
-
-
-def void_seat(c):
-    """One void seat's wager reversed on the link: (amount, the mark)."""
-    before = mark(c)
-    amount = c.jackpot.config.wager
-    _held(c, c.tablelink.reverse, c.rec.round_no, c.lock_time, amount)
-    return amount, before
-
-
-def hits(c, flop):
-    """Jackpot hits of this round as HIT_FIELDS records with estimated amounts (the link
-    controller pays them), in dealing order."""
-    wager = c.jackpot.config.wager
-    config = c.jackpot.config
-    winners = [[], [], []]
-    five_of = {}
-    for seat, hole, played in c._jackpot_hands():
-        if not played:
-            continue
-        five = jpay.jackpot_cards(hole, flop)
-        hand = jpay.hand_type(hands.best5(five))
-        if hand != jpay.NO_HIT:
-            winners[config.pool_for(hand)].append((seat, hand))
-            five_of[seat] = five
-    amounts = c.tablelink.amounts()
-    active = config.active_slots()
-    out = []
-    for i in range(len(active)):
-        slot = active[i]
-        if not winners[slot]:
-            continue
-        value = amounts[i] if i < len(amounts) else 0
-        payouts = hitplan.plan_pool(value, winners[slot], wager, config.odds, config.percent)[0]
-        for p in payouts:
-            record = [c.lock_time, c.rec.round_no, p[hitplan.SEAT], p[hitplan.HAND], slot]
-            record.extend(five_of[p[hitplan.SEAT]])
-            record.extend([p[hitplan.AMOUNT], p[hitplan.SHORTFALL], p[hitplan.BEFORE],
-                           p[hitplan.AFTER]])
-            out.append(record)
-    return out
+    def pay(self, confirmed):
+        """Settle a linked round: claim its confirmed hits on the link (paid later by the link
+        controller, rules.md 11.10-11.11) in the same commit as the settlement."""
+        c = self.c
+        flop = c._cards_of(c.rec.board)[:FLOP]
+        lk = c.tablelink
+        try:
+            found = self.hits(flop)
+        except ValueError as error:
+            c._beep(BEEP_ERROR)
+            c._refuse("Cannot settle", error)
+            return
+        wager = c.jackpot.config.wager
+        claims = []
+        events = []
+        for hit in found:
+            claims.append([hit[jm.H_SEAT], hit[jm.H_HAND], wager])
+            events.append((ev.LINK_CLAIM, hit[jm.H_SEAT], hit[jm.H_HAND], wager))
+        amounts = lk.amounts()
+        events.append((ev.SETTLE, 0, 0, _i32(sum(amounts))))
+        before = self.mark()
+        if claims:
+            try:
+                self._held(lk.hit, c.rec.round_no, self.lock_time, claims)
+            except ValueError as error:
+                c._beep(BEEP_ERROR)
+                c._refuse("Cannot claim", error)
+                return
+        c._set_phase(RESULTS)
+        if not c._commit(critical.STEP_SETTLE, events):
+            self.rollback(before)
+            c._set_phase(CONFIRM if confirmed is None and found else LOCKED)
+            return
+        self.committed()
+        c.hits = found
+        c.hits_estimated = True
+        c.message = ""
+        c._make_results()
+        if found:
+            c._beep(BEEP_JACKPOT)
+            c._say("JACKPOT CLAIMED", "paid by the link")
+        c._refresh_meter()
 
 
 class Plan:
@@ -246,49 +302,6 @@ class Plan:
 
     def __init__(self, hits):
         self.hits = hits
-
-
-def pay(c, confirmed):
-    """Settle a linked round: claim its confirmed hits on the link (paid later by the link
-    controller, rules.md 11.10-11.11) in the same commit as the settlement."""
-    flop = c._cards_of(c.rec.board)[:FLOP]
-    lk = c.tablelink
-    try:
-        found = hits(c, flop)
-    except ValueError as error:
-        c._beep(BEEP_ERROR)
-        c._refuse("Cannot settle", error)
-        return
-    wager = c.jackpot.config.wager
-    claims = []
-    events = []
-    for hit in found:
-        claims.append([hit[jm.H_SEAT], hit[jm.H_HAND], wager])
-        events.append((ev.LINK_CLAIM, hit[jm.H_SEAT], hit[jm.H_HAND], wager))
-    amounts = lk.amounts()
-    events.append((ev.SETTLE, 0, 0, _i32(sum(amounts))))
-    before = mark(c)
-    if claims:
-        try:
-            _held(c, lk.hit, c.rec.round_no, c.lock_time, claims)
-        except ValueError as error:
-            c._beep(BEEP_ERROR)
-            c._refuse("Cannot claim", error)
-            return
-    c._set_phase(RESULTS)
-    if not c._commit(critical.STEP_SETTLE, events):
-        rollback(c, before)
-        c._set_phase(CONFIRM if confirmed is None and found else LOCKED)
-        return
-    committed(c)
-    c.hits = found
-    c.hits_estimated = True
-    c.message = ""
-    c._make_results()
-    if found:
-        c._beep(BEEP_JACKPOT)
-        c._say("JACKPOT CLAIMED", "paid by the link")
-    c._refresh_meter()
 
 
 def _i32(value):

@@ -36,7 +36,7 @@ def void_round(c):
         elif c.tablelink is None:
             amount = c.jackpot.void_round(c.rec.round_no).amount
         else:
-            amount, mark = c.linked.void_round(c)
+            amount, mark = c.linked.void_round()
     except ValueError as error:
         c._refuse("Void refused", error)
         return
@@ -44,7 +44,7 @@ def void_round(c):
     if not c._commit(critical.STEP_VOID, [(ev.VOID, 0, c.rec.accepted, -amount)]):
         c._set_phase(LOCKED)
         if mark is not None:
-            c.linked.rollback(c, mark)
+            c.linked.rollback(mark)
         return
     c._link_committed()
     c._beep(BEEP_OK)
@@ -67,7 +67,7 @@ def void_seat(c, seat):
             if c.tablelink is None:
                 amount = -c.jackpot.void_seat(c.rec.round_no, seat + 1).amount
             else:
-                amount, mark = c.linked.void_seat(c)
+                amount, mark = c.linked.void_seat()
         except ValueError as error:
             c._refuse("Void refused", error)
             return
@@ -77,7 +77,7 @@ def void_seat(c, seat):
     if not c._log_admin(ev.VOID, seat + 1, bit, amount, c._sections()):
         c.rec.voided &= ~bit
         if mark is not None:
-            c.linked.rollback(c, mark)
+            c.linked.rollback(mark)
         return
     c._link_committed()
     c._beep(BEEP_OK)
