@@ -205,6 +205,18 @@ def test_make_sim_without_a_terminal_replays_the_demo(monkeypatch, capsys):
     assert "replaying" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("game, result", [("fcp", "S1 Trips W"), ("brs", "S1 Full Hous 8:1")])
+def test_the_other_games_replay_their_own_demo_without_a_terminal(monkeypatch, capsys, game, result):
+    """`make sim ARGS="--game fcp"` with no terminal: the game's demo, not UTH's (which looks
+    for the progressive this table has not got).  The results are worked out by hand: FCP
+    trip aces beat the dealer's two pair [FCP 9.4, 10.2]; BRS aces full of kings pays 8 to 1 on
+    the Risk/Raise pay table [BRS 5.2-5.4]."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert simmod.main(["--game", game]) == 0
+    out = capsys.readouterr().out
+    assert "demo_%s.txt" % game in out and result in out
+
+
 def test_a_four_card_poker_table_deals_five_and_six_and_shows_results():
     sim = simmod.Simulation(None, game="fcp")
     ram_clear(sim)

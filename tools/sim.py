@@ -83,6 +83,8 @@ ANTE_KEYS = "!@#$%^&"
 COLOUR_NAMES = tuple(ANSI_COLOURS)   # every name host_tests/fakes/ws2812.py gives a ring
 MAX_WAIT_MS = 600000                 # one wait: at most ten minutes of table time
 BAD_SCRIPT = 2                       # exit status for a malformed script or a missing file
+# What `make sim` replays without a terminal, per game (tools/sim_scripts/)
+DEMO_SCRIPTS = {"uth": "demo.txt", "fcp": "demo_fcp.txt", "brs": "demo_brs.txt"}
 USAGE = {
     "press": "press LOCK|SETTLE|UP|DOWN|OK|BACK",
     "hold": "hold LOCK|SETTLE|UP|DOWN|OK|BACK",
@@ -701,7 +703,9 @@ def main(argv=None):
     if args.service:
         return serve(Simulation(state, fresh=args.fresh, link=link))
     if args.script is None and not sys.stdin.isatty():
-        args.script = os.path.join(os.path.dirname(__file__), "sim_scripts", "demo.txt")
+        # the game's own demo: a UTH table's (demo.txt) would look for the progressive
+        args.script = os.path.join(os.path.dirname(__file__), "sim_scripts",
+                                   DEMO_SCRIPTS[args.game])
         state, args.fresh = None, True
         print("No terminal to read keys from: replaying %s\n" % args.script)
     if args.script:
