@@ -154,12 +154,11 @@ class Shoe:
         self._overflow = False
 
     def _finish(self, now):
-        if self._overflow:
-            pass                     # already rejected when it passed MAX_LINE
-        elif self._garbage:
-            self._reject(GARBAGE)
-        elif self._len:
-            self._parse(now)
+        if not self._overflow:       # a line too long was rejected when it passed MAX_LINE
+            if self._garbage:
+                self._reject(GARBAGE)
+            elif self._len:
+                self._parse(now)
         self._reset()
 
     def _reject(self, reason):
