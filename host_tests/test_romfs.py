@@ -143,18 +143,26 @@ def test_cli_reports_the_image_and_its_size(tmp_path):
     assert "romfs     %s, %d bytes" % (tmp_path / "s3.romfs", size) in result.stdout
 
 
-def test_a_failed_build_keeps_the_previous_folder_and_image(tmp_path):
+def _failed_rebuild_keeps_the_previous_build(tmp_path, spoil, error):
+    """Build, spoil the project (spoil(root)), build again: the second build fails with
+    `error` and leaves the folder, the image and nothing else as the first made them."""
     root = _mini_project(tmp_path)
     out = tmp_path / "p"
     builder.build("pico_w", out, build_id="good", root=root, romfs=True)
     image = (tmp_path / "p.romfs").read_bytes()
     before = folder_hashes(out)
-    (root / "firmware" / "poker" / "hands.py").write_text("def f(:\n")
-    with pytest.raises(builder.BuildError, match="mpy-cross failed on firmware/poker/hands.py"):
+    spoil(root)
+    with pytest.raises(builder.BuildError, match=error):
         builder.build("pico_w", out, build_id="bad", root=root, romfs=True)
     assert (tmp_path / "p.romfs").read_bytes() == image
     assert folder_hashes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p", "p.romfs", "project"]
+
+
+def test_a_failed_build_keeps_the_previous_folder_and_image(tmp_path):
+    _failed_rebuild_keeps_the_previous_build(
+        tmp_path, lambda root: (root / "firmware" / "poker" / "hands.py").write_text("def f(:\n"),
+        "mpy-cross failed on firmware/poker/hands.py")
 
 
 def test_no_image_is_written_when_the_build_fails(tmp_path):
@@ -168,17 +176,9 @@ def test_no_image_is_written_when_the_build_fails(tmp_path):
 def test_an_image_that_cannot_be_made_keeps_the_previous_build(tmp_path):
     # The firmware compiles but a data file's name cannot go into an image: neither the
     # folder nor the image may change, or they would no longer match.
-    root = _mini_project(tmp_path)
-    out = tmp_path / "p"
-    builder.build("pico_w", out, build_id="good", root=root, romfs=True)
-    image = (tmp_path / "p.romfs").read_bytes()
-    before = folder_hashes(out)
-    (root / "firmware" / "café.json").write_text("{}")
-    with pytest.raises(builder.BuildError, match="café.json is not an ASCII name"):
-        builder.build("pico_w", out, build_id="bad", root=root, romfs=True)
-    assert folder_hashes(out) == before
-    assert (tmp_path / "p.romfs").read_bytes() == image
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["p", "p.romfs", "project"]
+    _failed_rebuild_keeps_the_previous_build(
+        tmp_path, lambda root: (root / "firmware" / "café.json").write_text("{}"),
+        "café.json is not an ASCII name")
 
 
 def _mini_project(tmp_path):
