@@ -941,7 +941,6 @@ class RoundController:
 
             menu = audit.open_menu(self)
         except Exception as error:  # noqa: BLE001 - a refusal on the display, never a dead loop
-            audit = menu = None
             self._forget_audit()
             self._beep(BEEP_ERROR)
             self._refuse("Audit not opened", error)

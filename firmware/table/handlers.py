@@ -75,7 +75,6 @@ def supervised(c, action, *args):
     try:
         return getattr(supervisor, action)(c, *args)
     finally:
-        supervisor = None
         forget(SUPERVISOR_MODULE)
 
 
