@@ -255,6 +255,17 @@ def test_failed_reads_become_a_bus_fault_on_every_spot_then_recover():
     assert events == [(CLEARED, 0), (REMOVED, 0), (CLEARED, 1), (CLEARED, 2), (PLACED, 2)]
 
 
+def test_a_chip_that_stayed_put_through_a_bus_fault_is_reported_again():
+    # The consumer stops counting a faulted spot, so a chip still there when the fault clears
+    # must be announced anew, even though the spot was covered before the fault.
+    spots = SpotSensors(count=3, debounce_ms=60, bus_fault_scans=3, recover_ms=200)
+    run(spots, [0b011] * 10)
+    run(spots, [-1] * 3, start=200)
+    events, now = run(spots, [0b001] * 25, start=5000)
+    assert events == [(CLEARED, 0), (PLACED, 0), (CLEARED, 1), (REMOVED, 1), (CLEARED, 2)]
+    assert spots.covered(0) and not spots.covered(1)
+
+
 def test_a_shorted_mcp_bus_gives_faults_not_phantom_removals():
     # End to end: the sensor loop as the app runs it (read, check every few scans).
     bus, model, chip = make_chip()

@@ -55,3 +55,25 @@ def test_a_chattering_ante_sensor_on_the_board_is_caught_by_the_driver_and_logge
     assert [e[4:7] for e in events_of(c.memory, ev.SENSOR_FAULT)] == [(3, ANTE_SPOT, sens.CHATTER)]
     assert c.view.seat_light[2] == lights.FAULT
     assert c.ante & (1 << 2) == 0
+
+
+def test_chips_that_stayed_put_through_a_sensor_bus_glitch_are_still_taken_at_lock(tmp_path):
+    # A short on the expander's bus faults every spot at once; when it clears, the chips that
+    # never moved are seen again (ring, display) and their wagers are taken at LOCK.
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    for seat in (1, 3):
+        b.table.mcp.cover(jackpot_spot(seat))
+        b.table.mcp.cover(ante_spot(seat))
+    b.run(400)
+    assert c.placed == 0b101 and c.ante == 0b101
+    b.table.i2c.sda_short = "high"
+    b.run(200)
+    assert c.placed == 0 and c.view.seat_light[0] == lights.FAULT
+    b.table.i2c.sda_short = None
+    b.run(5000)
+    assert c.placed == 0b101 and c.ante == 0b101
+    assert c.view.seat_light[0] == lights.PLACED
+    b.press("LOCK")
+    assert c.rec.accepted == 0b101

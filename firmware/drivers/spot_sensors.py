@@ -27,9 +27,10 @@ Rules, with times in milliseconds (constructor arguments):
   cannot be told from an empty spot here; the test mode (every sensor) finds it.
 - bus: ``bus_fault_scans`` failed reads in a row put every spot in fault BUS.
 - recovery: a faulted spot whose raw bit has been steady for ``recover_ms`` (and, for
-  STUCK, is uncovered) is cleared (event CLEARED); if its state then differs from what was
-  last reported, the matching PLACED/REMOVED follows.  A good read clears BUS faults the
-  same way.
+  STUCK, is uncovered) is cleared (event CLEARED).  A covered spot is then reported PLACED
+  again, even if it was covered before the fault: a consumer stops counting a faulted spot, so
+  a chip that stayed put must be announced anew.  An uncovered spot last reported covered
+  gets REMOVED.  A good read clears BUS faults the same way.
 """
 
 from firmware.compat import const
@@ -192,6 +193,8 @@ class SpotSensors:
                 self._changes[spot] = 0
                 self._window_start[spot] = now
                 self.events.push(CLEARED, spot)
+                if raw:
+                    self._stable &= ~bit    # so that _report announces the chip again
                 self._report(spot, raw)
             return
         if raw != (self._stable & bit) and steady >= self.debounce_ms:
