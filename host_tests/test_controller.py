@@ -115,7 +115,7 @@ def test_lock_accepts_only_seats_with_an_ante(table):
     assert table.c.rec.accepted == 0b1
     assert list(table.c.view.seat_light[:3]) == [lights.ACCEPTED, lights.LOCKED, lights.LOCKED]
     assert table.c.view.meter[0] == RESET + PER_WAGER
-    assert "3 not taken" in table.screen()
+    assert "No Ante, no JP:\nseats 3" in table.screen()
     lock = events_of(table.memory, ev.LOCK)[-1]
     assert lock[5] == 0b1 and lock[6] == 100
 
@@ -189,10 +189,10 @@ def test_settle_needs_the_flop_and_the_jackpot_seats_cards(table):
     table.press(btn.LOCK)
     table.deal([(8, "2c 3d")])
     table.press(btn.SETTLE)
-    assert "flop: 2 of 3" in table.screen() and table.c.phase == tc.LOCKED
+    assert "flop 2/3" in table.screen() and table.c.phase == tc.LOCKED
     table.deal([(8, "4h")])
     table.press(btn.SETTLE)
-    assert "seat 1 cards" in table.screen() and table.c.phase == tc.LOCKED
+    assert "need seat 1 hand" in table.screen() and table.c.phase == tc.LOCKED
 
 
 def royal_round(table, seats=(1, 3)):
@@ -510,7 +510,7 @@ def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_pat
     t.c.card(8, cards.parse("2h")[0], t.tick())
     assert "no board" in t.screen()
     t.press(btn.SETTLE)
-    assert "dealer: 5 of 6" in t.screen() and t.c.phase == tc.LOCKED
+    assert "dealer 5/6" in t.screen() and t.c.phase == tc.LOCKED
     t.deal([(0, "2d")])                               # the dealer's sixth card [FCP 8.3]
     t.press(btn.SETTLE)
     assert t.c.phase == tc.RESULTS
@@ -534,7 +534,7 @@ def test_big_raise_stud_round_reads_the_risk_raise_table(tmp_path):
     assert "no dealer hand" in t.screen()
     t.deal([(8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s")])
     t.press(btn.SETTLE)
-    assert "seat 4: 2 of 3" in t.screen()
+    assert "seat 4 2/3" in t.screen()
     t.deal([(4, "6d")])
     t.press(btn.SETTLE)
     # Flush 6 to 1, pair of tens 1 to 1, pair of sevens pushes, high card loses [BRS 5.2-5.4].

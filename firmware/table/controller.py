@@ -771,16 +771,18 @@ class RoundController:
         elif refused and not self.jackpot_open():
             self._say("JACKPOT CLOSED", "no wagers taken")
         elif refused:
-            self._say("No Ante: seat", self._seat_list(refused) + " not taken")
+            self._say("No Ante, no JP:", "seats " + self._seat_list(refused))
         else:
             self._say("No more bets", "%d jackpot wager%s" % (len(seats), "" if len(seats) == 1 else "s"))
         self._refresh_meter()
 
     def _seat_list(self, mask):
-        return ",".join([str(s + 1) for s in range(self.seats) if mask & (1 << s)])
+        """The seats of mask as digits, ``1357``: seven seats fit a display line."""
+        return "".join([str(s + 1) for s in range(self.seats) if mask & (1 << s)])
 
     def _missing(self):
-        """'' when the cards needed to settle are in, else what is missing.
+        """'' when the cards needed to settle are in, else what is missing, short enough to
+        follow "need " on a display line (``flop 2/3``, ``seat 4 hand``, ``dealer 0/6``).
 
         UTH needs the flop and every jackpot seat's hole cards (the jackpot hand); the other
         games need the dealer's or the board's cards and every dealt seat's whole hand."""
@@ -789,20 +791,20 @@ class RoundController:
                                        (self.rec.board, self.board_cards, "board")):
                 have = len(self._cards_of(cards))
                 if have < want:
-                    return "%s: %d of %d" % (label, have, want)
+                    return "%s %d/%d" % (label, have, want)
             for s in range(self.seats):
                 have = len(self._hole(s))
                 if 0 < have < self.seat_cards and not (self.rec.folded | self.rec.voided) & (1 << s):
-                    return "seat %d: %d of %d" % (s + 1, have, self.seat_cards)
+                    return "seat %d %d/%d" % (s + 1, have, self.seat_cards)
             return ""
         board = self._cards_of(self.rec.board)
         if len(board) < FLOP:
-            return "flop: %d of 3" % len(board)
+            return "flop %d/3" % len(board)
         for s in range(self.seats):
             bit = 1 << s
             if self.rec.accepted & bit and not (self.rec.folded | self.rec.voided) & bit:
                 if len(self._hole(s)) < self.seat_cards:
-                    return "seat %d cards" % (s + 1)
+                    return "seat %d hand" % (s + 1)
         return ""
 
     def _jackpot_hands(self):

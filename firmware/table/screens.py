@@ -109,6 +109,26 @@ def seat_light(c, s):
     return lights.LOCKED
 
 
+def _cards_text(cards, room):
+    """The cards' names, spaced if they fit in room characters, else run together
+    (``AsAdAhKs2d``: a five-card hand on a 16-character line)."""
+    text = cardlib.names(cards)
+    return text if len(text) <= room else text.replace(" ", "")
+
+
+def _fit(text):
+    """text cut to the display's width, its first space dropped if that is enough."""
+    if len(text) > WIDTH:
+        text = text.replace(" ", "", 1)
+    return text[:WIDTH]
+
+
+def _title(round_no, state):
+    """``ROUND 12 OPEN``, or ``R1234 LOCKED`` once the round number makes it too long."""
+    text = "ROUND %d %s" % (round_no, state)
+    return text if len(text) <= WIDTH else "R%d %s" % (round_no, state)
+
+
 def _bits(c, mask):
     return "".join(["1" if mask & (1 << s) else "0" for s in range(c.seats)])
 
@@ -121,7 +141,7 @@ def render_lines(c):
     phase = c.phase
     cursor = "S%d" % (c.cursor + 1)
     if phase == OPEN:
-        lines[0] = "ROUND %d OPEN" % c.rec.round_no
+        lines[0] = _title(c.rec.round_no, "OPEN")
         lines[1] = "JP " + ("OPEN" if c.jackpot_open() else "CLOSED")
         if not c.program_ok:
             lines[1] = "PROGRAM ERROR"
@@ -135,7 +155,7 @@ def render_lines(c):
         lines[4] = "sel %s OK=ante" % cursor
         lines[5] = "LOCK=no more bet"
         if c.recalling:
-            lines[0] = "LAST ROUND %d" % (c.rec.round_no - 1)
+            lines[0] = _fit("LAST ROUND %d" % (c.rec.round_no - 1))
             top = c.recall_top
             shown = c.last_results[top:top + RESULT_LINES]
             for i in range(RESULT_LINES):
@@ -143,16 +163,14 @@ def render_lines(c):
             more = len(c.last_results) > top + RESULT_LINES
             lines[7] = "UP/DN " + ("^" if top else "") + ("v" if more else "")
     elif phase == LOCKED:
-        lines[0] = "ROUND %d LOCKED" % c.rec.round_no
-        lines[1] = "JP " + (c._seat_list(c.rec.accepted) or "none")
-        board = c._cards_of(c.rec.board)
-        lines[2] = "B " + (cardlib.names(board) if board else "-")
-        lines[3] = "D " + (cardlib.names(c._cards_of(c.rec.dealer)) or "-")
-        hole = c._hole(c.cursor)
-        state = "fold" if c.rec.folded & (1 << c.cursor) else ""
-        lines[4] = "%s %s %s" % (cursor, cardlib.names(hole) or "-", state)
+        lines[0] = _title(c.rec.round_no, "LOCKED")
+        lines[1] = "JP " + (c._seat_list(c.rec.accepted & ~c.rec.voided) or "none")
+        lines[2] = "B " + (_cards_text(c._cards_of(c.rec.board), WIDTH - 2) or "-")
+        lines[3] = "D " + (_cards_text(c._cards_of(c.rec.dealer), WIDTH - 2) or "-")
+        lines[4] = "%s %s" % (cursor, _cards_text(c._hole(c.cursor), WIDTH - 3) or "-")
         lines[5] = "need " + (c._missing() or "nothing")
-        lines[6] = "OK=fold SETTLE"
+        # the cursor seat's fold shows in the hint, which says what OK does to it
+        lines[6] = "FOLDED OK=unfold" if c.rec.folded & (1 << c.cursor) else "OK=fold SETTLE"
         lines[7] = "hold OK=cards"
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
@@ -168,7 +186,7 @@ def render_lines(c):
     elif phase == RESULTS:
         results = c.results
         top = min(c.results_top, max(0, len(results) - RESULT_LINES))
-        lines[0] = "ROUND %d RESULT" % c.rec.round_no
+        lines[0] = _title(c.rec.round_no, "RESULT")
         for i in range(min(RESULT_LINES, len(results) - top)):
             lines[1 + i] = results[top + i][:WIDTH]
         above = top > 0
@@ -205,8 +223,8 @@ def render_lines(c):
             mark = ">" if i == c.config_index else " "
             later = "*" if c._config_pending(item[1]) else ""
             pending = pending or later
-            lines[1 + i] = ("%s%s %s%s" % (mark, item[0], money(c._config_value(item[1])),
-                                           later))[:WIDTH]
+            lines[1 + i] = _fit("%s%s %s%s" % (mark, item[0], money(c._config_value(item[1])),
+                                              later))
         if pending:
             lines[5] = "*after next hit"
         lines[6] = "UP/DN OK=change"
@@ -215,9 +233,9 @@ def render_lines(c):
         lines[1] = "jp  " + _bits(c, c.placed)
         lines[2] = "ant " + _bits(c, c.ante)
         lines[3] = "flt " + _bits(c, c.faults | c.ante_faults)
-        lines[4] = "key %s door %s" % ("on" if c.key_on else "off",
-                                      "open" if c.door_open else "shut")
-        lines[5] = "OK=next pattern"
+        lines[4] = "key " + ("on" if c.key_on else "off")
+        lines[5] = "door " + ("open" if c.door_open else "shut")
+        lines[6] = "OK=next pattern"
     elif phase == CARD_ENTRY:
         dest, rank, suit = c.entry
         target = "dealer" if dest == DEALER else "board" if dest == BOARD else "seat %d" % dest
@@ -234,4 +252,8 @@ def render_lines(c):
         lines[6] = first[:WIDTH]
         lines[7] = second[:WIDTH]
     if c.door_open:
-        lines[7] = "DOOR OPEN"
+        # on the lowest free line; on a full screen in place of its title, not of a message
+        row = LINES - 1
+        while row and lines[row]:
+            row -= 1
+        lines[row] = "DOOR OPEN"

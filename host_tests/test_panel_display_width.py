@@ -1,0 +1,141 @@
+"""The dealer display is 16 characters by 8 lines (firmware.table.phases WIDTH, LINES): every
+screen must fit it, on a full table and a long-running one, so that nothing the dealer needs
+is cut off: a seventh seat's chip, a fifth card's suit, a fold, a count of missing cards, the
+reason for a refusal while the logic door is open."""
+
+from firmware.drivers import buttons as btn
+from firmware.table import controller as tc
+from firmware.table.phases import LINES, WIDTH
+from host_tests.test_controller import Table, new_table, royal_round
+
+
+def assert_fits(table):
+    lines = table.c.view.lines
+    assert len(lines) == LINES
+    too_long = [line for line in lines if len(line) > WIDTH]
+    assert too_long == [], "lines wider than the display: %r" % too_long
+
+
+def test_a_full_table_shows_every_seats_chip_and_ante(table):
+    for seat in range(1, 8):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    assert_fits(table)
+    assert "placed 1234567" in table.screen()
+    assert "ante 1234567" in table.screen()
+    table.press(btn.LOCK)
+    assert_fits(table)
+    assert "JP 1234567" in table.screen()
+
+
+def test_seats_refused_for_want_of_an_ante_are_all_named(table):
+    for seat in range(1, 8):
+        table.chip(seat)
+    table.chip(4, ante=True)
+    table.press(btn.LOCK)
+    assert_fits(table)
+    assert "No Ante, no JP:\nseats 123567" in table.screen()
+
+
+def test_four_card_poker_hands_fit_with_their_last_suit_and_the_fold(tmp_path):
+    t = new_table(tmp_path, tc.FCP)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ad Ah Ks 2d"), (0, "5h 2c Jc 3h 3d 9s")])
+    assert_fits(t)
+    assert "S1 AsAdAhKs2d" in t.screen()
+    assert "D 5h2cJc3h3d9s" in t.screen()
+    t.c.tick(t.tick(5000), 2000)            # "No more bets" has gone
+    t.press(btn.OK)                         # fold the cursor seat
+    assert_fits(t)
+    assert "FOLDED OK=unfold" in t.screen()
+    t.press(btn.OK)
+    assert "FOLDED" not in t.screen()
+
+
+def test_what_is_missing_is_shown_whole(tmp_path):
+    t = new_table(tmp_path, tc.FCP)
+    t.chip(3, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(0, "5h 2c Jc 3h 3d 9s"), (3, "As Ad")])
+    t.press(btn.SETTLE)
+    assert_fits(t)
+    assert "need seat 3 2/5" in t.screen() and "Cannot settle\nseat 3 2/5" in t.screen()
+
+
+def test_an_open_door_does_not_hide_a_message(table):
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.press(btn.SETTLE)                 # no cards: refused, and why
+    assert_fits(table)
+    assert "Cannot settle\nflop 0/3" in table.screen()
+    assert "DOOR OPEN" in table.screen()
+
+
+def test_an_open_door_does_not_hide_the_confirmation_hint(table):
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "As Ks"), (8, "Qs Js Ts")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    assert "KEY+OK to pay" in table.screen() and "DOOR OPEN" in table.screen()
+
+
+def test_round_numbers_past_999_keep_the_phase_on_the_title(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    t.c.rec.round_no = 123456
+    t.c._render()
+    assert_fits(t)
+    assert t.c.view.lines[0] == "R123456 OPEN"
+    t.chip(1)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    assert t.c.view.lines[0] == "R123456 LOCKED"
+
+
+def test_the_largest_reset_keeps_its_pending_mark(table):
+    # A $1000.00 reset takes effect at the next hit; after it, $10000.00 chosen again is
+    # pending, and its line is ">Reset $10000.00*": one character too many with the space.
+    configure_reset(table, presses=1)       # $10000.00 in force -> $1000.00, pending
+    leave_configuration(table)
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)                     # the hit is paid: $1000.00 in force
+    table.key(False)
+    table.press(btn.SETTLE)
+    for seat in (1, 3):
+        table.chip(seat, placed=False)
+    configure_reset(table, presses=2)       # -> $5000.00 -> $10000.00, pending
+    assert_fits(table)
+    assert ">Reset$10000.00*" in table.screen()
+
+
+def configure_reset(table, presses):
+    """Open the configuration, put its cursor on the reset and step it `presses` times."""
+    table.key(True)
+    table.press(btn.SETTLE, long=True)
+    assert table.c.phase == tc.CONFIG
+    while ">Reset" not in table.screen():
+        table.press(btn.DOWN)
+    for _ in range(presses):
+        table.press(btn.OK)
+
+
+def leave_configuration(table):
+    table.press(btn.BACK)
+    table.key(False)
+    assert table.c.phase == tc.OPEN
+
+
+def test_test_mode_shows_key_and_door_whole(table):
+    table.key(True)
+    table.press(btn.LOCK, long=True)
+    assert table.c.phase == tc.TEST
+    table.key(False)
+    assert_fits(table)
+    assert "key off" in table.screen() and "door shut" in table.screen()
