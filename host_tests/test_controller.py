@@ -297,6 +297,38 @@ def test_void_seat_returns_that_wager_only(table):
     assert c.rec.voided == 0b1 and c.view.meter[0] == RESET + PER_WAGER
 
 
+def test_a_voided_seats_chip_handed_back_is_no_tamper(table):
+    for seat in (1, 2):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.key(True)
+    table.press(btn.BACK)                   # void seat 1: its wager is returned
+    table.key(False)
+    assert "JP 2" in table.screen()         # seat 1 is no longer a jackpot seat
+    table.chip(1, placed=False)             # the dealer hands the chip back
+    assert table.c.tamper == 0 and "TAMPER" not in table.screen()
+    assert table.c.view.seat_light[0] == lights.OFF
+    assert events_of(table.memory, ev.TAMPER) == []
+    table.chip(2, placed=False)             # a live wager's chip taken: still an alarm
+    assert "TAMPER seat 2" in table.screen()
+
+
+def test_a_round_voided_after_a_seat_logs_only_the_seats_it_returns(table):
+    for seat in (1, 2):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.key(True)
+    table.press(btn.BACK)                   # void seat 1
+    table.press(btn.BACK, long=True)        # then the round
+    voids = [e[4:7] for e in events_of(table.memory, ev.VOID)]
+    # (a: the seat, 0 for the round; b: the seats' mask; c: the wagers returned, 100 cents
+    # each by the default configuration)
+    assert voids == [(1, 0b01, 100), (0, 0b10, 100)]
+    assert table.c.jackpot.audit() == []
+
+
 def test_supervisor_actions_load_their_code_for_the_action_only(table):
     """Void, configuration and RAM clear run from firmware.table.supervisor, loaded for the
     action and let go after: none of it stays in sys.modules (or in the heap) as play goes on,

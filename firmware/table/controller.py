@@ -432,7 +432,8 @@ class RoundController:
             self.placed &= ~bit
             if self._chips_held() and not self.boot_scan:
                 self.late &= ~bit
-                if self.rec.accepted & bit and not self.tamper & bit:
+                # a voided seat's chip is handed back: its removal is no tamper
+                if self.rec.accepted & ~self.rec.voided & bit and not self.tamper & bit:
                     self.tamper |= bit
                     self._beep(BEEP_ALARM)
                     self._say("TAMPER seat %d" % (seat + 1), "chip removed")

@@ -41,7 +41,9 @@ def void_round(c):
         c._refuse("Void refused", error)
         return
     c._set_phase(RESULTS)
-    if not c._commit(critical.STEP_VOID, [(ev.VOID, 0, c.rec.accepted, -amount)]):
+    # the seats whose wagers this returns: a seat voided before was logged with its own void
+    returned = c.rec.accepted & ~c.rec.voided
+    if not c._commit(critical.STEP_VOID, [(ev.VOID, 0, returned, -amount)]):
         c._set_phase(LOCKED)
         if mark is not None:
             c.linked.rollback(mark)
