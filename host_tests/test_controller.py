@@ -576,3 +576,24 @@ def test_big_raise_stud_round_reads_the_risk_raise_table(tmp_path):
 def test_unknown_game_is_refused():
     with pytest.raises(ValueError, match="game must be one of brs, fcp, uth, got 'poker'"):
         tc.RoundController(None, game="poker")
+
+
+TICKS_WRAP = 1 << 30    # time.ticks_ms() on the 32-bit boards wraps here (2**30 ms, 12.4 days)
+
+
+def test_timers_and_the_door_log_survive_the_tick_wrap(table):
+    c = table.c
+    start = TICKS_WRAP - 60000             # one minute before the board's tick count wraps
+    c.tick(start, 5000)
+    c.panel(btn.DOOR_OPEN, 0, start)
+    c.panel(btn.DOOR_CLOSED, 0, start + 2000)
+    for ms in range(start, TICKS_WRAP, 100):
+        c.tick(ms, 5000)
+    assert len(events_of(table.memory, ev.DOOR_CLOSE)) == 1   # logged when its window ended
+    c.panel(btn.PRESS, btn.LOCK, TICKS_WRAP - 1000)           # "No more bets" for 4 s
+    c.panel(btn.RELEASE, btn.LOCK, TICKS_WRAP - 900)
+    for ms in range(0, 60000, 100):                           # the tick count wrapped to 0
+        c.tick(ms, 6000)
+    assert c.message == ""                                    # the message went after 4 s
+    c.panel(btn.DOOR_OPEN, 0, 60000)
+    assert len(events_of(table.memory, ev.DOOR_OPEN)) == 2    # logged at once, as before

@@ -507,3 +507,20 @@ def test_service_protocol_on_a_linked_table_reads_the_ledger_and_refuses_config(
     assert meters["linked"] is True and meters["link"] == "UP"
     assert meters["table"]["wagered"] == WAGER
     assert meters["pools"]["linked"][0] == rig.ledger()["pool"][0]
+
+
+def test_a_failed_link_commit_is_retried_after_a_second_even_across_the_tick_wrap(rig):
+    c = rig.c
+    wrap = 1 << 30                          # the board's time.ticks_ms() wraps here
+    for now in (1000, wrap - 500):          # a plain retry, then one that spans the wrap
+        failures = []
+        c.commit_admin = lambda events, sections=None, seen=failures: (
+            seen.append(1) or "FRAM write failed")
+        rig.link.dirty = True
+        c.link_poll(now)
+        assert failures == [1] and rig.link.dirty
+        del c.commit_admin                  # the store works again
+        c.link_poll((now + 500) % wrap)     # still waiting
+        assert rig.link.dirty
+        c.link_poll((now + 1000) % wrap)    # the second is up: committed
+        assert not rig.link.dirty

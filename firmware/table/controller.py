@@ -61,6 +61,7 @@ from firmware.compat import const
 from firmware.drivers import buttons as btn
 from firmware.drivers import shoe as shoemod
 from firmware.drivers import spot_sensors as sensors
+from firmware.drivers.ticks import ticks_add, ticks_diff
 from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
@@ -164,7 +165,7 @@ class RoundController:
         self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
         self.boot_scan_ms = 0
         self.door_changes = 0        # door changes since the last door entry, not yet logged
-        self.door_logged = False     # a door entry made since boot, at door_logged_ms
+        self.door_logged = False     # a door entry made less than DOOR_LOG_MS ago, at door_logged_ms
         self.door_logged_ms = 0
         self.display_ok = True       # the dealer display answers (App.set_display)
         self.display_logged = False  # its failure is in the log this round
@@ -201,7 +202,7 @@ class RoundController:
         self.hits_estimated = False  # self.hits amounts are estimates until the link pays
         self.shoe_rejects = 0        # shoe lines rejected since the last SHOE_REJECT entry
         self.shoe_reason = 0         # the last one's reason
-        self.shoe_logged = False     # a SHOE_REJECT entry made since boot, at shoe_logged_ms
+        self.shoe_logged = False     # a SHOE_REJECT entry made less than SHOE_LOG_MS ago, at shoe_logged_ms
         self.shoe_logged_ms = 0
         self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
 
@@ -237,7 +238,7 @@ class RoundController:
             # now are the round's, and an accepted chip missing after the first reports was
             # taken while the power was off (tick).
             self.boot_scan = True
-            self.boot_scan_ms = now_ms + _BOOT_SCAN_MS
+            self.boot_scan_ms = ticks_add(now_ms, _BOOT_SCAN_MS)
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._pay_confirmed()
@@ -333,16 +334,22 @@ class RoundController:
         """Advance time; clears an expired message.  Allocates nothing when nothing happens."""
         self.now_ms = now_ms
         self.wall = wall
-        if self.message and now_ms - self.message_until >= 0:
+        # times are ticks, which wrap (every 2**30 ms, 12.4 days, on a board): compared by
+        # ticks_diff, and a rate limit's window closed here so that its time never goes stale
+        if self.message and ticks_diff(now_ms, self.message_until) >= 0:
             self.message = ""
             self._render()
         if self.shoe_rejects:
             self._log_shoe_rejects(now_ms)
-        if self.boot_scan and now_ms - self.boot_scan_ms >= 0:
+        if self.boot_scan and ticks_diff(now_ms, self.boot_scan_ms) >= 0:
             self._check_spots_after_boot()
+        if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) >= DOOR_LOG_MS:
+            self.door_logged = False
+        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= SHOE_LOG_MS:
+            self.shoe_logged = False
         if self.door_changes:
             self._log_door(now_ms)
-        if self.recalling and now_ms - self.recall_until >= 0:
+        if self.recalling and ticks_diff(now_ms, self.recall_until) >= 0:
             self.recalling = False
             self._render()
 
@@ -354,13 +361,13 @@ class RoundController:
             return
         self.recalling = True
         self.recall_top = 0
-        self.recall_until = self.now_ms + RECALL_MS
+        self.recall_until = ticks_add(self.now_ms, RECALL_MS)
 
     def _log_door(self, now_ms):
         """Log the door's state: a change at once, but changes coming faster than DOOR_LOG_MS
         (a loose switch) as one entry when that time is up, with their count in b, so that a
         flapping door can neither push the records out of the log nor wear the flash."""
-        if self.door_logged and now_ms - self.door_logged_ms < DOOR_LOG_MS:
+        if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) < DOOR_LOG_MS:
             return
         changes = self.door_changes
         kind = ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE
@@ -489,7 +496,7 @@ class RoundController:
                     step = 1 if button == btn.DOWN else -1
                     last = max(0, len(self.last_results) - screens.RESULT_LINES)
                     self.recall_top = max(0, min(self.recall_top + step, last))
-                    self.recall_until = now_ms + RECALL_MS
+                    self.recall_until = ticks_add(now_ms, RECALL_MS)
                     self._render()
                 return
             if kind == btn.PRESS:
@@ -548,7 +555,7 @@ class RoundController:
         self._render()
 
     def _log_shoe_rejects(self, now_ms):
-        if self.shoe_logged and now_ms - self.shoe_logged_ms < SHOE_LOG_MS:
+        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) < SHOE_LOG_MS:
             return
         if self._log_admin(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
@@ -618,7 +625,7 @@ class RoundController:
 
     def _say(self, first, second=""):
         self.message = first + "\n" + second
-        self.message_until = self.now_ms + MESSAGE_MS
+        self.message_until = ticks_add(self.now_ms, MESSAGE_MS)
 
     def _show_win(self, line, seat, amount, new):
         """A jackpot win for the sign: one more in view.wins (the app shows every one)."""

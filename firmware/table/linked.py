@@ -7,6 +7,7 @@ that table's heap.
 """
 
 from firmware.compat import const
+from firmware.drivers.ticks import ticks_add, ticks_diff
 from firmware.jackpot import hits as hitplan
 from firmware.jackpot import meters as jm
 from firmware.jackpot import paytable as jpay
@@ -37,6 +38,7 @@ class LinkedRound:
         self.rejects = 0         # link messages rejected since the last LINK_REJECT entry
         self.reject_reason = 0   # the last one's reason (LINK_REASONS index + 1)
         self.retry = 0           # tick after which a failed link commit is tried again
+        self.retry_wait = False  # a link commit failed: wait for retry
         c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
         c.link_required = True
         c.link_up = False
@@ -72,7 +74,7 @@ class LinkedRound:
             self._results()
         if self.events or self.rejects:
             self._log_commit()
-        if lk.dirty and now_ms - self.retry >= 0:
+        if lk.dirty and (not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0):
             self._commit([])
         view = c.view
         amounts = lk.amounts()
@@ -109,8 +111,10 @@ class LinkedRound:
         problem = c.commit_admin(events, {SECTION_LINK: lk.section()})
         if problem:
             lk.dirty = True
-            self.retry = c.now_ms + _RETRY_MS
+            self.retry = ticks_add(c.now_ms, _RETRY_MS)
+            self.retry_wait = True
             return False
+        self.retry_wait = False
         lk.saved()
         return True
 
@@ -180,7 +184,7 @@ class LinkedRound:
         c = self.c
         lk = c.tablelink
         lk.saved()
-        lk.last_resend = c.now_ms - lk.resend_every
+        lk.last_resend = ticks_add(c.now_ms, -lk.resend_every)
 
     def round_section(self):
         """The SECTION_LINK_ROUND bytes of this round."""
