@@ -597,3 +597,43 @@ def test_timers_and_the_door_log_survive_the_tick_wrap(table):
     assert c.message == ""                                    # the message went after 4 s
     c.panel(btn.DOOR_OPEN, 0, 60000)
     assert len(events_of(table.memory, ev.DOOR_OPEN)) == 2    # logged at once, as before
+
+
+def refuse_flash_writes(monkeypatch, table, allow=()):
+    """From now on the table's filesystem refuses every write but to the files in allow."""
+    real = table.fs.open
+
+    def open_(name, mode):
+        if "w" in mode and name not in allow:
+            raise OSError(5, "flash write failed")
+        return real(name, mode)
+
+    monkeypatch.setattr(table.fs, "open", open_)
+
+
+def test_a_lock_committed_on_one_copy_is_locked_though_its_repair_entries_wait(table, monkeypatch):
+    while table.memory.log.count % 32 != 30:   # the repair entries will complete a log page
+        table.memory.commit_admin(None, [(ev.DOOR_OPEN, 1)], 5)
+    table.chip(1)
+    table.chip(1, ante=True)
+    refuse_flash_writes(monkeypatch, table, allow=("a.bin",))
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.LOCKED and table.c.rec.accepted == 0b1
+    assert table.c.view.seat_light[0] == lights.ACCEPTED
+    assert table.memory.step == 1 and table.c.jackpot.audit() == []
+    table.press(btn.LOCK)                      # nothing stuck: LOCK again is simply not a step
+    assert "still open" not in table.screen()
+
+
+def test_ram_error_shows_what_each_copy_was_found_to_be(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    (tmp_path / "a.bin").write_bytes(b"CM")                   # cut short
+    data = bytearray((tmp_path / "b.bin").read_bytes())
+    data[20] ^= 1                                             # one bit flipped
+    (tmp_path / "b.bin").write_bytes(bytes(data))
+    t.boot()
+    assert t.c.phase == tc.RAM_ERROR
+    lines = t.c.view.lines
+    assert lines[2] == "no good copy"
+    assert lines[3] == "0 short: 2 bytes" and lines[4] == "1 bad crc"

@@ -412,7 +412,9 @@ def test_record_buffers_are_made_with_the_object_and_a_table_record_fits_them():
     assert len(cm._buf) == len(cm._scratch) == critical.RECORD_CAPACITY and cm._record is None
     jackpot = bytes(700)  # about the jackpot section with 25 hits on record
     cm.ram_clear({"jackpot": jackpot, "round": bytes(57)}, 100, 5, True)
-    for i in range(30):  # with the RAM clear entry, the log tail at its longest: 31 entries
+    # with the RAM clear's entries (the blank boot's power-up and copy errors, the clear), the
+    # log tail at its longest: 31 entries
+    for i in range(31 - cm.log.count):
         cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)], 200 + i)
     assert cm.log.count % 32 == 31 and len(cm._record) > 1700
     assert buffers(cm) == kept
@@ -501,3 +503,107 @@ def test_point_sections_gives_views_of_each_section_in_the_copy():
     for name, want in (("a", b"first"), ("b", b"second"), ("c", b"")):
         assert isinstance(sections[name], memoryview) and bytes(sections[name]) == want
         assert sections[name].obj is buf            # views of the copy, no new bytes
+
+
+class FailingFS(MemFS):
+    """A flash filesystem that refuses to write the files whose names start with `refuse`
+    (an I/O error, as a worn or failing flash gives)."""
+
+    def __init__(self, files, refuse):
+        super().__init__(files)
+        self.refuse = refuse
+
+    def open(self, name, mode):
+        if "w" in mode and any(name.startswith(p) for p in self.refuse):
+            raise OSError(5, "flash write failed")
+        return super().open(name, mode)
+
+
+def fill_log_tail(cm, tail):
+    """Commit door entries until the unfinished log page holds `tail` entries."""
+    while cm.log.count % eventlog.PAGE_ENTRIES != tail:
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)], 200)
+
+
+def test_a_committed_step_stays_committed_when_its_repair_entries_cannot_be_written():
+    # The flash copy and the log pages refuse writes; the FRAM copy takes the step.  The
+    # read-back logs the flash copy's failure in a commit of its own, whose entries complete
+    # a log page that cannot be written: the step was committed all the same and must be
+    # reported so, with the entries kept for later and the fault named.
+    board, cm = ready()
+    fill_log_tail(cm, 30)
+    cm.copies[1].fs = cm.log.fs = FailingFS(board.files, ("cm_b", "ev"))
+    assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300) is True
+    assert cm.round_no == 1 and cm.step == STEP_LOCK and cm.section("jackpot") == b"J1"
+    assert cm.log_fault and "flash write failed" in cm.status_text()
+    assert "COPY 1 FAILED" in cm.status_text()      # written, then not rebuilt either
+    # copy 1 still holds the record before (not the one committed), and could not be rebuilt
+    assert cm._pending == [(eventlog.CM_ERROR, 1, eventlog.REASON_READBACK),
+                           (eventlog.CM_ERROR, 1, eventlog.REASON_IO)]
+    waiting = list(cm._pending)
+    cm.copies[1].fs = cm.log.fs = MemFS(board.files)   # the flash works again
+    cm.commit_admin(None, [(eventlog.DOOR_CLOSE, 1)], 400)
+    assert cm._pending == [] and cm.log_fault == ""
+    logged = [(e[3], e[4], e[5]) for e in cm.log.events(cm.log.count - 3)]
+    assert logged == [w[:3] for w in waiting] + [(eventlog.DOOR_CLOSE, 1, 0)]
+    again = board.boot()                          # and the FRAM copy was the step's
+    assert again.round_no == 1 and again.step == STEP_LOCK
+
+
+def test_a_boot_whose_log_page_cannot_be_written_still_starts_and_says_why():
+    board, cm = ready()
+    fill_log_tail(cm, 31)                         # the power-up entry completes the page
+    board.fs = FailingFS(board.files, ("ev",))
+    cm = CriticalMemory([FramSlot(FRAM(FramBus(board.fram)), 0, 8192),
+                         FileSlot(board.fs, "cm_b.bin")], board.fs)
+    assert cm.boot(500, 3) == critical.STATUS_OK  # no exception: the copies are good
+    assert cm.wagering_allowed
+    assert "LOG NOT WRITTEN" in cm.status_text() and "flash write failed" in cm.status_text()
+    assert cm._pending == [(eventlog.POWER_UP, 3)]
+    with pytest.raises(OSError):                  # a step that completes the page is refused
+        cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 600)
+    assert cm.round_no == 0 and cm._pending == [(eventlog.POWER_UP, 3)]
+    cm.log.fs = MemFS(board.files)                # repaired: the power-up goes with the step
+    assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 600)
+    assert kinds(cm, 2) == [(eventlog.POWER_UP, 3), (eventlog.LOCK, 0)]
+
+
+def test_entries_kept_for_later_never_overfill_a_commit():
+    board, cm = ready()
+    cm._pending = [(eventlog.CM_ERROR, 1, eventlog.REASON_IO)] * 3
+    full = [(eventlog.DOOR_OPEN, 1)] * eventlog.MAX_EVENTS_PER_COMMIT
+    cm.commit_admin(None, full[:-2], 300)         # room for two of the three
+    assert len(cm._pending) == 1
+    cm.commit_admin(None, full, 301)              # no room: it waits again
+    assert len(cm._pending) == 1
+    cm.commit_admin(None, [], 302)
+    assert cm._pending == [] and kinds(cm, 1) == [(eventlog.CM_ERROR, 1)]
+
+
+def test_a_garbage_sequence_number_in_a_bad_copy_does_not_block_the_ram_clear():
+    board, cm = ready()
+    board.fram[4:8] = b"\xff\xff\xff\xff"         # copy 0: its sequence field, so a bad CRC
+    del board.files["cm_b.bin"]                   # copy 1: gone
+    cm = board.boot()
+    assert cm.ram_error
+    cm.ram_clear({"jackpot": b"J0"}, 100, 5, True)
+    assert not cm.ram_error and board.boot().section("jackpot") == b"J0"
+
+
+def test_ram_error_names_each_copy_and_the_ram_clear_logs_why():
+    board, cm = ready()
+    board.fram[40] ^= 1                           # copy 0: one bit flipped
+    board.files["cm_b.bin"] = board.files["cm_b.bin"][:20]   # copy 1: cut short
+    cm = board.boot(cause=3)
+    assert cm.ram_error and cm.ram_error_reason == "no good copy"
+    assert cm.copy_status[0].startswith("bad crc") and cm.copy_status[1].startswith("truncated")
+    cm.ram_clear({"jackpot": b"J0"}, 100, 5, True)
+    logged = [(e[3], e[4], e[5]) for e in cm.log.events(cm.log.count - 4)]
+    assert logged[:3] == [(eventlog.POWER_UP, 3, 0),
+                          (eventlog.CM_ERROR, 0, eventlog.REASON_BAD_CRC),
+                          (eventlog.CM_ERROR, 1, eventlog.reason_code("truncated"))]
+    assert logged[3][:2] == (eventlog.RAM_CLEAR, 5)
+
+
+def test_a_device_that_does_not_answer_is_an_io_error_in_the_log():
+    assert eventlog.reason_code("io error [Errno 5] EIO") == eventlog.REASON_IO

@@ -48,6 +48,10 @@ _JOURNAL_FORMAT = "<IB"
 _MAX_ROUND = 0xFFFFFFFF
 # Room a record buffer keeps beyond the record it was sized for (sections grow: hits, link queue)
 _SLACK = const(256)
+# A header's sequence number counts towards the next RAM clear's only below this: a copy that
+# failed its checks may hold any bytes, and one reading FF FF FF FF would leave no number after it
+# (a table commits a few hundred thousand times a year: 2**31 is thousands of years)
+_SEQ_PLAUSIBLE = const(0x80000000)
 # Bytes of each record buffer made with the object, while the heap is still whole: a record of
 # the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear)
 RECORD_CAPACITY = const(2048)
@@ -82,8 +86,9 @@ class CriticalMemory:
         self._buf = bytearray(capacity)      # the last committed copy is self._buf[:self._length]
         self._scratch = bytearray(capacity)  # the next copy is built here; read-backs land here
         self._length = 0
-        self._pending = []
+        self._pending = []           # events to log with the next commit (their own failed)
         self._highest_seen = 0
+        self.log_fault = ""          # why the last log entries could not be written yet
 
     # --- what the application reads --------------------------------------------------------
     @property
@@ -106,11 +111,19 @@ class CriticalMemory:
         return self.status == STATUS_OK or self.status == STATUS_REPAIRED
 
     def status_text(self):
-        """One short line for the dealer display and the technician."""
+        """One short line for the dealer display and the technician: a copy that is not good
+        and log entries not yet written are named (``MEMORY FAULT ... COPY 0 WRITE FAILED``)."""
         if self.status == STATUS_RAM_ERROR:
             return "RAM ERROR - JACKPOT DISABLED (%s)" % self.ram_error_reason
         where = "FRAM+FLASH" if self.mode == MODE_TWO_DEVICES else "2 COPIES IN FLASH ONLY"
-        return "MEMORY %s %s SEQ %d" % (self.status.upper(), where, self.seq)
+        faults = ""
+        for i in range(len(self.copies)):
+            if self.copy_status[i] != "ok":
+                faults += " COPY %d %s" % (i, self.copy_status[i].upper())
+        if self.log_fault:
+            faults += " LOG NOT WRITTEN (%s)" % self.log_fault
+        state = "FAULT" if faults else self.status.upper()
+        return "MEMORY %s %s SEQ %d%s" % (state, where, self.seq, faults)
 
     def section(self, name):
         """The bytes of a section committed last, or None."""
@@ -139,7 +152,7 @@ class CriticalMemory:
             raise RecordError("io error %s" % error) from None
         if raw is not None and len(raw) >= record.HEADER_SIZE and bytes(raw[:2]) == record.MAGIC:
             seen = struct.unpack_from("<I", raw, 4)[0]
-            if seen > self._highest_seen:
+            if self._highest_seen < seen < _SEQ_PLAUSIBLE:
                 self._highest_seen = seen
         seq, payload = record.decode(raw)
         sections = record.unpack_sections(payload)
@@ -167,6 +180,10 @@ class CriticalMemory:
                     blank = False
             self.ram_error_reason = "memory blank" if blank else "no good copy"
             self.copy_status = list(found)
+            # logged with the RAM clear: this power-up and why each copy was refused
+            self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF)]
+            for i in range(len(found)):
+                self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i])))
             return self.status
         seq, sections, raw = found[best]
         self._load(seq, sections, raw)
@@ -191,8 +208,18 @@ class CriticalMemory:
         self.log_broken_at = self.log.verify()
         if self.log_broken_at is not None:
             events.append((eventlog.LOG_ERROR, 0, self.log_broken_at))
-        self._write(None, events, now, self.round_no, self.step, False)
+        self._write_log_later_if_refused(events, now, self.round_no, self.step)
         return self.status
+
+    def _write_log_later_if_refused(self, events, now, round_no, step):
+        """Commit events of the store's own (power-up, repairs); if they cannot be written now
+        (the flash refuses the log page they complete), keep them for the next commit and say
+        why in log_fault, rather than fail a boot or a step that is already committed."""
+        try:
+            self._write(None, events, now, round_no, step, False)
+        except (OSError, MemoryError, StoreError) as error:
+            self._pending = events + self._pending
+            self.log_fault = str(error) or type(error).__name__
 
     def _load(self, seq, sections, raw):
         self.seq = seq
@@ -374,7 +401,11 @@ class CriticalMemory:
                 # section is a view of the committed copy (record.point_sections), never this
                 new[name] = sections[name]
         new[JOURNAL] = struct.pack(_JOURNAL_FORMAT, round_no, step)
-        events = self._pending + list(events)
+        carried = 0
+        if self._pending:
+            # as many as the commit has room for, oldest first; the rest wait for the next
+            carried = max(0, min(len(self._pending), eventlog.MAX_EVENTS_PER_COMMIT - len(events)))
+            events = self._pending[:carried] + list(events)
         new[LOG] = self.log.stage(events, now, round_no)
         try:
             self._fit(record.OVERHEAD + record.sections_size(new), len(new[LOG]))
@@ -397,7 +428,10 @@ class CriticalMemory:
             self.log.abandon()
             raise StoreError("commit %d failed on every copy" % (self.seq + 1))
         self.log.confirm()
-        self._pending = []
+        if carried:
+            self._pending = self._pending[carried:]
+        if not self._pending:
+            self.log_fault = ""
         self.seq += 1
         if not replace:
             self._spare_sections = self._sections
@@ -415,7 +449,7 @@ class CriticalMemory:
                 keep = self.verify_after_commit
                 self.verify_after_commit = False
                 try:
-                    self._write(None, found, now, round_no, step, False)
+                    self._write_log_later_if_refused(found, now, round_no, step)
                 finally:
                     self.verify_after_commit = keep
                 if self.status == STATUS_OK:

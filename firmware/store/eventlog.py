@@ -82,7 +82,7 @@ def reason_code(message):
     """Map a RecordError message to a REASON_* code."""
     for prefix, code in (("blank", REASON_BLANK), ("bad magic", _REASON_BAD_MAGIC),
                          ("bad crc", REASON_BAD_CRC), ("truncated", _REASON_TRUNCATED),
-                         ("short", _REASON_TRUNCATED)):
+                         ("short", _REASON_TRUNCATED), ("io error", REASON_IO)):
         if message.startswith(prefix):
             return code
     return REASON_OTHER

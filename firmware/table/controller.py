@@ -681,7 +681,10 @@ class RoundController:
         if reason:
             self.menu = [reason[i:i + WIDTH] for i in range(0, min(len(reason), 2 * WIDTH), WIDTH)]
         else:
+            # why, and what each copy was found to be ("0 bad crc", "1 io error ...")
             self.menu = [self.memory.ram_error_reason[:WIDTH]]
+            for i, found in enumerate(self.memory.copy_status):
+                self.menu.append(("%d %s" % (i, found))[:WIDTH])
         self._beep(BEEP_ALARM)
         self._refresh_meter()
 
