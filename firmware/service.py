@@ -358,6 +358,10 @@ class Service:
         c = self.controller
         if c.tablelink is not None:
             return _error(cmd, REFUSED, "a linked table's jackpot is configured at the link controller")
+        if c.placed:
+            # as the panel's configuration: a chip down is a wager at the settings it was made at
+            return _error(cmd, REFUSED, "chips on jackpot spots %s: clear them first"
+                          % c._seat_list(c.placed))
         jp = c.jackpot
         keys = [item[0] for item in jp.config.items()]
         try:

@@ -246,6 +246,19 @@ def test_config_set_only_between_rounds(table):
     assert table.fingerprint() == before
 
 
+def test_config_set_is_refused_while_chips_are_on_the_jackpot_spots(table):
+    # as the panel's configuration refuses it: a chip down was placed at the old wager
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.chip(3)
+    table.key(True)
+    before = table.fingerprint()
+    reply = table.ask('config_set {"wager": 500}')
+    assert (reply["ok"], reply["code"]) == (False, svc.REFUSED)
+    assert reply["error"] == "chips on jackpot spots 13: clear them first"
+    assert table.fingerprint() == before
+
+
 @pytest.mark.parametrize("payload,code,words", [
     ('{"wager": "200"}', svc.REFUSED, "config wager: '200'"),
     ('{"wager": 2.5}', svc.REFUSED, "config wager: 2.5"),
