@@ -28,6 +28,7 @@ value, and nothing is built from a file that has one.
 
 import json
 
+from firmware import jsoncheck
 from firmware.compat import const
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import pools
@@ -39,7 +40,7 @@ _MAX_INT = const(0x3FFFFFFF)       # integers stay small ints on 32-bit ports
 _MAX_TEXT = const(64)
 _MAX_KEY = const(32)
 _MAX_ITEMS = const(32)             # keys of one object, items of one list
-_MAX_DEPTH = const(4)
+_MAX_DEPTH = jsoncheck.MAX_DEPTH
 
 TOP_KEYS = ("format", "game", "board", "table_max", "rules", "paytables", "jackpot", "link")
 LINK_KEYS = ("enabled", "table", "broker", "port", "key_file", "wifi_ssid", "wifi_password")
@@ -228,9 +229,11 @@ def parse(text, board=None):
     if len(text) > _MAX_FILE_BYTES:
         raise ConfigError("config file: %d characters (limit %d)" % (len(text), _MAX_FILE_BYTES))
     try:
+        # strict, and the same verdict on both runtimes; json.loads then never recurses deep
+        jsoncheck.check(text, _MAX_DEPTH)
         data = json.loads(text)
     except ValueError as error:
-        raise ConfigError("config file: not valid JSON (%s)" % error) from None
+        raise ConfigError("config file: %s" % error) from None
     return build(data, board)
 
 

@@ -33,6 +33,7 @@ once; ``poll`` allocates nothing when no byte has arrived.
 
 import json
 
+from firmware import jsoncheck
 from firmware.compat import const
 from firmware.console import ConsolePort  # noqa: F401  (the board's port; re-exported)
 from firmware.drivers import buttons as btn
@@ -347,11 +348,10 @@ class Service:
         if not rest:
             raise ValueError("expected a JSON object of configuration keys")
         try:
+            jsoncheck.check(rest, jsoncheck.MAX_DEPTH)
             changes = json.loads(rest)
-        except ValueError:
-            # the parsers' own messages differ between CPython and MicroPython
-            return _error(cmd, BAD_ARGUMENT, "config_set: not valid JSON (one complete object "
-                          "on the line is expected)")
+        except ValueError as error:
+            return _error(cmd, BAD_ARGUMENT, "config_set: %s" % error)
         if not isinstance(changes, dict) or not changes:
             raise ValueError("expected a non-empty JSON object of configuration keys, got %s"
                              % rest[:40])

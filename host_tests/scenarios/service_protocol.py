@@ -111,6 +111,9 @@ check("log head", log["head"], log["entries"][-1][7])
 check("log page", [e[0] for e in one("log 1 2")["entries"]], [1, 2])
 check("program", one("program")["text"], "not checked")
 check("config wager", one("config")["jackpot"]["wager"], 100)
+check("config_set with chips down", one('config_set {"wager": 200}')["code"], svc.REFUSED)
+for seat in (1, 3):                      # the dealer has paid and taken the chips
+    c.spot(sens.REMOVED, sens.jackpot_spot(seat), 44)
 check("config_set", one('config_set {"wager": 200}')["changes"], [["wager", 100, 200]])
 check("logged change", [e[4:7] for e in memory.log.events() if e[3] == ev.CONFIG_CHANGE],
       [(svc.SETTING_BASE, 100, 200)])
@@ -123,6 +126,11 @@ hostile = [
     ('config_set {"main": {"reset": 1073741824}}', svc.REFUSED),
     ('config_set {"colour": 1}', svc.REFUSED),
     ('config_set {"wager": 2', svc.BAD_ARGUMENT),
+    # not JSON, though MicroPython's json.loads takes them: the same refusal on both runtimes
+    ('config_set {"wager": 300,}', svc.BAD_ARGUMENT),
+    ('config_set {"wager" 300}', svc.BAD_ARGUMENT),
+    ('config_set {"wager": 0300}', svc.BAD_ARGUMENT),
+    ('config_set {"wager": ' + "[" * 300 + "]" * 300 + "}", svc.BAD_ARGUMENT),
     ("config_set [1]", svc.BAD_ARGUMENT),
     (b"x" * 3000 + b"\n", svc.BAD_LINE),
     (b"\x00\xff\x80garbage\n", svc.BAD_LINE),
