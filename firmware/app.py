@@ -74,12 +74,14 @@ class App:
     """The table: drivers around a RoundController."""
 
     def __init__(self, board, fs, memory=None, jackpot_config=None, hand_rule=tc.HOLE2_BOARD3,
-                 ante_sensors=True, now=0, link=None, game=tc.UTH):
-        """link: a firmware.link.setup.LinkSetup for a linked table (None: standalone)."""
+                 ante_sensors=True, now=0, link=None, game=tc.UTH, seats=None):
+        """link: a firmware.link.setup.LinkSetup for a linked table (None: standalone);
+        seats: the seats in play (the configuration's rules.seats), at most the board's."""
         self.board = board
         self.memory = memory or make_memory(board, fs)
+        seats = board.seats if seats is None else min(seats, board.seats)
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
-                                             board.seats, game)
+                                             seats, game)
         self.link_setup = link
         self.station = None      # firmware.link.station.Station of a linked table, after boot
         if link is not None:
@@ -93,6 +95,7 @@ class App:
         door = board.door if board.door_open_level == 0 else _Inverted(board.door)
         self.panel = btn.Panel(buttons, board.key, door, now)
         self.shoe = shoemod.Shoe(board.shoe_uart)
+        # every ring the board has: those of seats not in play stay OFF (dark after a reset)
         self.lights = lights.SpotLights(_Strip(board.write_pixels), board.seats, TICK_MS)
         self.sign = MeterSign(board.spi, board.cs, board.meter_modules)
         self.oled = SSD1306(board.i2c, board.oled_addr)

@@ -131,7 +131,7 @@ def check_config(board_name, config_path=CONFIG_PATH):
     options, link_settings, game = {}, None, DEFAULT_GAME
     if table is not None:
         game = table.game
-        options = {"jackpot_config": table.jackpot, "game": game}
+        options = {"jackpot_config": table.jackpot, "game": game, "seats": table.options.seats}
         hand_rule = getattr(table.options, "hand_rule", None)     # UTH's only
         if hand_rule is not None:
             options["hand_rule"] = hand_rule
@@ -140,7 +140,7 @@ def check_config(board_name, config_path=CONFIG_PATH):
 
     # The games' rules validate the file's options; the table itself never settles the
     # players' wagers with them (it evaluates hands and pays the jackpot), so they all go.
-    parser_only = ["firmware.config_file", SETTLE_MODULE, PAYTABLES_MODULE]
+    parser_only = ["firmware.config_file", "firmware.jsoncheck", SETTLE_MODULE, PAYTABLES_MODULE]
     for name in config_file.GAMES:
         parser_only.append(GAME_MODULE + name)
     table = config_file = None

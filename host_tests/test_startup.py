@@ -44,6 +44,27 @@ def test_a_four_card_poker_config_runs_the_table_as_that_game(tmp_path):
     assert ok and table.game == "fcp" and "fcp" in text
 
 
+def test_a_five_seat_table_plays_five_seats(tmp_path):
+    # rules.seats: the table is set up for fewer seats than the board has rings and sensors
+    from boards import simulated
+    from firmware.app import App
+    from firmware.drivers import spot_lights as lights
+    from firmware.store.slots import PathFS
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"format": 1, "game": "uth", "board": simulated.NAME,
+                                "rules": {"seats": 5}}))
+    options, link, ok, text = startup.check_config(simulated.NAME, str(path))
+    assert ok and options["seats"] == 5
+    table = simulated.make(str(tmp_path / "state"))
+    app = App(table.board, PathFS(table.flash_dir), now=0, **options)
+    c = app.controller
+    assert c.seats == 5 and len(c.view.seat_light) == 5
+    assert app.lights.seats == table.board.seats == 7      # rings 6 and 7 driven, and OFF
+    assert app.lights.state(5) == app.lights.state(6) == lights.OFF
+    assert "seat 6" not in str(c._dest_buffer(6)[1])       # no seat 6 to deal to
+
+
 # ------------------------------------------------------------------ boot-time checks
 
 def _run(runtime, script, args, path=None):
