@@ -81,6 +81,20 @@ def test_heartbeat_and_blank_lines():
     assert reader.last_heard == 100
 
 
+def test_a_line_of_spaces_is_an_empty_line():
+    # spaces at the start and end of a line are ignored, and empty lines are (the protocol)
+    reader, events = feed(b"   \n \r\nS1 As\n")
+    assert events == [("card", 1, "As")]
+    assert reader.rejects == [0] * len(reader.rejects)
+
+
+@pytest.mark.parametrize("line", [b"S3 A\rs\n", b"S\r3 As\n", b"\rS3 As\n", b"S3 As\r\r\n"])
+def test_a_cr_anywhere_but_before_the_lf_is_garbage(line):
+    # a damaged line must not become a card by losing a byte: only CR LF ends a line
+    reader, events = feed(line)
+    assert events == [("reject", GARBAGE)]
+
+
 @pytest.mark.parametrize("line, reason", [
     (b"S8 As", BAD_DEST),
     (b"S0 As", BAD_DEST),

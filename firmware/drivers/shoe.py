@@ -102,6 +102,7 @@ class Shoe:
         self._len = 0
         self._in_line = False      # a byte other than LF arrived since the last LF
         self._garbage = False
+        self._cr = False           # a CR came last: fine before the LF, garbage before anything else
         self._overflow = False
         self._last_byte = 0
         self.last_rejected = bytearray(MAX_LINE)
@@ -134,7 +135,13 @@ class Shoe:
             return
         self._in_line = True
         self._last_byte = now
-        if byte == _CR or self._overflow:
+        if self._cr:
+            self._cr = False
+            self._garbage = True        # the CR was inside the line: only CR LF ends one
+        if byte == _CR:
+            self._cr = True
+            return
+        if self._overflow:
             return
         if self._len == MAX_LINE:
             # Reported now, not at the LF: a stream that never sends one must not go unseen.
@@ -151,6 +158,7 @@ class Shoe:
         self._len = 0
         self._in_line = False
         self._garbage = False
+        self._cr = False
         self._overflow = False
 
     def _finish(self, now):
@@ -198,6 +206,8 @@ class Shoe:
         start = 0
         while start < end and line[start] == _SPACE:
             start += 1
+        if start == end:
+            return                      # a line of spaces is an empty line: ignored
         # Destination token.
         dest_end = start
         while dest_end < end and line[dest_end] != _SPACE:
