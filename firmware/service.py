@@ -125,7 +125,7 @@ class Service:
         self._overflow = False
         self._bad_byte = -1
         self._bad_at = 0
-        self._started = 0
+        self._last_byte = 0
         self.now_ms = 0
         self.lines = 0                  # lines answered
         self.rejected = 0               # lines answered with an error
@@ -148,7 +148,7 @@ class Service:
                 self._byte(self._chunk[i], now_ms)
             taken += n
         if self._length or self._overflow or self._bad_byte >= 0:
-            if taken == 0 and ticks_diff(now_ms, self._started) >= LINE_TIMEOUT_MS:
+            if taken == 0 and ticks_diff(now_ms, self._last_byte) >= LINE_TIMEOUT_MS:
                 self._reset_line()
                 self._send(_error(None, BAD_LINE, "incomplete line dropped after %d ms without a "
                                   "newline" % LINE_TIMEOUT_MS))
@@ -166,8 +166,8 @@ class Service:
         self._bad_byte = -1
 
     def _byte(self, b, now_ms):
-        if not (self._length or self._overflow or self._bad_byte >= 0):
-            self._started = now_ms
+        # the timeout counts from the last byte: a person typing a command by hand is slow
+        self._last_byte = now_ms
         if b == _NEWLINE:
             self._end_line()
             return

@@ -424,6 +424,16 @@ def test_an_unfinished_line_is_dropped_after_the_timeout(table):
     assert table.ask("config")["jackpot"]["wager"] == 100     # the rest was not glued on
 
 
+def test_a_command_typed_slowly_by_hand_is_taken(table):
+    # 0.4 s a key: the line takes 2.8 s, longer than the timeout, which counts from the last byte
+    for ch in b"status\n":
+        table.port.rx += bytes([ch])
+        for _ in range(20):
+            table.service.poll(table.tick())
+    replies = table.port.replies()
+    assert len(replies) == 1 and replies[0]["cmd"] == "status" and replies[0]["ok"]
+
+
 def test_a_line_split_across_polls_and_crlf_is_one_command(table):
     table.port.rx += b"sta"
     table.service.poll(table.tick())
