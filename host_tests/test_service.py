@@ -154,9 +154,7 @@ def test_log_pages_through_every_event_in_order(table):
         table.c.panel(btn.DOOR_OPEN, 0, table.tick(tc.DOOR_LOG_MS))
         table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
     count = table.memory.log.count
-    # the blank boot's power-up and its two copies' errors (logged with the RAM clear), the
-    # RAM clear, 40 door events
-    assert count == 44
+    assert count == 41                   # RAM clear + 40 door events
     first = table.ask("log")
     assert first["start"] == 0 and len(first["entries"]) == 32 and first["next"] == 32
     second = table.ask("log 32 32")
@@ -164,7 +162,7 @@ def test_log_pages_through_every_event_in_order(table):
     assert second["next"] is None and second["count"] == count
     assert second["entries"][-1][7] == second["head"]
     kinds = [e[3] for e in first["entries"] + second["entries"]]
-    assert kinds[3] == ev.RAM_CLEAR and kinds[4:6] == [ev.DOOR_OPEN, ev.DOOR_CLOSE]
+    assert kinds[0] == ev.RAM_CLEAR and kinds[1:3] == [ev.DOOR_OPEN, ev.DOOR_CLOSE]
     short = table.ask("log 5 3")
     assert [e[0] for e in short["entries"]] == [5, 6, 7] and short["next"] == 8
 
@@ -328,9 +326,7 @@ def test_ram_clear_from_ram_error_start_then_accept(tmp_path):
     done = t.ask("ram_clear accept")
     assert done["ok"] and done["phase"] == "OPEN" and done["memory"] == "ok"
     assert t.ask("meters")["pools"]["main"]["value"] == RESET
-    # the blank boot's power-up and why each copy was refused, with the clear
-    assert [e[3] for e in t.memory.log.events()] == [ev.POWER_UP, ev.CM_ERROR, ev.CM_ERROR,
-                                                     ev.RAM_CLEAR]
+    assert [e[3] for e in t.memory.log.events()] == [ev.RAM_CLEAR]
 
 
 def test_ram_clear_twice_in_one_boot(tmp_path):

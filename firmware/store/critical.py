@@ -180,10 +180,12 @@ class CriticalMemory:
                     blank = False
             self.ram_error_reason = "memory blank" if blank else "no good copy"
             self.copy_status = list(found)
-            # logged with the RAM clear: this power-up and why each copy was refused
-            self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF)]
-            for i in range(len(found)):
-                self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i])))
+            if not blank:
+                # logged with the RAM clear: this power-up and why each copy was refused (a
+                # new board's blank memory needs no explaining)
+                self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF)]
+                for i in range(len(found)):
+                    self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i])))
             return self.status
         seq, sections, raw = found[best]
         self._load(seq, sections, raw)
