@@ -31,7 +31,7 @@ ROYAL_ROUND = ["chip 1", "ante 1", "chip 3", "ante 3", "press LOCK",
                "shoe S1 As", "shoe S1 Ks", "shoe S3 2c", "shoe S3 7d",
                "shoe B Qs", "shoe B Js", "shoe B Ts", "shoe B 3h", "shoe B 4h",
                "shoe D 9c", "shoe D 9d", "press SETTLE", "key on", "press OK", "key off",
-               "press SETTLE"]
+               "press SETTLE", "chip 1 off", "chip 3 off"]     # paid: the dealer takes the chips
 
 
 def ram_clear(link):
