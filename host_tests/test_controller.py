@@ -183,6 +183,23 @@ def test_bad_cards_are_refused_with_the_reason(table):
     assert table.c._cards_of(table.c.rec.board) == []
 
 
+def test_a_card_dealt_twice_is_logged_once_a_round_and_kept_for_the_technician(table):
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "As Ks")])
+    ace, king = cards.parse("As Ks")
+    table.c.card(8, ace, table.tick())           # a fouled deck: the ace of spades again
+    assert table.c.last_refusal == "Card refused: As twice"
+    assert [e[4:6] for e in events_of(table.memory, ev.CARD_DUPLICATE)] == [(8, ace)]
+    table.c.card(0, king, table.tick())          # more in the same round: shown, not logged
+    assert "Ks twice" in table.screen()
+    assert len(events_of(table.memory, ev.CARD_DUPLICATE)) == 1
+    table.c.card(1, cards.parse("Qs")[0], table.tick())   # not a duplicate: not logged
+    assert table.c.last_refusal == "Card refused: seat 1 full"
+    assert len(events_of(table.memory, ev.CARD_DUPLICATE)) == 1
+
+
 def test_settle_needs_the_flop_and_the_jackpot_seats_cards(table):
     table.chip(1)
     table.chip(1, ante=True)

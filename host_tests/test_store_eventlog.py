@@ -118,7 +118,7 @@ def test_recover_anchor_continues_after_the_newest_page():
 
 @pytest.mark.parametrize("event, words", [
     ((99, 0, 0, 0), "unknown event kind"), ((0, 0, 0, 0), "unknown event kind"),
-    ((eventlog.DISPLAY_FAULT + 1, 0, 0, 0), "unknown event kind"),
+    ((eventlog.LAST_KIND + 1, 0, 0, 0), "unknown event kind"),
     (("lock", 0, 0, 0), "unknown event kind"), ([eventlog.LOCK], "tuple"),
     ((eventlog.LOCK, -1, 0, 0), "event a"), ((eventlog.LOCK, 0, 2 ** 31, 0), "event b"),
     ((eventlog.LOCK, 0, 0, "x"), "event c"),

@@ -34,8 +34,8 @@ MAX_ANCHOR = const(1004)      # anchor section with a full tail: 12 + (PAGE_ENTR
 _I32_MIN = -0x80000000
 _I32_MAX = 0x7FFFFFFF
 
-# Event kinds, numbered without a gap from POWER_UP to DISPLAY_FAULT, the last (stage() accepts
-# that range; a new kind comes after it and takes its place there).  The `a`, `b`, `c` arguments
+# Event kinds, numbered without a gap from POWER_UP to LAST_KIND (stage() accepts that range;
+# a new kind comes after the last and LAST_KIND becomes it).  The `a`, `b`, `c` arguments
 # each carries are listed with it.
 POWER_UP = const(1)         # a reset cause
 POWER_DOWN = const(2)
@@ -61,6 +61,9 @@ LINK_CLAIM = const(21)      # a seat, b hand category, c jackpot wager (cents): 
 SHOE_REJECT = const(22)     # a last reason (drivers.shoe.REASONS index), b lines rejected since the last
 SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot (both 0: the bus), c spot_sensors reason
 DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
+CARD_DUPLICATE = const(25)  # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): a card
+                            # dealt a second time in a round, refused (the first of each round)
+LAST_KIND = const(25)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 
@@ -176,7 +179,7 @@ class EventLog:
             if not isinstance(event, tuple) or len(event) < 1 or len(event) > 4:
                 raise ValueError("event %r must be a tuple (kind, a, b, c)" % (event,))
             kind = event[0]
-            if not isinstance(kind, int) or kind < POWER_UP or kind > DISPLAY_FAULT:
+            if not isinstance(kind, int) or kind < POWER_UP or kind > LAST_KIND:
                 raise ValueError("unknown event kind %r" % (event[0],))
             bodies.append(make_body(0, time, round_no, *event))  # validates before any write
         buf = self._spare

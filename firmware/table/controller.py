@@ -113,6 +113,7 @@ RECALL_MS = const(10000)         # the last round's results recalled in OPEN sho
 _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
+_TWICE = " twice"                 # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
@@ -164,6 +165,7 @@ class RoundController:
         self.recall_top = 0          # first recalled line shown (UP/DOWN scroll)
         self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
         self.boot_scan_ms = 0
+        self.duplicate_logged = -1   # the round whose duplicate card is logged (one a round)
         self.door_changes = 0        # door changes since the last door entry, not yet logged
         self.door_logged = False     # a door entry made less than DOOR_LOG_MS ago, at door_logged_ms
         self.door_logged_ms = 0
@@ -537,7 +539,12 @@ class RoundController:
         problem = self._add_card(dest, card)
         if problem:
             self._beep(BEEP_ERROR)
-            self._say("Card refused", problem)
+            self._refuse("Card refused", problem)
+            if problem.endswith(_TWICE) and self.duplicate_logged != self.rec.round_no:
+                # a card seen twice may be a fouled deck: the supervisor must be able to find
+                # it later (once a round: a shoe repeating itself cannot fill the log)
+                if self._log_admin(ev.CARD_DUPLICATE, dest, card):
+                    self.duplicate_logged = self.rec.round_no
         self._render()
 
     def shoe_reject(self, reason, now_ms):
@@ -721,7 +728,7 @@ class RoundController:
         if buf is None:
             return label
         if self._has_card(card):
-            return "%s twice" % cardlib.name(card)
+            return cardlib.name(card) + _TWICE
         for i in range(len(buf)):
             if buf[i] == NO_CARD:
                 buf[i] = card
