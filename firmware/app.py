@@ -211,8 +211,11 @@ class App:
         for line in range(len(slots)):
             cents = view.meter[slots[line]]
             if cents != self.meter_shown[line]:
+                # the first amount after a boot is shown as it is: counting up from zero
+                # would tell the players the pool had been reset
+                first = self.meter_shown[line] < 0
                 self.meter_shown[line] = cents
-                self.sign.set_amount(line, cents, now)
+                self.sign.set_amount(line, cents, now, first)
         if view.meter_fault != self.fault_shown:
             self.fault_shown = view.meter_fault
             for line in range(self.board.meter_modules):

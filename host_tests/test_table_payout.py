@@ -123,3 +123,17 @@ def test_a_one_pool_table_leaves_the_second_sign_module_dark(tmp_path):
     assert b.app.controller.view.meter_slots == (0,)     # the default: one pool
     assert b.table.chain.text(0).strip() == "10000.00"
     assert b.table.chain.text(1).strip() == ""           # not "0.00"
+
+
+def test_after_a_reboot_the_sign_shows_the_pool_at_once_not_counting_up_from_zero(tmp_path):
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    b.table.mcp.cover(jackpot_spot(1))
+    b.table.mcp.cover(ante_spot(1))
+    b.run(200)
+    b.press("LOCK")                              # the pool: $10,000.00 + 70 cents
+    b.run(10000)
+    assert b.sign() == "10000.70"
+    again = BoardRig(tmp_path)                   # the power comes back
+    again.run(100)
+    assert again.sign() == "10000.70"
