@@ -654,3 +654,13 @@ def test_ram_error_shows_what_each_copy_was_found_to_be(tmp_path):
     lines = t.c.view.lines
     assert lines[2] == "no good copy"
     assert lines[3] == "0 short: 2 bytes" and lines[4] == "1 bad crc"
+
+
+def test_a_door_opened_in_ram_error_is_logged_with_the_ram_clear(tmp_path):
+    t = Table(tmp_path)                         # blank memory: RAM ERROR
+    t.c.panel(btn.DOOR_OPEN, 0, t.tick())
+    t.c.panel(btn.DOOR_CLOSED, 0, t.tick(tc.DOOR_LOG_MS))
+    t.c.tick(t.tick(tc.DOOR_LOG_MS), 1000)
+    assert t.c.phase == tc.RAM_ERROR and t.memory.log.count == 0
+    t.ram_clear()
+    assert [e[3] for e in t.memory.log.events()] == [ev.DOOR_OPEN, ev.DOOR_CLOSE, ev.RAM_CLEAR]

@@ -52,6 +52,9 @@ _SLACK = const(256)
 # failed its checks may hold any bytes, and one reading FF FF FF FF would leave no number after it
 # (a table commits a few hundred thousand times a year: 2**31 is thousands of years)
 _SEQ_PLAUSIBLE = const(0x80000000)
+# Events kept for a commit that cannot be made yet (defer): room is left in the RAM clear's
+# commit for the boot's own entries (a power-up and two per copy) and the clear
+_DEFERRED_MAX = const(24)
 # Bytes of each record buffer made with the object, while the heap is still whole: a record of
 # the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear)
 RECORD_CAPACITY = const(2048)
@@ -379,6 +382,13 @@ class CriticalMemory:
                     now, round_no, _STEP_IDLE, True)
         self.status = STATUS_OK
         self.ram_error_reason = ""
+
+    def defer(self, events):
+        """Keep events to log with the next commit, while none can be made (RAM ERROR: the
+        RAM clear logs them); at most _DEFERRED_MAX wait, later ones are dropped."""
+        for event in events:
+            if len(self._pending) < _DEFERRED_MAX:
+                self._pending.append(event)
 
     def _check_sections(self, sections):
         if sections is None:

@@ -291,9 +291,11 @@ class RoundController:
     def commit_admin(self, events, sections=None):
         """Commit events (and sections) outside the round steps, e.g. a change between rounds.
 
-        Returns '' when committed (or when critical memory is unusable and nothing can be
-        logged), else what went wrong; then the committed jackpot has been put back."""
+        Returns '' when committed (or, when critical memory is unusable, kept to be logged with
+        the RAM clear), else what went wrong; then the committed jackpot has been put back."""
         if self.jackpot is None or self.memory.ram_error:
+            if not sections:
+                self.memory.defer(events)   # a door opened in RAM ERROR is evidence too
             return ""
         try:
             self.memory.commit_admin(sections, events, self.wall)
