@@ -308,6 +308,12 @@ def test_controller_refuses_unknown_tables_and_notes_conflicting_resends(tmp_pat
     assert not w.controller.on_message("jackpot/link/7/up", stranger, w.now)
     assert not w.controller.on_message("jackpot/link/x/up", stranger, w.now)
     assert w.controller.rejects == {"unknown table": 1, "malformed": 1}
+    # a table number no table can have, in the topic: refused and logged, the controller goes
+    # on (SQLite cannot store a number this large: it ended the controller's process)
+    for number in ("99999999999999999999", "0", "10000", "0001"):
+        assert not w.controller.on_message("jackpot/link/%s/up" % number, stranger, w.now)
+    assert w.controller.rejects == {"unknown table": 1, "malformed": 5}
+    assert [e[1] for e in read_ledger(w.db)["events"]].count("reject malformed") == 5
     link = w.links[1]
     link.contribute(1, NOW, 1, 100)
     w.step(100, 3)

@@ -244,10 +244,17 @@ class Controller:
 
     def _on_message(self, topic, payload, now):
         parts = topic.split("/")
-        try:
-            if len(parts) != 4 or TOPIC_UP % int(parts[2]) != topic:
-                raise codec.LinkError(codec.MALFORMED, "topic %r is not a table's up topic" % topic)
+        # the table number the topic names, if it is one a table can have (1..MAX_TABLE): any
+        # other is refused before it goes anywhere near the database
+        table = None
+        if len(parts) == 4 and parts[2].isdigit() and len(parts[2]) <= 4:
             table = int(parts[2])
+            if not 1 <= table <= codec.MAX_TABLE or TOPIC_UP % table != topic:
+                table = None
+        try:
+            if table is None:
+                raise codec.LinkError(codec.MALFORMED, "topic %r is not a table's up topic"
+                                      % topic[:80])
             claimed = codec.peek_table(payload)
             if claimed != table:
                 raise codec.LinkError(codec.MALFORMED, "table %d's message on table %d's topic"
@@ -263,8 +270,7 @@ class Controller:
                 raise codec.LinkError(codec.REPLAYED, "sequence %d already seen or too old (latest %d)"
                                       % (msg.seq, top))
         except codec.LinkError as error:
-            table = parts[2] if len(parts) == 4 and parts[2].isdigit() else None
-            self.reject(int(table) if table else None, error.reason, error.text)
+            self.reject(table, error.reason, error.text)
             return False
         except (ValueError, UnicodeError) as error:
             self.reject(None, codec.MALFORMED, "topic or payload unreadable: %s" % error)
