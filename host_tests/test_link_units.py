@@ -95,6 +95,9 @@ def test_forged_messages_are_refused():
     (resign(b'{"v":1,"k":"boom","tb":1,"sq":1,"ts":1}'), "kind"),
     (resign(b'{"v":1,"k":"ping","tb":1,"sq":1,"ts":1,"n":0}'), "missing"),
     (resign(b'{"v":1,"k":"ping","tb":1,"sq":1,"ts":1,"n":0,"hw":[],"x":1}'), "unknown"),
+    # the right number of fields, but a common one swapped for another: named, not a KeyError
+    (resign(b'{"x":1,"k":"ping","tb":1,"sq":1,"ts":1,"n":0,"hw":[]}'), "ping has no field v"),
+    (resign(b'{"v":1,"k":"ping","tb":1,"x":1,"ts":1,"n":0,"hw":[]}'), "ping has no field sq"),
     (resign(b'{"v":1,"k":"ping","tb":1,"sq":1,"ts":1,"n":true,"hw":[]}'), "field n"),
     (resign(b'{"v":1,"k":"ping","tb":1,"sq":1,"ts":1,"n":1.5,"hw":[]}'), "field n"),
     (resign(b'{"v":2,"k":"ping","tb":1,"sq":1,"ts":1,"n":0,"hw":[]}'), "field v"),

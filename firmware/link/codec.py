@@ -175,7 +175,7 @@ def _check(kind, obj):
         extra = [n for n in obj if n not in _COMMON and n not in names]
         missing = [n for n in names if n not in obj]
         _bad("%s fields wrong: missing %r, unknown %r" % (kind, missing, extra))
-    for name in names:
+    for name in _COMMON + names:
         if name not in obj:
             _bad("%s has no field %s" % (kind, name))
     _int_in(obj, "v", VERSION, VERSION)
