@@ -524,3 +524,22 @@ def test_a_failed_link_commit_is_retried_after_a_second_even_across_the_tick_wra
         assert rig.link.dirty
         c.link_poll((now + 1000) % wrap)    # the second is up: committed
         assert not rig.link.dirty
+
+
+def test_a_flood_of_rejected_messages_cannot_push_the_round_records_out_of_the_log(rig):
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.step(20, 5)
+    forged = b"0" * 64 + b'{"v":1}'
+    for _ in range(3000 * 10):          # ten minutes of 20 ms passes, a forged message in each
+        rig.link.on_message(rig.link.topic_down, forged, rig.now)
+        rig.step(20, 1)
+    rejects = rig.events(ev.LINK_REJECT)
+    # the first at once, then one as each window closes: after 10, 20, 40, 80 and 160 s (the
+    # 320 s window that began at 310 s is still open)
+    assert len(rejects) == 6
+    assert sum(e[5] for e in rejects) + rig.c.linked.rejects == 30000   # every one counted
+    assert len(rig.events(ev.LOCK)) == 1                   # the round's record is still there
+    rig.step(20, 40000 // 20)           # quiet: the window closes; the count waiting is logged
+    rig.step(20, 1)
+    assert rig.c.linked.rejects == 0 and sum(e[5] for e in rig.events(ev.LINK_REJECT)) == 30000

@@ -20,6 +20,11 @@ from firmware.table.phases import BEEP_ERROR, BEEP_JACKPOT, CONFIRM, FLOP, LOCKE
 from firmware.table.screens import money
 
 _RETRY_MS = const(1000)        # wait before committing the link section again after a failure
+# LINK_REJECT entries: the first at once, then at most one a window, the rejects between
+# counted into it; the window doubles while rejects keep coming (a flood, a clock that is off)
+# up to an hour, and is back to its shortest after a window without any
+_REJECT_LOG_MS = const(10000)
+_REJECT_LOG_MAX_MS = const(3600000)
 _I32_MAX = const(0x7FFFFFFF)
 # Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
 TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
@@ -37,6 +42,9 @@ class LinkedRound:
         self.events = []         # (kind, a, b, c) from the link's log, committed by poll
         self.rejects = 0         # link messages rejected since the last LINK_REJECT entry
         self.reject_reason = 0   # the last one's reason (LINK_REASONS index + 1)
+        self.reject_logged = False  # a LINK_REJECT entry made less than reject_window ago
+        self.reject_logged_ms = 0
+        self.reject_window = _REJECT_LOG_MS
         self.retry = 0           # tick after which a failed link commit is tried again
         self.retry_wait = False  # a link commit failed: wait for retry
         c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
@@ -72,8 +80,12 @@ class LinkedRound:
         lk = c.tablelink
         if lk.results:
             self._results()
-        if self.events or self.rejects:
-            self._log_commit()
+        if self.reject_logged and ticks_diff(now_ms, self.reject_logged_ms) >= self.reject_window:
+            self.reject_logged = False
+            self.reject_window = (min(self.reject_window * 2, _REJECT_LOG_MAX_MS) if self.rejects
+                                  else _REJECT_LOG_MS)
+        if self.events or (self.rejects and not self.reject_logged):
+            self._log_commit(now_ms)
         if lk.dirty and (not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0):
             self._commit([])
         view = c.view
@@ -96,12 +108,14 @@ class LinkedRound:
             out[TOTAL_NAMES[i]] = values[i]
         return out
 
-    def _log_commit(self):
+    def _log_commit(self, now_ms):
         events = self.events[:ev.MAX_EVENTS_PER_COMMIT - 1]
-        if self.rejects:
-            events.append((ev.LINK_REJECT, self.reject_reason, self.rejects, 0))
         self.events = []
-        self.rejects = 0
+        if self.rejects and not self.reject_logged:
+            events.append((ev.LINK_REJECT, self.reject_reason, self.rejects, 0))
+            self.rejects = 0
+            self.reject_logged = True
+            self.reject_logged_ms = now_ms
         self._commit(events)
 
     def _commit(self, events):
