@@ -171,7 +171,7 @@ def test_keepalive_ping_and_silent_broker_dropped_then_reconnected():
     assert [p[0] for p in packets(rig.sock.sent)] == [0x10, 0x82]  # connect, subscribe again
 
 
-def test_refused_connection_closed_socket_and_oversize_packet_are_dropped():
+def test_refused_connection_and_closed_socket_are_dropped():
     rig = Rig()
     rig.client.service(0)
     rig.connack(5)  # not authorised
@@ -187,9 +187,26 @@ def test_refused_connection_closed_socket_and_oversize_packet_are_dropped():
     rig.client.service(2000)
     rig.connack()
     rig.client.service(2001)
-    rig.sock.incoming.extend(b"\x30" + b"\xff\xff\x7f")  # 2 MB announced: larger than the buffer
-    rig.client.service(2002)
-    assert not rig.client.connected() and "exceeds" in rig.client.error
+    assert rig.client.connected()
+
+
+@pytest.mark.parametrize("chunk", [None, 1000, 7])
+def test_a_packet_larger_than_the_buffer_is_skipped_and_the_connection_kept(chunk):
+    # a retained one would come back at every reconnect: dropping the connection for it kept
+    # the link down for good
+    rig = Rig(chunk)
+    rig.client.service(0)
+    rig.connack()
+    huge = mqtt.packet(0x30, b"\x00\x03a/b" + b"x" * 5000)
+    rig.sock.incoming.extend(mqtt.packet(0x30, b"\x00\x03a/b" + b"before") + huge
+                             + mqtt.packet(0x30, b"\x00\x03a/b" + b"after"))
+    for i in range(1, 2000):
+        rig.client.service(i)
+        if len(rig.got) == 2:
+            break
+    assert rig.client.connected() and rig.client.connects == 1
+    assert rig.got == [("a/b", b"before"), ("a/b", b"after")]
+    assert "5008 bytes exceeds 4096: skipped" in rig.client.error
 
 
 def test_keepalive_out_of_range_is_refused():

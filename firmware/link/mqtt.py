@@ -166,6 +166,7 @@ class Client(Session):
         self.buf = bytearray(_BUFFER_SIZE)
         self.view = memoryview(self.buf)
         self.fill = 0
+        self.skip = 0  # bytes of a packet too large for the buffer still to be thrown away
 
     # -- public -----------------------------------------------------------------------------
 
@@ -318,6 +319,8 @@ class Client(Session):
                 return
             self.fill += n
             self.last_heard = now
+            if self.skip:
+                self._skip()
             self._packets(now)
 
     def _packets(self, now):
@@ -339,8 +342,12 @@ class Client(Session):
                     return
             end = pos + length
             if end > _BUFFER_SIZE:
-                self._drop(now, "packet of %d bytes exceeds %d" % (end, _BUFFER_SIZE))
-                return
+                # thrown away, not the connection: a broker would deliver a retained one again
+                # at every reconnect, and the link would never come up
+                self._note("packet of %d bytes exceeds %d: skipped" % (end, _BUFFER_SIZE))
+                self.skip = end
+                self._skip()
+                continue
             if end > self.fill:
                 return
             self._handle(self.buf[0], pos, end, now)
@@ -350,6 +357,17 @@ class Client(Session):
             if rest:
                 self.buf[0:rest] = self.buf[end:self.fill]
             self.fill = rest
+
+    def _skip(self):
+        """Throw away the received bytes of the packet being skipped."""
+        if self.fill <= self.skip:
+            self.skip -= self.fill
+            self.fill = 0
+            return
+        rest = self.fill - self.skip
+        self.buf[0:rest] = self.buf[self.skip:self.fill]
+        self.fill = rest
+        self.skip = 0
 
     def _handle(self, head, start, end, now):
         kind = head & 0xF0
