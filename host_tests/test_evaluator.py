@@ -93,6 +93,21 @@ def test_check_names_duplicates_and_counts():
         cards.check([0, 1, 2, 3], 5, "player")
     with pytest.raises(ValueError, match="bad card"):
         cards.check([0, 60])
+    # the field the bad card came from is named, as a bad card in text is
+    with pytest.raises(ValueError, match="^seat 3 cards: bad card 60: expected an int 0..51$"):
+        cards.check([0, 60], 2, "seat 3 cards")
+
+
+@pytest.mark.parametrize("text", ["As\u00a0Kd", "As\u2003Kd", "As\x1cKd", "As\u3000Kd"])
+def test_only_ascii_separators_split_cards_as_on_micropython(text):
+    # CPython's str.split() splits on these Unicode spaces, MicroPython's does not: the text
+    # must read the same on both, so neither takes them
+    with pytest.raises(ValueError, match="bad card"):
+        cards.parse(text)
+
+
+def test_tabs_and_line_ends_separate_cards():
+    assert cards.parse("As\tKd\r\n10h") == [51, 45, 34]
 
 
 # ---- tables and value range ----------------------------------------------------------------

@@ -10,6 +10,7 @@ from firmware.compat import const
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 DECK_SIZE = const(52)
+_SEPARATORS = (",", "\t", "\r", "\n")  # besides the space, between cards in text
 
 _TWO = const(0)
 _TEN = const(8)
@@ -56,7 +57,13 @@ def parse(text):
     if not isinstance(text, str):
         raise ValueError("cards must be text, got %r" % (text,))
     result = []
-    for token in text.replace(",", " ").split():
+    # ASCII separators only: str.split() with no argument splits on Unicode white space on
+    # CPython and not on MicroPython, and the two must read the same text the same way
+    for sep in _SEPARATORS:
+        text = text.replace(sep, " ")
+    for token in text.split(" "):
+        if not token:
+            continue
         card = parse_card(token)
         if card in result:
             raise ValueError("duplicate card %r" % (token,))
@@ -84,7 +91,8 @@ def check(cards, count=None, what="hand"):
         raise ValueError("%s: expected %d cards, got %d" % (what, count, len(cards)))
     seen = 0
     for card in cards:
-        name(card)
+        if not isinstance(card, int) or isinstance(card, bool) or card < 0 or card >= DECK_SIZE:
+            raise ValueError("%s: bad card %r: expected an int 0..51" % (what, card))
         bit = 1 << card
         if seen & bit:
             raise ValueError("%s: duplicate card %s" % (what, name(card)))
