@@ -272,6 +272,13 @@ def build(data, board=None):
             raise ConfigError("config rules.%s: unknown %s rule option (value %s)"
                               % (key, game, _short(rules[key])))
         options[key] = rules[key]
+    if game == "uth" and rules.get("jackpot_min_category", known["jackpot_min_category"]) != \
+            known["jackpot_min_category"]:
+        # the table pays the jackpot's own hands (rules 11.9: flush and up, jackpot.pay); an
+        # option it would not apply must not pass for one it does
+        raise ConfigError("config rules.jackpot_min_category: the table pays every jackpot hand "
+                          "of its pay table, flush and up (rules 11.9, jackpot.pay); only the "
+                          "default is accepted (value %s)" % _short(rules["jackpot_min_category"]))
     if "seats" in rules:
         seats = rules["seats"]
         if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= pools.MAX_SEATS:

@@ -136,6 +136,9 @@ def test_load_reads_a_file(tmp_path):
     (uth_file(rules={"k%d" % i: 1 for i in range(33)}), "config rules: object of 33 keys (limit 32)"),
     (uth_file(rules={"raise_multiples": list(range(40))}), "config rules.raise_multiples: list of 40 items"),
     (uth_file(rules={"a": {"b": {"c": {"d": 1}}}}), "config file: nested deeper than 4 levels at line 1"),
+    # the table would pay flushes all the same: an option it does not apply is refused
+    (uth_file(rules={"jackpot_min_category": 6}),
+     "config rules.jackpot_min_category: the table pays every jackpot hand of its pay table"),
     (uth_file(rules={"y" * 40: 1}), "config rules: key of 40 characters (limit 32)"),
 ])
 def test_bad_files_are_refused_naming_key_and_value(text, message):
