@@ -78,7 +78,7 @@ def test_an_open_door_does_not_hide_the_confirmation_hint(table):
     table.chip(1)
     table.chip(1, ante=True)
     table.press(btn.LOCK)
-    table.deal([(1, "As Ks"), (8, "Qs Js Ts")])
+    table.deal([(1, "As Ks"), (8, "Qs Js Ts 3h 4h")])
     table.press(btn.SETTLE)
     assert table.c.phase == tc.CONFIRM
     table.c.panel(btn.DOOR_OPEN, 0, table.tick())

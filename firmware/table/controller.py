@@ -804,8 +804,11 @@ class RoundController:
         """'' when the cards needed to settle are in, else what is missing, short enough to
         follow "need " on a display line (``flop 2/3``, ``seat 4 hand``, ``dealer 0/6``).
 
-        UTH needs the flop and every jackpot seat's hole cards (the jackpot hand); the other
-        games need the dealer's or the board's cards and every dealt seat's whole hand."""
+        UTH needs every jackpot seat's hole cards and the flop (the jackpot hand), and the turn
+        and river too: the jackpot is paid only to a seat that made its Play wager [UTH 10.2],
+        after the other wagers are settled [11.12], so not before the last decision (a seat
+        can still fold at the river).  The other games need the dealer's or the board's cards
+        and every dealt seat's whole hand."""
         if self.game != UTH:
             for cards, want, label in ((self.rec.dealer, self.dealer_cards, "dealer"),
                                        (self.rec.board, self.board_cards, "board")):
@@ -825,6 +828,8 @@ class RoundController:
             if self.rec.accepted & bit and not (self.rec.folded | self.rec.voided) & bit:
                 if len(self._hole(s)) < self.seat_cards:
                     return "seat %d hand" % (s + 1)
+        if len(board) < self.board_cards:
+            return "board %d/%d" % (len(board), self.board_cards)
         return ""
 
     def _jackpot_hands(self):
