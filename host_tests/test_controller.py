@@ -210,6 +210,14 @@ def test_settle_needs_the_flop_and_the_jackpot_seats_cards(table):
     table.deal([(8, "4h")])
     table.press(btn.SETTLE)
     assert "need seat 1 hand" in table.screen() and table.c.phase == tc.LOCKED
+    # the flop and the hole cards make the jackpot hand, but a seat may still fold at the
+    # river, and the jackpot goes only to a seat that made its Play wager [UTH 10.2, 11.12]
+    table.deal([(1, "9c 9d")])
+    table.press(btn.SETTLE)
+    assert "Cannot settle\nboard 3/5" in table.screen() and table.c.phase == tc.LOCKED
+    table.deal([(8, "Kh 7s")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.RESULTS
 
 
 def royal_round(table, seats=(1, 3)):
