@@ -318,3 +318,11 @@ def test_a_bad_simulator_command_is_an_error_reply(sim):
     with pytest.raises(audit.ServiceError, match="simulator refused 'chip 9'"):
         sim.sim("chip 9")
     assert audit.ask(sim, "status")["ok"] is True
+
+
+def test_an_export_onto_a_file_is_refused_with_the_reason(tmp_path, capsys):
+    target = tmp_path / "c.json"
+    target.write_text("{}")
+    assert audit.main(["--sim", "--export", str(target)]) == 2
+    assert "cannot export to %s" % target in capsys.readouterr().out
+    assert target.read_text() == "{}"

@@ -176,6 +176,14 @@ def test_config_check_unreadable_file(tmp_path, capsys):
     assert config_check.main([str(tmp_path / "missing.json")]) == 2
 
 
+@pytest.mark.parametrize("option,value", [("--jobs", "0"), ("--trials", "-5")])
+def test_config_check_refuses_a_count_below_one_before_any_work(option, value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        config_check.main(["docs/table-config.fcp.example.json", option, value])
+    assert stop.value.code == 2
+    assert "%s must be 1 or more, got %s" % (option, value) in capsys.readouterr().err
+
+
 def test_config_check_validates_and_summarises_without_math(capsys):
     assert config_check.main([str(EXAMPLE), "--no-math", "--board", "pico_w"]) == 0
     out = capsys.readouterr().out

@@ -10,6 +10,7 @@ import pytest
 
 from firmware.link import codec, hmac256
 from firmware.link.tablelink import DOWN, MISMATCH, SYNCING, UP, TableLink
+from tools import link_controller
 from tools.link_controller import Controller, load_keys, read_ledger
 
 KEY = hashlib.sha256(b"unit key 1").digest()
@@ -425,3 +426,20 @@ def test_sign_texts_fit_the_seven_segment_meter_line():
 
     for text in (tablelink.SIGN_LINK_DOWN, tablelink.SIGN_LINK_ERROR):
         assert len(meter_sign.encode_text(text)) == meter_sign.DIGITS  # ValueError if it does not fit
+
+
+@pytest.mark.parametrize("content,words", [
+    (None, "No such file"),
+    ('{"1": "zz"}', "table '1'"),
+    ("{not json", "Expecting property name"),
+])
+def test_the_controller_names_a_bad_keys_file_and_stops_before_it_starts(tmp_path, capsys, content,
+                                                                          words):
+    keys = tmp_path / "keys.json"
+    if content is not None:
+        keys.write_text(content)
+    with pytest.raises(SystemExit) as stop:
+        link_controller.main(["--db", str(tmp_path / "l.db"), "--keys", str(keys)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--keys %s" % keys in err and words in err

@@ -386,8 +386,12 @@ def main(argv=None, out=None):
     else:
         out.write(report(data) + "\n")
     if args.export:
-        for path in export(data, args.export):
-            out.write("wrote %s\n" % path)
+        try:
+            for path in export(data, args.export):
+                out.write("wrote %s\n" % path)
+        except OSError as error:
+            out.write("cannot export to %s: %s (give a folder)\n" % (args.export, error))
+            return 2
     return 0 if data["chain"]["intact"] else 1
 
 

@@ -100,6 +100,10 @@ def main(argv=None, out=None):
                    help="Monte Carlo showdowns for the UTH Blind (default %(default)d)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default %(default)d)")
     args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error("--jobs must be 1 or more, got %d" % args.jobs)
+    if args.trials < 1:
+        p.error("--trials must be 1 or more, got %d" % args.trials)
     if args.board is not None and args.board not in known_boards():
         p.error("unknown board %r (known: %s)" % (args.board, ", ".join(known_boards())))
     try:

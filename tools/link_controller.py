@@ -512,6 +512,11 @@ def main(argv=None):
     parser.add_argument("--ledger-out", help="write the ledger as JSON here on a clean stop")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
+    try:
+        load_keys(args.keys)
+    except (OSError, ValueError) as error:
+        # json.JSONDecodeError is a ValueError: a bad file is named, not a traceback
+        parser.error("--keys %s: %s" % (args.keys, error))
     return run(args)
 
 
