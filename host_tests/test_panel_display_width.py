@@ -45,8 +45,8 @@ def test_four_card_poker_hands_fit_with_their_last_suit_and_the_fold(tmp_path):
     assert_fits(t)
     assert "S1 AsAdAhKs2d" in t.screen()
     assert "D 5h2cJc3h3d9s" in t.screen()
-    t.c.tick(t.tick(5000), 2000)            # "No more bets" has gone
-    t.press(btn.OK)                         # fold the cursor seat
+    t.press(btn.OK)                         # fold the cursor seat: shown at once, over the
+                                            # "No more bets" message of the LOCK
     assert_fits(t)
     assert "FOLDED OK=unfold" in t.screen()
     t.press(btn.OK)

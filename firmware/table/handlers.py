@@ -137,6 +137,7 @@ def _on_locked(c, button, long):
             c._say("Seat %d is void" % (c.cursor + 1), "cannot fold")
         else:
             c.rec.folded ^= 1 << c.cursor
+            c.message = ""      # so the screen's own fold line shows at once, not in 4 s
 
 
 def _on_confirm(c, button, long):
