@@ -139,3 +139,27 @@ def test_test_mode_shows_key_and_door_whole(table):
     table.key(False)
     assert_fits(table)
     assert "key off" in table.screen() and "door shut" in table.screen()
+
+
+def test_the_other_games_locked_screens_show_only_their_own_hands(tmp_path):
+    (tmp_path / "fcp").mkdir()
+    (tmp_path / "brs").mkdir()
+    fcp = new_table(tmp_path / "fcp", tc.FCP)
+    fcp.chip(1, ante=True)
+    fcp.press(btn.LOCK)
+    lines = fcp.c.view.lines
+    # Four Card Poker: no progressive, no board; the dealer's hand
+    assert lines[1] == "FOUR CARD POKER" and lines[2] == "" and lines[3] == "D -"
+    brs = new_table(tmp_path / "brs", tc.BRS)
+    brs.chip(1, ante=True)
+    brs.press(btn.LOCK)
+    lines = brs.c.view.lines
+    # Big Raise Stud: no progressive, no dealer; the community cards
+    assert lines[1] == "BIG RAISE STUD" and lines[2] == "B -" and lines[3] == ""
+    assert not any(line.startswith("JP") for line in lines)
+
+
+def test_a_table_without_a_progressive_does_not_speak_of_a_jackpot_in_ram_error(tmp_path):
+    t = Table(tmp_path, tc.FCP)                 # blank memory
+    assert t.c.phase == tc.RAM_ERROR and "ROUNDS DISABLED" in t.screen()
+    assert "JACKPOT" not in t.screen()

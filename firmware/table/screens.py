@@ -164,9 +164,15 @@ def render_lines(c):
             lines[7] = "UP/DN " + ("^" if top else "") + ("v" if more else "")
     elif phase == LOCKED:
         lines[0] = _title(c.rec.round_no, "LOCKED")
-        lines[1] = "JP " + (c._seat_list(c.rec.accepted & ~c.rec.voided) or "none")
-        lines[2] = "B " + (_cards_text(c._cards_of(c.rec.board), WIDTH - 2) or "-")
-        lines[3] = "D " + (_cards_text(c._cards_of(c.rec.dealer), WIDTH - 2) or "-")
+        if c.game == UTH:
+            lines[1] = "JP " + (c._seat_list(c.rec.accepted & ~c.rec.voided) or "none")
+        else:
+            lines[1] = GAME_TITLES[c.game]          # no progressive: no jackpot seats
+        # only the hands this game deals (Four Card Poker: no board; Big Raise Stud: no dealer)
+        if c.board_cards:
+            lines[2] = "B " + (_cards_text(c._cards_of(c.rec.board), WIDTH - 2) or "-")
+        if c.dealer_cards:
+            lines[3] = "D " + (_cards_text(c._cards_of(c.rec.dealer), WIDTH - 2) or "-")
         lines[4] = "%s %s" % (cursor, _cards_text(c._hole(c.cursor), WIDTH - 3) or "-")
         lines[5] = "need " + (c._missing() or "nothing")
         # the cursor seat's fold shows in the hint, which says what OK does to it
@@ -196,7 +202,7 @@ def render_lines(c):
             lines[7] += " " + ("^" if above else " ") + ("v" if below else "")
     elif phase == RAM_ERROR:
         lines[0] = "RAM ERROR"
-        lines[1] = "JACKPOT DISABLED"
+        lines[1] = "JACKPOT DISABLED" if c.game == UTH else "ROUNDS DISABLED"
         for i, text in enumerate(c.menu[:3]):
             lines[2 + i] = text
         lines[6] = "KEY+long OK:"
