@@ -5,6 +5,7 @@ text), so these are end-to-end tests of the app, the drivers and the controller 
 """
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -780,3 +781,52 @@ def test_test_mode_ok_moves_every_ring_to_its_next_pattern():
     names = spot_lights.STATE_NAMES
     # each ring steps to the next of the patterns after OFF (screens.seat_light in TEST)
     assert after == [names[1 + names.index(b) % (len(names) - 1)] for b in before]
+
+
+@pytest.mark.parametrize("game", ["uth", "fcp"])
+def test_the_interactive_screen_fits_an_80_by_24_terminal(game):
+    sim = simmod.Simulation(None, game=game)
+    ram_clear(sim)
+    for line in ("chip 1", "ante 1", "press LOCK"):
+        sim.command(line)
+    screen = re.sub(r"\x1b\[[0-9;]*m", "", simmod.screen_text(sim, "notice"))
+    lines = screen.splitlines()
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, screen
+    assert all(len(line) <= simmod.HELP_WIDTH for line in simmod.KEYS_HELP.splitlines())
+    assert lines[0].startswith("round 1  phase LOCKED")       # the phase, on the top line
+    assert "key off  door shut" in screen and "|ROUND 1 LOCKED  |" in screen
+
+
+def test_the_interactive_simulator_in_a_terminal_takes_keys_and_quits_on_ctrl_c(tmp_path):
+    # the real terminal loop in a pseudo-terminal: a key acts and is shown; Ctrl-C quits as q
+    # does, with no traceback
+    import os
+    import pty
+    import select
+    import sys
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:                                  # the child: the simulator, as make sim runs it
+        os.chdir(str(Path(simmod.__file__).parent.parent))
+        os.execvp(sys.executable, [sys.executable, "-m", "tools.sim", "--memory"])
+    seen = b""
+
+    def read_for(seconds):
+        nonlocal seen
+        end = time.time() + seconds
+        while time.time() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    seen += os.read(fd, 65536)
+                except OSError:
+                    return
+    read_for(4)
+    os.write(fd, b"k")
+    read_for(1.5)
+    assert b"supervisor key on" in seen and b"key ON" in seen
+    os.write(fd, b"\x03")
+    read_for(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert b"Traceback" not in seen

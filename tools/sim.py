@@ -56,18 +56,22 @@ LONG_MS = 1200
 LEGEND_CYCLE_MS = 4000   # every spot-light pattern repeats within this (spot_lights' cycle)
 SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beeps
 DEFAULT_STATE = ".sim"
+# Lines of at most HELP_WIDTH characters: the interactive screen shows them beside the dealer
+# display, so that the whole screen fits an 80 x 24 terminal.
 KEYS_HELP = (
-    "1-7 chip on/off jackpot spot   shift+1-7 (!@#$%^&) chip on/off Ante spot\n"
-    "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK  (capital letter = hold for a long press;\n"
-    "  V is the long DOWN, as D is the door)\n"
-    "k supervisor key on/off   D door open/shut   c deal cards from the shoe\n"
-    "t type a shoe line (S3 Ah, D Kc, B 7d)   q quit\n"
-    "Supervisor, key on (k):  OPEN: O audit, S configuration, L test mode (b leaves them)\n"
-    "  LOCKED: b voids the seat at the cursor, B voids the round (B also at CONFIRM)\n"
-    "  CONFIRM: o pays the jackpot    RAM ERROR: O, then o, clears the critical memory\n"
-    "LOCKED, no key needed: O enters a card (u/d change, o next field, l adds it, b done)\n"
-    "OPEN, no key needed: S shows the last round's results again (u/d scroll them)"
+    "1-7 chip on/off jackpot spot  shift+1-7 (!@#$%^&) Ante\n"
+    "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK   q quit\n"
+    "capital letter = hold: a long press (V is the long DOWN)\n"
+    "k supervisor key on/off  D door open/shut  c deal cards\n"
+    "t type a shoe line (S3 Ah, D Kc, B 7d)\n"
+    "Key on (k), OPEN: O audit, S configuration, L test mode\n"
+    "  (b leaves them)   CONFIRM: o pays the jackpot\n"
+    "  LOCKED: b voids the seat at the cursor, B voids the round\n"
+    "  (B also at CONFIRM)   RAM ERROR: O, then o, clears memory\n"
+    "LOCKED, no key needed: O enters a card (u/d change,\n"
+    "  o next field, l adds it, b done)   OPEN: S last results"
 )
+HELP_WIDTH = 59
 TYPE_PROMPT = "shoe line, e.g. S3 Ah, D Kc or B 7d (Enter alone: nothing): "
 ANSI_COLOURS = {
     "off": "90", "red": "31", "green": "32", "blue": "34", "white": "97", "yellow": "93",
@@ -336,6 +340,13 @@ class Simulation:
 
     def snapshot(self, colour=False):
         """The table as text: meter sign, seat rings and spots, dealer display, panel."""
+        top, display, panel = self.snapshot_parts(colour)
+        return "\n".join(top + ["  dealer display:"] + ["   |%-16s|" % t for t in display]
+                         + [panel])
+
+    def snapshot_parts(self, colour=False):
+        """The snapshot's parts: (lines above the dealer display, its eight lines, the panel's
+        line: key, door, buzzer)."""
         c = self.controller
         out = []
         out.append("Table simulator  round %d  phase %s  memory: %s" % (
@@ -360,13 +371,10 @@ class Simulation:
         for label, cells in rows:
             out.append("  %-8s" % label + "".join([
                 cell if cell.startswith("\x1b") else "%-9s" % cell for cell in cells]).rstrip())
-        out.append("  dealer display:")
-        for text in self.display():
-            out.append("   |%-16s|" % text)
-        out.append("  key %s  door %s  buzzer %s" % (
+        panel = "  key %s  door %s  buzzer %s" % (
             "ON" if self.table.key.level == 0 else "off", "OPEN" if self.table.door.level else "shut",
-            "sounding" if self.table.pwm.sounding() else "quiet"))
-        return "\n".join(out)
+            "sounding" if self.table.pwm.sounding() else "quiet")
+        return out, self.display(), panel
 
     # ------------------------------------------------------------------ scripts
 
@@ -598,7 +606,7 @@ def interactive(sim):
         finally:
             tty.setcbreak(fd)
 
-    notice = "Press a key (list below)."
+    notice = "Press a key (they are listed beside the dealer display)."
     try:
         tty.setcbreak(fd)
         last_draw = ""
@@ -614,16 +622,43 @@ def interactive(sim):
             sim.run(TICK_MS)
             screen = screen_text(sim, notice)
             if screen != last_draw:
-                sys.stdout.write("\x1b[H\x1b[2J" + screen + "\n")
+                # no newline after the last line: on a 24-line terminal it would scroll the top away
+                sys.stdout.write("\x1b[H\x1b[2J" + screen)
                 sys.stdout.flush()
                 last_draw = screen
+    except KeyboardInterrupt:
+        return              # Ctrl-C quits as q does, without a traceback
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+        sys.stdout.write("\n")
 
 
 def screen_text(sim, notice):
-    """The interactive screen: the table in colour, the ring legend, the keys, the notice."""
-    return "%s\n%s\n\n%s\n\n  %s" % (sim.snapshot(colour=True), legend_text(), KEYS_HELP, notice)
+    """The interactive screen, at most 80 x 24: the table in colour, the dealer display with the
+    keys beside it, the ring legend, the notice."""
+    top, display, panel = sim.snapshot_parts(colour=True)
+    top[0] = _clip(top[0].replace("Table simulator  ", "", 1))
+    # the panel's key, door and buzzer beside the (first) meter sign line, if there is one
+    for i in range(len(top)):
+        if top[i].startswith("  meter sign"):
+            top[i] = _clip(top[i] + "    " + panel.strip())
+            break
+    else:
+        top.append(panel)
+    box = (["  +dealer display--+"] + ["  |%-16s|" % text for text in display]
+           + ["  +----------------+"])
+    keys = KEYS_HELP.splitlines()
+    beside = []
+    for i in range(max(len(box), len(keys))):
+        left = box[i] if i < len(box) else ""
+        right = keys[i] if i < len(keys) else ""
+        beside.append(("%-20s %s" % (left, right)).rstrip())
+    return "\n".join(top + beside + [legend_text(), _clip("  " + notice)])
+
+
+def _clip(line, width=80):
+    """line cut to width characters, marked with '...' where it was cut."""
+    return line if len(line) <= width else line[:width - 3] + "..."
 
 
 def _ask_stdin():
