@@ -443,3 +443,32 @@ def test_the_controller_names_a_bad_keys_file_and_stops_before_it_starts(tmp_pat
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "--keys %s" % keys in err and words in err
+
+
+def test_a_hit_is_paid_only_after_its_own_ordering_window(tmp_path):
+    # rules.md 11.11: hits at linked tables are paid in the order the hands were dealt.  A
+    # royal locked at -10 s arrives at 0 ms; one locked at -5 s at 900 ms; one locked at -7 s
+    # at 1,100 ms, inside the second one's window: the order is -10, -7, -5.
+    keys = {t: hashlib.sha256(b"k%d" % t).digest() for t in (1, 2, 3)}
+    c = Controller(str(tmp_path / "l.db"), keys, lambda t, p: None, clock_s=lambda: NOW,
+                   order_window=1000)
+    seq = {1: 0, 2: 0, 3: 0}
+
+    def royal(table, locked, now):
+        for n, kind, amount, count, rows in ((1, codec.CONTRIBUTION, 100, 1, []),
+                                              (2, codec.HIT, 0, 0, [[1, 4, 100]])):
+            seq[table] += 1
+            payload = codec.encode(keys[table], codec.ENTRY, table, seq[table], NOW,
+                                   [n, kind, 1, NOW + locked, amount, count, rows])
+            assert c.on_message("jackpot/link/%d/up" % table, payload, now)
+
+    royal(1, -10, 0)
+    c.service(0)
+    royal(2, -5, 900)
+    for now in range(900, 1100, 50):
+        c.service(now)
+    royal(3, -7, 1100)
+    for now in range(1100, 3000, 50):
+        c.service(now)
+    paid = sorted(c.ledger()["paid"], key=lambda row: row[5])
+    assert [(row[0], row[3] - NOW) for row in paid] == [(1, -10), (3, -7), (2, -5)]

@@ -357,17 +357,22 @@ class Controller:
         if self.due:
             first = min(self.due.values(), key=lambda t: mqtt.ticks_diff(t, now))
             if mqtt.ticks_diff(now, first) >= 0:
-                self._pay_waiting()
+                self._pay_waiting(now)
         if self.pool_dirty and (self.last_broadcast is None
                                 or mqtt.ticks_diff(now, self.last_broadcast) >= self.broadcast_every):
             self.broadcast(now)
 
-    def _pay_waiting(self):
-        """Pay every waiting hit: by lock time, then arrival [11.11]; each round by 11.10."""
+    def _pay_waiting(self, now):
+        """Pay the waiting hits by lock time, then arrival [11.11], each round by 11.10, up to
+        the first whose own ordering window has not passed: it may still hear of a hit locked
+        before it, and every hit after it in that order must wait for it."""
         waiting = self.db.execute("SELECT tb, n, round, lock_time, arrival, rows FROM hits "
                                   "WHERE status='pending' ORDER BY lock_time, arrival").fetchall()
         order = int(self._meta("paid_order", "0"))
         for tb, n, round_no, lock_time, arrival, rows in waiting:
+            due = self.due.get((tb, n))
+            if due is not None and mqtt.ticks_diff(now, due) < 0:
+                break
             pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
             try:
                 paid_rows, before, after = pool.pay(json.loads(rows), self.config.wager)
