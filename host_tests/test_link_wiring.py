@@ -12,6 +12,7 @@ greater of 10,000 to 1 and 100% of the pool).
 
 import hashlib
 import json
+import os
 
 import pytest
 
@@ -27,6 +28,7 @@ from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
+from firmware.table.phases import BEEP_ERROR
 from tools.link_controller import Controller, read_ledger
 
 WALL = 1800000000
@@ -543,3 +545,34 @@ def test_a_flood_of_rejected_messages_cannot_push_the_round_records_out_of_the_l
     rig.step(20, 40000 // 20)           # quiet: the window closes; the count waiting is logged
     rig.step(20, 1)
     assert rig.c.linked.rejects == 0 and sum(e[5] for e in rig.events(ev.LINK_REJECT)) == 30000
+
+
+def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path):
+    # the controller's wager (500) is not the table's (100): its pay table cannot pay the
+    # claim, and it answers with no payout
+    class RefusingRig(Rig):
+        def __init__(self, path):
+            super().__init__(path)
+            self.controller.close()
+            os.remove(self.db)
+            self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
+                                         clock_s=lambda: WALL, order_window=0, broadcast_every=0,
+                                         config={"wager": 500})
+
+    r = RefusingRig(tmp_path)
+    r.ram_clear()
+    r.step(100, 5)
+    r.chips(1)
+    r.press(btn.LOCK)
+    r.step(100, 3)
+    r.deal(ROYAL[:1] + ROYAL[2:])
+    r.press(btn.SETTLE)
+    r.key(True)
+    r.press(btn.OK)
+    r.key(False)
+    r.step(100, 10)
+    assert [e[5] for e in r.events(ev.LINK_REFUSED)] == [r.c.rec.round_no]
+    assert r.events(ev.JACKPOT_HIT) == []
+    assert r.c.view.beep == BEEP_ERROR
+    assert "JP NOT PAID" in r.c.results
+    assert r.c.last_refusal.startswith("JP NOT PAID r%d" % r.c.rec.round_no)

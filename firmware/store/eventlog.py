@@ -63,7 +63,8 @@ SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot (both 0: the bus
 DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
 CARD_DUPLICATE = const(25)  # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): a card
                             # dealt a second time in a round, refused (the first of each round)
-LAST_KIND = const(25)
+LINK_REFUSED = const(26)    # b round: the link controller refused the round's claimed hit, paid nothing
+LAST_KIND = const(26)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 

@@ -15,7 +15,7 @@ NAMES = {
     ev.LINK_REJECT: "link message rejected", ev.LINK_MISMATCH: "link ledger mismatch",
     ev.LINK_CLAIM: "jackpot hit claimed on the link", ev.SHOE_REJECT: "shoe line rejected",
     ev.SENSOR_FAULT: "spot sensor fault", ev.DISPLAY_FAULT: "dealer display fault",
-    ev.CARD_DUPLICATE: "card dealt twice",
+    ev.CARD_DUPLICATE: "card dealt twice", ev.LINK_REFUSED: "jackpot claim refused by the link",
 }
 
 # Names short enough for a dealer-display line with a leading column (at most 15 characters,
@@ -30,7 +30,7 @@ SHORT_NAMES = {
     ev.LINK_REJECT: "link reject", ev.LINK_MISMATCH: "link mismatch",
     ev.LINK_CLAIM: "link claim", ev.SHOE_REJECT: "shoe reject",
     ev.SENSOR_FAULT: "sensor fault", ev.DISPLAY_FAULT: "display fault",
-    ev.CARD_DUPLICATE: "card twice",
+    ev.CARD_DUPLICATE: "card twice", ev.LINK_REFUSED: "link refused",
 }
 
 # Short names of the CM_ERROR reason codes (eventlog.REASON_*), indexed by code

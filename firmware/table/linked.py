@@ -141,13 +141,22 @@ class LinkedRound:
         for result in results:
             for row in result.rows:
                 events.append((ev.JACKPOT_HIT, row[0], row[1], _i32(row[2])))
+            if not result.rows:
+                # the controller answered the claim with no payout (a claim its pay table
+                # cannot pay): the supervisor must hear of it, the player was not paid
+                events.append((ev.LINK_REFUSED, 0, _i32(result.round), 0))
         if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
             events = events[:ev.MAX_EVENTS_PER_COMMIT]
         if not self._commit(events):
             lk.results = results + lk.results
             return
+        refused = False
         for result in results:
             paid = []
+            if not result.rows:
+                refused = True
+                paid.append("JP NOT PAID")
+                c._refuse("JP NOT PAID r%d" % result.round, "link refused it")
             for row in result.rows:
                 line = c._sign_line(c.jackpot.config.pool_for(row[1]))
                 new = result.after[line] if line < len(result.after) else 0
@@ -158,7 +167,7 @@ class LinkedRound:
                 keep = [line for line in c.results if not line.startswith("JP ")]
                 c.results = keep + paid
                 c.hits = []
-        c._beep(BEEP_JACKPOT)
+        c._beep(BEEP_ERROR if refused else BEEP_JACKPOT)
         c._refresh_meter()
 
     def mark(self):
