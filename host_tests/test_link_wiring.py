@@ -576,3 +576,29 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
     assert r.c.view.beep == BEEP_ERROR
     assert "JP NOT PAID" in r.c.results
     assert r.c.last_refusal.startswith("JP NOT PAID r%d" % r.c.rec.round_no)
+
+
+@pytest.mark.parametrize("answered", [True, False])
+def test_a_linked_round_shown_again_after_a_power_cut_keeps_its_jackpot_line(tmp_path, answered):
+    r = Rig(tmp_path)
+    r.ram_clear()
+    r.step(100, 5)
+    r.chips(1, 2)
+    r.press(btn.LOCK)
+    r.step(100, 3)
+    r.wire_up = answered                  # the link down: the claim is still waiting
+    r.deal(ROYAL)
+    r.press(btn.SETTLE)
+    r.key(True)
+    r.press(btn.OK)
+    r.key(False)
+    r.step(100, 5)
+    before = [line for line in r.c.results if line.startswith("JP ")]
+    r.link = None
+    r.boot()                              # the power comes back: "settled before power cut"
+    assert r.c.phase == tc.RESULTS
+    shown = [line for line in r.c.results if line.startswith("JP ")]
+    if answered:
+        assert shown == before and shown[0].startswith("JP S1 $")
+    else:
+        assert shown == ["JP S1 claimed"]

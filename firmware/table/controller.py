@@ -387,6 +387,9 @@ class RoundController:
             jp = self.jackpot
             self.hits = [h for h in jp.hits if h[jm.H_ROUND] == self.rec.round_no] if jp else []
             self._make_results()
+            if self.linked is not None:
+                # a linked table's jackpot is the link's: its lines come from the event log
+                self.results = self.results + self.linked.resumed_lines(self.rec.round_no)
         self._set_phase(RESULTS)
         self._say("Round %d %s" % (self.rec.round_no, "void" if void else "settled"),
                   "before power cut")

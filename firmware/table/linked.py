@@ -170,6 +170,31 @@ class LinkedRound:
         c._beep(BEEP_ERROR if refused else BEEP_JACKPOT)
         c._refresh_meter()
 
+    def resumed_lines(self, round_no):
+        """The round's jackpot lines after a power cut, read back from the event log (the
+        last two pages hold them): paid (``JP S1 $10001.40``), claimed and not yet answered
+        (``JP S1 claimed``), or refused by the link (``JP NOT PAID``)."""
+        log = self.c.memory.log
+        paid = []
+        claimed = []
+        lines = []
+        start = max(log.first_available(), log.count - 2 * ev.PAGE_ENTRIES)
+        for entry in log.events(start):
+            if entry[2] != round_no:
+                continue
+            kind, seat = entry[3], entry[4]
+            if kind == ev.JACKPOT_HIT:
+                lines.append("JP S%d %s" % (seat, money(entry[6])))
+                paid.append(seat)
+            elif kind == ev.LINK_CLAIM and seat not in claimed:
+                claimed.append(seat)
+            elif kind == ev.LINK_REFUSED:
+                lines.append("JP NOT PAID")
+        for seat in claimed:
+            if seat not in paid and "JP NOT PAID" not in lines:
+                lines.append("JP S%d claimed" % seat)
+        return lines
+
     def mark(self):
         """Where the link's entries stand, for rollback() if the commit that follows fails."""
         c = self.c
