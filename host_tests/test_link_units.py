@@ -472,3 +472,22 @@ def test_a_hit_is_paid_only_after_its_own_ordering_window(tmp_path):
         c.service(now)
     paid = sorted(c.ledger()["paid"], key=lambda row: row[5])
     assert [(row[0], row[3] - NOW) for row in paid] == [(1, -10), (3, -7), (2, -5)]
+
+
+def test_a_table_asking_for_its_payouts_gets_them_before_the_status_with_the_pool_now(tmp_path):
+    # a paid message carries the pool as it was after that payment; the status, sent last,
+    # leaves the table showing the pool as it is
+    key = hashlib.sha256(b"k1").digest()
+    sent = []
+    c = Controller(str(tmp_path / "l.db"), {1: key}, lambda t, p: sent.append(p), clock_s=lambda: NOW,
+                   order_window=0)
+    for sq, n, kind, amount, count, rows in ((1, 1, codec.CONTRIBUTION, 100, 1, []),
+                                             (2, 2, codec.HIT, 0, 0, [[1, 2, 100]])):
+        payload = codec.encode(key, codec.ENTRY, 1, sq, NOW, [n, kind, 1, NOW, amount, count, rows])
+        assert c.on_message("jackpot/link/1/up", payload, 0)
+    c.service(0)                                   # paid (order window 0)
+    sent.clear()
+    ping = codec.encode(key, codec.PING, 1, 3, NOW, [2, [2]])   # "I still wait for entry 2"
+    assert c.on_message("jackpot/link/1/up", ping, 10)
+    kinds = [json.loads(p[64:])["k"] for p in sent]
+    assert kinds == [codec.PAID, codec.STATUS]

@@ -282,10 +282,12 @@ class Controller:
             mine = self.totals(table)
             if msg.get("n") == self._row(table)["last_n"] and msg.get("tot")[:3] != mine[:3]:
                 self._event(table, "mismatch", "table totals %r, ledger %r" % (msg.get("tot"), mine))
-        if msg.kind != codec.ENTRY:
-            self.send_status(table)
+        # the payouts the table still waits for, then the status: each paid message carries the
+        # pool as it was after that payment, so the status, with the pool now, must come last
         for n in msg.get("hw") if msg.kind != codec.ENTRY else ():
             self._send_paid(table, n)
+        if msg.kind != codec.ENTRY:
+            self.send_status(table)
         return True
 
     def _entry(self, table, msg, now):
