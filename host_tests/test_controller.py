@@ -672,3 +672,9 @@ def test_a_door_opened_in_ram_error_is_logged_with_the_ram_clear(tmp_path):
     assert t.c.phase == tc.RAM_ERROR and t.memory.log.count == 0
     t.ram_clear()
     assert [e[3] for e in t.memory.log.events()] == [ev.DOOR_OPEN, ev.DOOR_CLOSE, ev.RAM_CLEAR]
+
+
+def test_clearing_a_link_mismatch_on_a_standalone_table_says_there_is_no_link(table):
+    table.key(True)
+    table.press(btn.BACK, long=True)
+    assert table.c.phase == tc.OPEN and "No link\nat this table" in table.screen()

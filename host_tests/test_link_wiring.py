@@ -308,6 +308,17 @@ def test_rejected_and_mismatching_messages_are_logged(rig):
     assert rig.c.view.meter_fault == "LINK Err"
     mismatch = rig.events(ev.LINK_MISMATCH)
     assert [(e[5], e[6]) for e in mismatch] == [(500, 0)]
+    # the supervisor looks into it (here: the table's figure was the wrong one), then clears
+    # it: key + long BACK between rounds; the link reconciles again and wagering reopens
+    rig.link.totals[0] -= 500
+    rig.press(btn.BACK, long=True)                # without the key: nothing
+    assert rig.link.state == MISMATCH
+    rig.key(True)
+    rig.press(btn.BACK, long=True)
+    rig.key(False)
+    assert [e[4] for e in rig.events(ev.LINK_MISMATCH)] == [0, 1]    # found, then cleared
+    rig.step(100, 5)
+    assert rig.link.state == UP and rig.c.jackpot_open() and rig.c.view.meter_fault == ""
 
 
 def test_the_configuration_menu_is_refused_on_a_linked_table(rig):

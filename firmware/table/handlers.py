@@ -38,8 +38,8 @@ _BACK = 1 << btn.BACK
 # Per phase, (key off, key on): the buttons (bit per button) with a long action.  Their
 # short action waits for the release, so that holding them never does it first.
 LONG_ACTIONS = (
-    (_SETTLE, _LOCK | _SETTLE | _OK),   # OPEN: long SETTLE last results; key + long LOCK
-                                        # test, SETTLE config, OK audit
+    (_SETTLE, _LOCK | _SETTLE | _OK | _BACK),   # OPEN: long SETTLE last results; key + long
+                                        # LOCK test, SETTLE config, OK audit, BACK link reconcile
     (_OK, _OK | _BACK),             # LOCKED: long OK card entry; key + long BACK void round
     (0, _BACK),                     # CONFIRM: key + long BACK void round
     (0, 0),                         # RESULTS
@@ -98,6 +98,12 @@ def _on_open(c, button, long):
         if button == btn.LOCK:
             c.test_step = 0
             c._set_phase(TEST)
+            return
+        if button == btn.BACK:
+            if c.linked is None:
+                c._say("No link", "at this table")
+            else:
+                c.linked.clear_mismatch()
             return
     if long:
         if button == btn.SETTLE:

@@ -12,6 +12,7 @@ from firmware.jackpot import hits as hitplan
 from firmware.jackpot import meters as jm
 from firmware.jackpot import paytable as jpay
 from firmware.jackpot import pools
+from firmware.link.tablelink import MISMATCH
 from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
@@ -168,6 +169,23 @@ class LinkedRound:
                 c.results = keep + paid
                 c.hits = []
         c._beep(BEEP_ERROR if refused else BEEP_JACKPOT)
+        c._refresh_meter()
+
+    def clear_mismatch(self):
+        """The supervisor has looked into a link mismatch (key + long BACK between rounds):
+        the link reconciles again from DOWN, and the clearing is logged (LINK_MISMATCH with
+        a = 1, the two sides' wagers as last known)."""
+        c = self.c
+        lk = c.tablelink
+        if lk.state != MISMATCH:
+            c._say("Link has no", "mismatch")
+            return
+        remote = lk.remote
+        theirs = remote[0] if remote else 0
+        if not c._log_admin(ev.LINK_MISMATCH, 1, _i32(lk.totals[0]), _i32(theirs)):
+            return
+        lk.clear_mismatch()
+        c._say("Link mismatch", "cleared: syncing")
         c._refresh_meter()
 
     def resumed_lines(self, round_no):
