@@ -491,3 +491,18 @@ def test_a_table_asking_for_its_payouts_gets_them_before_the_status_with_the_poo
     assert c.on_message("jackpot/link/1/up", ping, 10)
     kinds = [json.loads(p[64:])["k"] for p in sent]
     assert kinds == [codec.PAID, codec.STATUS]
+
+
+def test_a_flood_of_rejects_is_pruned_to_the_newest_and_keeps_every_other_event(tmp_path, monkeypatch):
+    monkeypatch.setattr(link_controller, "MAX_EVENTS_KEPT", 50)
+    monkeypatch.setattr(link_controller, "_PRUNE_EVERY", 10)
+    w = Wire(tmp_path, tables=(1,))
+    w.step(100, 5)
+    stranger = codec.encode(KEY, codec.PING, 7, 1, NOW, [0, []])
+    for _ in range(200):
+        assert not w.controller.on_message("jackpot/link/7/up", stranger, w.now)
+    events = read_ledger(w.db)["events"]
+    kinds = [e[1] for e in events]
+    assert kinds.count("reject unknown table") <= 50 + 10
+    assert "start" in kinds                       # not a reject: kept
+    assert w.controller.rejects == {"unknown table": 200}   # every one still counted

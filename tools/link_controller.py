@@ -52,7 +52,8 @@ DOWN_LEASE = 1024  # down-link sequence numbers reserved per write of the floor 
 SEQ_PER_SECOND = 1024
 ORDER_WINDOW = 1000  # ms a hit waits for earlier-locked hits from other tables
 BROADCAST_EVERY = 1000  # ms between pool broadcasts while the pool changes (hits go out at once)
-MAX_EVENTS_KEPT = 100000
+MAX_EVENTS_KEPT = 100000  # the newest events kept when rejects are pruned
+_PRUNE_EVERY = 1000        # rejects between two prunes
 
 
 def now_ms():
@@ -208,6 +209,11 @@ class Controller:
     def reject(self, table, reason, text):
         self.rejects[reason] = self.rejects.get(reason, 0) + 1
         self._event(table, "reject " + reason, text)
+        if sum(self.rejects.values()) % _PRUNE_EVERY == 0:
+            # a flood of forged messages must not fill the disk: the oldest rejects go, the
+            # money's records (entries, hits, payments) and every other event stay
+            self.db.execute("DELETE FROM events WHERE kind LIKE 'reject %' AND id <= "
+                            "(SELECT MAX(id) FROM events) - ?", (MAX_EVENTS_KEPT,))
         self._say("reject from table %s: %s: %s" % (table, reason, text))
 
     def on_message(self, topic, payload, now):
