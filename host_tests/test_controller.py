@@ -308,13 +308,19 @@ def test_void_round_reverses_every_contribution(table):
     assert table.c.jackpot.audit() == []
 
 
-def test_void_seat_returns_that_wager_only(table):
+def void_seat_1_of_two(table):
+    """Seats 1 and 2 with jackpot wagers, locked; the supervisor (key left on) voids seat 1,
+    where the cursor is."""
     for seat in (1, 2):
         table.chip(seat)
         table.chip(seat, ante=True)
     table.press(btn.LOCK)
     table.key(True)
-    table.press(btn.BACK)                   # cursor on seat 1
+    table.press(btn.BACK)
+
+
+def test_void_seat_returns_that_wager_only(table):
+    void_seat_1_of_two(table)
     assert table.c.view.seat_light[0] == lights.OFF
     assert table.c.view.meter[0] == RESET + PER_WAGER
     assert table.c.jackpot.audit() == []
@@ -323,12 +329,7 @@ def test_void_seat_returns_that_wager_only(table):
 
 
 def test_a_voided_seats_chip_handed_back_is_no_tamper(table):
-    for seat in (1, 2):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
-    table.key(True)
-    table.press(btn.BACK)                   # void seat 1: its wager is returned
+    void_seat_1_of_two(table)               # its wager is returned
     table.key(False)
     assert "JP 2" in table.screen()         # seat 1 is no longer a jackpot seat
     table.chip(1, placed=False)             # the dealer hands the chip back
@@ -340,12 +341,7 @@ def test_a_voided_seats_chip_handed_back_is_no_tamper(table):
 
 
 def test_a_round_voided_after_a_seat_logs_only_the_seats_it_returns(table):
-    for seat in (1, 2):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
-    table.key(True)
-    table.press(btn.BACK)                   # void seat 1
+    void_seat_1_of_two(table)
     table.press(btn.BACK, long=True)        # then the round
     voids = [e[4:7] for e in events_of(table.memory, ev.VOID)]
     # (a: the seat, 0 for the round; b: the seats' mask; c: the wagers returned, 100 cents

@@ -226,13 +226,19 @@ def test_a_royal_is_claimed_with_the_settlement_and_paid_by_the_link(rig):
     assert rig.c.link_totals()["paid"] == pool == rig.ledger()["tables"][TABLE]["totals"][3]
 
 
-def test_power_cut_after_the_confirmation_claims_the_hit_once(rig):
+def royal_at_seat_1(rig):
+    """Seat 1 alone with a jackpot wager, locked, dealt a royal and settled: CONFIRM, with the
+    supervisor's key turned (OK will confirm)."""
     rig.chips(1)
     rig.press(btn.LOCK)
     rig.step(100, 3)
     rig.deal(ROYAL[:1] + ROYAL[2:])
     rig.press(btn.SETTLE)
     rig.key(True)
+
+
+def test_power_cut_after_the_confirmation_claims_the_hit_once(rig):
+    royal_at_seat_1(rig)
     real = rig.memory.commit
     calls = []
 
@@ -573,12 +579,7 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
     r = RefusingRig(tmp_path)
     r.ram_clear()
     r.step(100, 5)
-    r.chips(1)
-    r.press(btn.LOCK)
-    r.step(100, 3)
-    r.deal(ROYAL[:1] + ROYAL[2:])
-    r.press(btn.SETTLE)
-    r.key(True)
+    royal_at_seat_1(r)
     r.press(btn.OK)
     r.key(False)
     r.step(100, 10)
