@@ -662,12 +662,16 @@ def test_ram_error_shows_what_each_copy_was_found_to_be(tmp_path):
 
 def test_a_door_opened_in_ram_error_is_logged_with_the_ram_clear(tmp_path):
     t = Table(tmp_path)                         # blank memory: RAM ERROR
+    t.c.tick(t.tick(), 1500)                    # the wall clock when the door opens
     t.c.panel(btn.DOOR_OPEN, 0, t.tick())
     t.c.panel(btn.DOOR_CLOSED, 0, t.tick(tc.DOOR_LOG_MS))
     t.c.tick(t.tick(tc.DOOR_LOG_MS), 1000)
     assert t.c.phase == tc.RAM_ERROR and t.memory.log.count == 0
+    t.c.tick(t.tick(), 9000)                    # the RAM clear comes later
     t.ram_clear()
     assert [e[3] for e in t.memory.log.events()] == [ev.DOOR_OPEN, ev.DOOR_CLOSE, ev.RAM_CLEAR]
+    # each with the time it happened, not the clear's
+    assert [e[1] for e in t.memory.log.events()] == [1500, 1500, 9000]
 
 
 def test_clearing_a_link_mismatch_on_a_standalone_table_says_there_is_no_link(table):

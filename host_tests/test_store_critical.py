@@ -536,14 +536,17 @@ def test_a_committed_step_stays_committed_when_its_repair_entries_cannot_be_writ
     assert cm.log_fault and "flash write failed" in cm.status_text()
     assert "COPY 1 FAILED" in cm.status_text()      # written, then not rebuilt either
     # copy 1 still holds the record before (not the one committed), and could not be rebuilt
-    assert cm._pending == [(eventlog.CM_ERROR, 1, eventlog.REASON_READBACK),
-                           (eventlog.CM_ERROR, 1, eventlog.REASON_IO)]
+    # (kind, a, b, c, time): each keeps the time it happened
+    assert cm._pending == [(eventlog.CM_ERROR, 1, eventlog.REASON_READBACK, 0, 300),
+                           (eventlog.CM_ERROR, 1, eventlog.REASON_IO, 0, 300)]
     waiting = list(cm._pending)
     cm.copies[1].fs = cm.log.fs = MemFS(board.files)   # the flash works again
     cm.commit_admin(None, [(eventlog.DOOR_CLOSE, 1)], 400)
     assert cm._pending == [] and cm.log_fault == ""
     logged = [(e[3], e[4], e[5]) for e in cm.log.events(cm.log.count - 3)]
     assert logged == [w[:3] for w in waiting] + [(eventlog.DOOR_CLOSE, 1, 0)]
+    # logged at 400 with the door entry, each with the time it happened
+    assert [e[1] for e in cm.log.events(cm.log.count - 3)] == [300, 300, 400]
     again = board.boot()                          # and the FRAM copy was the step's
     assert again.round_no == 1 and again.step == STEP_LOCK
 
@@ -557,13 +560,14 @@ def test_a_boot_whose_log_page_cannot_be_written_still_starts_and_says_why():
     assert cm.boot(500, 3) == critical.STATUS_OK  # no exception: the copies are good
     assert cm.wagering_allowed
     assert "LOG NOT WRITTEN" in cm.status_text() and "flash write failed" in cm.status_text()
-    assert cm._pending == [(eventlog.POWER_UP, 3)]
+    assert cm._pending == [(eventlog.POWER_UP, 3, 0, 0, 500)]
     with pytest.raises(OSError):                  # a step that completes the page is refused
         cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 600)
-    assert cm.round_no == 0 and cm._pending == [(eventlog.POWER_UP, 3)]
+    assert cm.round_no == 0 and cm._pending == [(eventlog.POWER_UP, 3, 0, 0, 500)]
     cm.log.fs = MemFS(board.files)                # repaired: the power-up goes with the step
     assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 600)
     assert kinds(cm, 2) == [(eventlog.POWER_UP, 3), (eventlog.LOCK, 0)]
+    assert [e[1] for e in cm.log.events(cm.log.count - 2)] == [500, 600]   # when each happened
 
 
 def test_entries_kept_for_later_never_overfill_a_commit():

@@ -60,6 +60,12 @@ _DEFERRED_MAX = const(24)
 RECORD_CAPACITY = const(2048)
 
 
+def _timed(event, now):
+    """(kind, a, b, c, time): the event with the time it happened, for logging later."""
+    event = tuple(event) + (0, 0, 0)[:max(0, 4 - len(event))]
+    return event[:4] + (now,)
+
+
 def _ended(step):
     return step == STEP_SETTLE or step == STEP_VOID
 
@@ -186,9 +192,10 @@ class CriticalMemory:
             if not blank:
                 # logged with the RAM clear: this power-up and why each copy was refused (a
                 # new board's blank memory needs no explaining)
-                self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF)]
+                self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF, 0, 0, now)]
                 for i in range(len(found)):
-                    self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i])))
+                    self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i]), 0,
+                                          now))
             return self.status
         seq, sections, raw = found[best]
         self._load(seq, sections, raw)
@@ -223,7 +230,8 @@ class CriticalMemory:
         try:
             self._write(None, events, now, round_no, step, False)
         except (OSError, MemoryError, StoreError) as error:
-            self._pending = events + self._pending
+            for event in events:            # after any older ones, each with its own time
+                self._pending.append(_timed(event, now))
             self.log_fault = str(error) or type(error).__name__
 
     def _load(self, seq, sections, raw):
@@ -383,12 +391,13 @@ class CriticalMemory:
         self.status = STATUS_OK
         self.ram_error_reason = ""
 
-    def defer(self, events):
-        """Keep events to log with the next commit, while none can be made (RAM ERROR: the
-        RAM clear logs them); at most _DEFERRED_MAX wait, later ones are dropped."""
+    def defer(self, events, now):
+        """Keep events that happened at `now` (wall seconds) to log with the next commit,
+        while none can be made (RAM ERROR: the RAM clear logs them, each with its own time); at
+        most _DEFERRED_MAX wait, later ones are dropped."""
         for event in events:
             if len(self._pending) < _DEFERRED_MAX:
-                self._pending.append(event)
+                self._pending.append(_timed(event, now))
 
     def _check_sections(self, sections):
         if sections is None:

@@ -171,18 +171,23 @@ class EventLog:
     def stage(self, events, time, round_no):
         """Chain events [(kind, a, b, c), ...] after the committed ones; write any page they
         complete; return the anchor section for the record, as a memoryview of a buffer that
-        stays valid until the next ``stage``.  Nothing counts until ``confirm``."""
+        stays valid until the next ``stage``.  Nothing counts until ``confirm``.  An event
+        logged late (kept while it could not be written) carries its own time as a fifth item,
+        (kind, a, b, c, time); the others get `time`."""
         count, head = self.count, self.head
         if len(events) > MAX_EVENTS_PER_COMMIT:
             raise ValueError("%d events in one commit, at most %d" % (len(events), MAX_EVENTS_PER_COMMIT))
         bodies = []
         for event in events:
-            if not isinstance(event, tuple) or len(event) < 1 or len(event) > 4:
-                raise ValueError("event %r must be a tuple (kind, a, b, c)" % (event,))
+            if not isinstance(event, tuple) or len(event) < 1 or len(event) > 5:
+                raise ValueError("event %r must be a tuple (kind, a, b, c[, time])" % (event,))
             kind = event[0]
             if not isinstance(kind, int) or kind < POWER_UP or kind > LAST_KIND:
                 raise ValueError("unknown event kind %r" % (event[0],))
-            bodies.append(make_body(0, time, round_no, *event))  # validates before any write
+            if len(event) == 5:
+                bodies.append(make_body(0, event[4], round_no, *event[:4]))
+            else:
+                bodies.append(make_body(0, time, round_no, *event))  # validates before any write
         buf = self._spare
         view = memoryview(buf)
         pos = self._length

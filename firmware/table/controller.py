@@ -295,7 +295,7 @@ class RoundController:
         the RAM clear), else what went wrong; then the committed jackpot has been put back."""
         if self.jackpot is None or self.memory.ram_error:
             if not sections:
-                self.memory.defer(events)   # a door opened in RAM ERROR is evidence too
+                self.memory.defer(events, self.wall)  # a door opened in RAM ERROR is evidence too
             return ""
         try:
             self.memory.commit_admin(sections, events, self.wall)
