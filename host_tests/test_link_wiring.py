@@ -614,3 +614,15 @@ def test_a_linked_round_shown_again_after_a_power_cut_keeps_its_jackpot_line(tmp
         assert shown == before and shown[0].startswith("JP S1 $")
     else:
         assert shown == ["JP S1 claimed"]
+
+
+def test_link_log_entries_whose_commit_failed_are_logged_when_the_store_works_again(rig):
+    forged = b"0" * 64 + b'{"v":1}'
+    commits = []
+    rig.c.commit_admin = lambda events, sections=None: commits.append(1) or "FRAM write failed"
+    rig.link.on_message(rig.link.topic_down, forged, rig.now)
+    rig.step(100, 5)                        # tried once, then not before the retry time
+    assert len(commits) == 1 and rig.events(ev.LINK_REJECT) == []
+    del rig.c.commit_admin                  # the store works again
+    rig.step(100, 12)
+    assert [e[5] for e in rig.events(ev.LINK_REJECT)] == [1]   # the reject, counted, not lost

@@ -85,9 +85,11 @@ class LinkedRound:
             self.reject_logged = False
             self.reject_window = (min(self.reject_window * 2, _REJECT_LOG_MAX_MS) if self.rejects
                                   else _REJECT_LOG_MS)
-        if self.events or (self.rejects and not self.reject_logged):
+        # after a failed commit, nothing is tried again before its retry time
+        due = not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0
+        if due and (self.events or (self.rejects and not self.reject_logged)):
             self._log_commit(now_ms)
-        if lk.dirty and (not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0):
+        elif due and lk.dirty:
             self._commit([])
         view = c.view
         amounts = lk.amounts()
@@ -110,14 +112,21 @@ class LinkedRound:
         return out
 
     def _log_commit(self, now_ms):
-        events = self.events[:ev.MAX_EVENTS_PER_COMMIT - 1]
-        self.events = []
+        taken = self.events[:ev.MAX_EVENTS_PER_COMMIT - 1]
+        self.events = self.events[len(taken):]
+        events = list(taken)
+        counted = 0
         if self.rejects and not self.reject_logged:
-            events.append((ev.LINK_REJECT, self.reject_reason, self.rejects, 0))
-            self.rejects = 0
+            counted = self.rejects
+            events.append((ev.LINK_REJECT, self.reject_reason, counted, 0))
+        if not self._commit(events):
+            # not logged: they wait for the retry, with the rejects counted since
+            self.events = taken + self.events
+            return
+        if counted:
+            self.rejects -= counted
             self.reject_logged = True
             self.reject_logged_ms = now_ms
-        self._commit(events)
 
     def _commit(self, events):
         """Commit events with the link section; on failure keep it dirty and retry later."""
