@@ -108,6 +108,12 @@ def test_brs_raise_multiples_option():
         settle([spot("Tc Td 3h", raise_=2000)], "8s 2d", raise_multiples=(1, 3))
     with pytest.raises(ValueError, match="option raise_multiples"):
         brs.Config(raise_multiples=(0, 2))
+    # rules.md [BRS 4.1-4.2]: Raise 1x to 4x the Risk bet, each multiple once
+    for bad in ((5,), (1, 1), (2, 4, 2)):
+        with pytest.raises(ValueError, match=r"option raise_multiples must be distinct whole "
+                                             r"multiples 1\.\.4"):
+            brs.Config(raise_multiples=bad)
+    assert brs.Config(raise_multiples=[4, 1]).raise_multiples == (4, 1)
 
 
 def test_brs_4_1_fold_loses_risk_and_the_extra_is_still_settled():

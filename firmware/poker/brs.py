@@ -19,6 +19,8 @@ from firmware.poker import hands, paytables
 from firmware.poker import settle as common
 from firmware.poker.settle import LOSE, WagerResult
 
+_RAISE_MAX = 4      # the largest Raise, in Risk bets [BRS 4.1-4.2]
+
 GAME = "brs"
 
 RAISE = "raise"
@@ -49,7 +51,9 @@ class Config(common.Options):
     def check(self):
         self.risk_raise = paytables.check_bet(self.risk_raise_table, paytables.BET_RISK_RAISE)
         self.extra = paytables.check_bet(self.extra_table, paytables.BET_EXTRA)
-        self.raise_multiples = common.multiples(self.raise_multiples, "option raise_multiples")
+        # [BRS 4.1-4.2]: Raise 1x to 4x the Risk bet
+        self.raise_multiples = common.multiples(self.raise_multiples, "option raise_multiples",
+                                                _RAISE_MAX)
 
 
 class _Seat:

@@ -281,13 +281,14 @@ def choice(value, allowed, what):
     return value
 
 
-def multiples(value, what):
-    """Return value as a tuple of positive ints (allowed wager multiples)."""
+def multiples(value, what, high):
+    """Return value as a tuple of distinct ints 1..high (allowed wager multiples)."""
     if not isinstance(value, (list, tuple)) or not value:
         raise ValueError("%s must be a non-empty list of whole multiples, got %r" % (what, value))
-    for m in value:
-        if not is_int(m) or m < 1:
-            raise ValueError("%s must be a non-empty list of whole multiples, got %r" % (what, value))
+    for i in range(len(value)):
+        m = value[i]
+        if not is_int(m) or m < 1 or m > high or m in value[:i]:
+            raise ValueError("%s must be distinct whole multiples 1..%d, got %r" % (what, high, value))
     return tuple(value)
 
 
