@@ -155,6 +155,15 @@ def test_a_game_without_a_board_offers_no_board(tmp_path):
     assert fields(t)[0] == ">to   seat 7"
 
 
+def test_a_game_without_a_dealer_hand_offers_no_dealer(tmp_path):
+    t = Table(tmp_path, game=tc.BRS)                    # Big Raise Stud: the board, no dealer
+    _entry_on_seat(t, 1)
+    t.press(btn.DOWN)
+    assert fields(t)[0] == ">to   board"
+    t.press(btn.UP)
+    assert fields(t)[0] == ">to   seat 1"
+
+
 def test_the_locked_screen_says_how_to_enter_cards(table):
     table.c.tick(table.tick(5000), 2000)               # LOCK's message has gone
     assert table.c.view.lines[7] == "hold OK=cards"

@@ -216,11 +216,17 @@ def _on_test(c, button, long):
 
 
 def _next_dest(c, dest, step):
-    """The next card destination UP/DOWN reach from dest: the dealer (0), the table's seats,
-    the board (8) when the game has one; never a seat the table does not have."""
+    """The next card destination UP/DOWN reach from dest: the dealer (0) and the board (8)
+    when the game deals them, the table's seats; never a seat the table does not have."""
     while True:
         dest = (dest + step) % (BOARD + 1)
-        if dest == DEALER or dest <= c.seats and dest != BOARD or dest == BOARD and c.board_cards:
+        if dest == DEALER:
+            if c.dealer_cards:
+                return dest
+        elif dest == BOARD:
+            if c.board_cards:
+                return dest
+        elif dest <= c.seats:
             return dest
 
 
