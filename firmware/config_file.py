@@ -167,16 +167,29 @@ def _link(game, data):
     if enabled is not True and enabled is not False:
         raise ConfigError("config link.enabled: %s is not true or false" % _short(enabled))
     if not enabled:
+        # switched off, it is still checked: turning it on must not reveal a bad value
+        _link_values(section, False)
         return None
     if game != uth.GAME:
         raise ConfigError("config link: the linked progressive is a %s jackpot, this table plays %s"
                           % (uth.GAME, game))
-    for key in LINK_REQUIRED:
-        if key not in section:
-            raise ConfigError("config link.%s: missing (required: %s)" % (key, ", ".join(LINK_REQUIRED)))
-    table = _int_in("link.table", section["table"], 1, _MAX_LINK_TABLE)
-    broker = _text("link.broker", section["broker"])
-    if " " in broker:
+    return LinkConfig(*_link_values(section, True))
+
+
+def _link_values(section, required):
+    """(table, broker, port, key_file, ssid, password) of a link section; a value missing
+    is an error when `required` (else the first two may be None)."""
+    if required:
+        for key in LINK_REQUIRED:
+            if key not in section:
+                raise ConfigError("config link.%s: missing (required: %s)"
+                                  % (key, ", ".join(LINK_REQUIRED)))
+    table = broker = None
+    if "table" in section:
+        table = _int_in("link.table", section["table"], 1, _MAX_LINK_TABLE)
+    if "broker" in section:
+        broker = _text("link.broker", section["broker"])
+    if broker is not None and " " in broker:
         raise ConfigError("config link.broker: %s is not a host name or address" % _short(broker))
     port = _int_in("link.port", section.get("port", _DEFAULT_LINK_PORT), 1, 65535)
     key_file = _text("link.key_file", section.get("key_file", DEFAULT_KEY_FILE))
@@ -184,7 +197,7 @@ def _link(game, data):
         raise ConfigError("config link.key_file: %s is not an absolute path" % _short(key_file))
     ssid = _text("link.wifi_ssid", section.get("wifi_ssid", ""), True)
     password = _text("link.wifi_password", section.get("wifi_password", ""), True)
-    return LinkConfig(table, broker, port, key_file, ssid, password)
+    return table, broker, port, key_file, ssid, password
 
 
 class TableConfig:

@@ -383,6 +383,9 @@ def test_link_section_is_read():
     ({"table": 1, "broker": "h", "colour": 1}, ("link.colour", "unknown")),
     ({"table": 1, "broker": "h", "enabled": "yes"}, ("link.enabled", "yes")),
     ("on", ("link", "not an object")),
+    # switched off, still checked: turning it on must not reveal a bad value
+    ({"enabled": False, "table": "x"}, ("link.table", "'x'")),
+    ({"enabled": False, "port": 0}, ("link.port", "0")),
 ])
 def test_bad_link_sections_are_refused_naming_key_and_value(link, words):
     with pytest.raises(config_file.ConfigError) as info:
