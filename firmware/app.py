@@ -391,7 +391,8 @@ class ConsoleWatch:
             return
         try:
             from firmware.service import Service
-            service = Service(self.app.controller, self.port, self.program)
+            service = Service(self.app.controller, self.port, self.program,
+                              getattr(self.app, "shoe", None))
         except Exception as error:  # noqa: BLE001 - a reply, never a dead main loop
             self._refuse(error)
             return

@@ -115,10 +115,11 @@ def _logged(value):
 class Service:
     """The service protocol on one port, for one RoundController (see the module docstring)."""
 
-    def __init__(self, controller, port=None, program=None):
+    def __init__(self, controller, port=None, program=None, shoe=None):
         self.controller = controller
         self.port = port
         self.program = program          # startup.program_facts() of the boot check, when there was one
+        self.shoe = shoe                # the card shoe's driver: its last rejected line, for status
         self._line = bytearray(MAX_LINE)
         self._chunk = bytearray(READ_CHUNK)
         self._length = 0
@@ -247,7 +248,15 @@ class Service:
                 "memory_text": c.memory.status_text(), "seq": c.memory.seq,
                 "log_count": log.count, "log_first": log.first_available(),
                 "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
-                "link_up": c.link_up, "last_refusal": c.last_refusal}
+                "link_up": c.link_up, "last_refusal": c.last_refusal,
+                "shoe_last_rejected": self._shoe_rejected()}
+
+    def _shoe_rejected(self):
+        """The shoe's last rejected line with its reason, or '' (none yet, or no shoe)."""
+        shoe = self.shoe
+        if shoe is None or not shoe.last_reason:
+            return ""
+        return shoe.reject_text()
 
     def _meters(self, cmd, rest):
         self._no_args(cmd, rest)

@@ -126,7 +126,8 @@ def test_bad_lines_are_rejected_with_their_reason(line, reason):
 
 def test_reject_text_shows_the_line_safely():
     reader, events = feed(b"S9 \x01s\n")
-    assert reader.reject_text() == "shoe line rejected (garbage bytes): 'S9 \\\\x01s'"
+    # the unprintable byte as \x01, one backslash: the line as a technician would type it
+    assert reader.reject_text() == "shoe line rejected (garbage bytes): 'S9 \\x01s'"
 
 
 def test_a_line_cut_short_is_dropped_after_the_partial_timeout():

@@ -501,3 +501,13 @@ def test_console_watch_answers_when_the_protocol_cannot_load(runtime):
     assert "could not be loaded" in f["reply_error"]
     assert ("heap is full" if runtime == "micropython" else "firmware.service") in f["reply_error"]
     assert (f["service_loaded"], f["second_cmd"]) == ("1", "status 1")
+
+
+def test_status_gives_the_shoes_last_rejected_line_for_the_technician(table):
+    from host_tests.test_drivers_shoe import feed
+
+    assert table.ask("status")["shoe_last_rejected"] == ""          # the table's own: none
+    shoe, events = feed(b"S3 A\rs\n")                                # a CR inside the line
+    service = svc.Service(table.c, table.port, shoe=shoe)
+    reply = service.handle("status")
+    assert reply["shoe_last_rejected"] == "shoe line rejected (garbage bytes): 'S3 A\\x0ds'"

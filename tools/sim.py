@@ -816,7 +816,7 @@ def serve(sim, stdin=None, stdout=None):
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     port = _ServicePort()
-    sim.app.service = Service(sim.controller, port)
+    sim.app.service = Service(sim.controller, port, shoe=sim.app.shoe)
     while True:
         line = stdin.readline()
         if not line:

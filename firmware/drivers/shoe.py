@@ -136,11 +136,16 @@ class Shoe:
         self._in_line = True
         self._last_byte = now
         if self._cr:
+            # the CR was inside the line (only CR LF ends one): kept, a byte outside printable
+            # ASCII, so the line is garbage and its rejected text shows where the CR was
             self._cr = False
-            self._garbage = True        # the CR was inside the line: only CR LF ends one
+            self._store(_CR)
         if byte == _CR:
             self._cr = True
             return
+        self._store(byte)
+
+    def _store(self, byte):
         if self._overflow:
             return
         if self._len == MAX_LINE:
@@ -284,4 +289,5 @@ class Shoe:
         """The last rejected line and its reason, as text for the event log (allocates)."""
         raw = bytes(self.last_rejected[:self.last_rejected_len])
         shown = "".join([chr(b) if 0x20 <= b <= 0x7E else "\\x%02x" % b for b in raw])
-        return "shoe line rejected (%s): %r" % (REASONS[self.last_reason], shown)
+        # quoted as it is, not repr'd: repr would double the backslash of each \xNN
+        return "shoe line rejected (%s): '%s'" % (REASONS[self.last_reason], shown)
