@@ -48,8 +48,7 @@ READ_CHUNK = const(64)          # bytes taken from the port per poll
 LINE_TIMEOUT_MS = const(2000)   # an unfinished line older than this is dropped
 LOG_PAGE = const(32)            # most log entries in one reply
 _MAX_NUMBER_DIGITS = const(10)
-SETTING_BASE = const(100)       # CONFIG_CHANGE setting id of a service change: 100 + key index
-_PAY_SCALE = const(1000)         # a pay line (odds, percent) is logged as odds * 1000 + percent
+SETTING_BASE = jcfg.SETTING_BASE   # CONFIG_CHANGE setting id of a service change: 100 + key index
 
 _NEWLINE = const(10)
 _RETURN = const(13)
@@ -98,18 +97,6 @@ def _number(text, what):
         if ch < "0" or ch > "9":
             raise ValueError("%s %r is not a whole number" % (what, text))
     return int(text)
-
-
-def _logged(value):
-    """A configuration value as the one integer a CONFIG_CHANGE event carries."""
-    if isinstance(value, bool):
-        return 1 if value else 0
-    if isinstance(value, int):
-        return value
-    a, b = value[0], value[1]
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and jcfg.RATE_UNIT % b == 0 and a <= b:
-        return a * (jcfg.RATE_UNIT // b)        # a rate: parts per million
-    return a * _PAY_SCALE + b                    # a pay line: odds, percent
 
 
 class Service:
@@ -372,7 +359,6 @@ class Service:
             return _error(cmd, REFUSED, "chips on jackpot spots %s: clear them first"
                           % c._seat_list(c.placed))
         jp = c.jackpot
-        keys = [item[0] for item in jp.config.items()]
         try:
             result = jp.set_config(changes)
         except ValueError as error:
@@ -382,8 +368,7 @@ class Service:
             return {"ok": True, "cmd": cmd, "changes": [], "pending": []}
         events = []
         for key, old, new in done:
-            events.append((ev.CONFIG_CHANGE, SETTING_BASE + keys.index(key), _logged(old),
-                           _logged(new)))
+            events.append((ev.CONFIG_CHANGE,) + jcfg.logged_change(jp.config, key, old, new))
         problem = c.commit_admin(events, c.jackpot_sections())
         if problem:
             return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % problem)

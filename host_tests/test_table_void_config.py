@@ -99,6 +99,25 @@ def test_a_reset_change_says_it_waits_for_the_next_hit(tmp_path):
     assert t.c.jackpot.config.pools[0].reset == 1000000   # the pool keeps its reset till a hit
 
 
+def test_a_reset_change_that_takes_effect_at_a_hit_is_logged_then(tmp_path):
+    t = _open(tmp_path)
+    _config_menu(t)
+    t.press(btn.DOWN)
+    t.press(btn.OK)                          # the reset: $10,000.00 -> $1,000.00, after a hit
+    t.press(btn.BACK)
+    t.key(False)
+    requested = events_of(t.memory, ev.CONFIG_CHANGE)
+    royal_round(t)
+    t.key(True)
+    t.press(btn.OK)                          # the royal is paid: the new reset takes effect
+    assert t.c.jackpot.config.pools[0].reset == 100000
+    applied = events_of(t.memory, ev.CONFIG_CHANGE)[len(requested):]
+    # logged in the settle's commit, as the service logs a change: a = 100 + the key's index
+    # among the configuration's items (docs/service-protocol.md: 109 is main.reset)
+    assert [e[4:7] for e in applied] == [(109, 1000000, 100000)]
+    assert applied[0][2] == t.c.rec.round_no
+
+
 def test_no_configuration_menu_on_a_game_without_a_jackpot(tmp_path):
     t = _open(tmp_path, tc.FCP)
     t.key(True)

@@ -305,3 +305,26 @@ def diff(old, new):
         if a[i][1] != b[i][1]:
             out.append((a[i][0], a[i][1], b[i][1]))
     return out
+
+
+SETTING_BASE = const(100)       # CONFIG_CHANGE setting id of a key: 100 + its index in items()
+_PAY_SCALE = const(1000)        # a pay line (odds, percent) is logged as odds * 1000 + percent
+
+
+def logged_value(value):
+    """A configuration value as the one integer a CONFIG_CHANGE event carries."""
+    if isinstance(value, bool):
+        return 1 if value else 0
+    if isinstance(value, int):
+        return value
+    a, b = value[0], value[1]
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and RATE_UNIT % b == 0 and a <= b:
+        return a * (RATE_UNIT // b)             # a rate: parts per million
+    return a * _PAY_SCALE + b                   # a pay line: odds, percent
+
+
+def logged_change(config, key, old, new):
+    """(setting id, old, new) of a change of `key` (a key of config.items()) as CONFIG_CHANGE
+    carries it: the service's changes and those a hit puts in place are logged alike."""
+    keys = [item[0] for item in config.items()]
+    return SETTING_BASE + keys.index(key), logged_value(old), logged_value(new)

@@ -907,6 +907,11 @@ class RoundController:
         events = []
         for hit in plan.hits:
             events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
+        for applied in plan.applied:
+            # a pool change that waited for this hit takes effect now: logged as it happens
+            for key, old, new in applied[1]:
+                events.append((ev.CONFIG_CHANGE,) + jcfg.logged_change(self.jackpot.config, key,
+                                                                       old, new))
         events.append((ev.SETTLE, 0, plan.total_paid(), sum(self.jackpot.value)))
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_SETTLE, events):
