@@ -254,7 +254,8 @@ class MeterSign:
 
     def show_win(self, line, seat, win_cents, new_cents, now):
         """Show a jackpot win on a line: the win amount and the seat, then the new amount.
-        A win while others still show joins them (ValueError beyond MAX_WINS at once)."""
+        A win while others still show joins them; with MAX_WINS showing, the oldest gives way
+        (two rounds of many winners close together)."""
         self._check_line(line)
         if not isinstance(seat, int) or seat < 1 or seat > 9:
             raise ValueError("winning seat must be 1..9, got %r" % (seat,))
@@ -264,7 +265,13 @@ class MeterSign:
         if count and ticks_diff(now, self._win_start[line]) >= self._win_end[line]:
             count = 0
         if count >= MAX_WINS:
-            raise ValueError("sign line %d already shows %d wins" % (line, MAX_WINS))
+            base = line * MAX_WINS
+            text = self._seat_text
+            text[base * DIGITS:(base + MAX_WINS - 1) * DIGITS] = \
+                text[(base + 1) * DIGITS:(base + MAX_WINS) * DIGITS]
+            for i in range(base, base + MAX_WINS - 1):
+                self._win_cents[i] = self._win_cents[i + 1]
+            count = MAX_WINS - 1
         if not count:
             self._win_start[line] = now
         slot = line * MAX_WINS + count
