@@ -266,3 +266,22 @@ def test_a_tcp_connect_that_never_completes_or_is_refused_is_dropped_and_retried
         now += 20
         client.service(now)
     assert "connect failed" in client.error and made[1].closed
+
+
+def test_a_connection_lost_while_skipping_a_large_packet_leaves_the_next_one_whole():
+    rig = Rig()
+    rig.client.service(0)
+    rig.connack()
+    huge = mqtt.packet(0x30, b"\x00\x03a/b" + b"x" * 20000)
+    rig.sock.incoming.extend(huge[:6000])      # part of it, then the broker goes away
+    rig.client.service(1)
+    rig.sock.eof = True
+    rig.client.service(2)
+    assert not rig.client.connected()
+    for now in range(600, 5000, 100):          # the next connection: its CONNACK is read
+        rig.client.service(now)
+        if rig.client.connects == 1 and len(rig.sockets) == 2:
+            rig.connack()
+            rig.client.service(now + 1)
+            break
+    assert rig.client.connected() and rig.client.connects == 2

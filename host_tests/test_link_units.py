@@ -314,10 +314,10 @@ def test_controller_refuses_unknown_tables_and_notes_conflicting_resends(tmp_pat
     assert w.controller.rejects == {"unknown table": 1, "malformed": 1}
     # a table number no table can have, in the topic: refused and logged, the controller goes
     # on (SQLite cannot store a number this large: it ended the controller's process)
-    for number in ("99999999999999999999", "0", "10000", "0001"):
+    for number in ("99999999999999999999", "0", "10000", "0001", "\u00b2", "1\u0663"):
         assert not w.controller.on_message("jackpot/link/%s/up" % number, stranger, w.now)
-    assert w.controller.rejects == {"unknown table": 1, "malformed": 5}
-    assert [e[1] for e in read_ledger(w.db)["events"]].count("reject malformed") == 5
+    assert w.controller.rejects == {"unknown table": 1, "malformed": 7}
+    assert [e[1] for e in read_ledger(w.db)["events"]].count("reject malformed") == 7
     link = w.links[1]
     link.contribute(1, NOW, 1, 100)
     w.step(100, 3)
@@ -506,3 +506,34 @@ def test_a_flood_of_rejects_is_pruned_to_the_newest_and_keeps_every_other_event(
     assert kinds.count("reject unknown table") <= 50 + 10
     assert "start" in kinds                       # not a reject: kept
     assert w.controller.rejects == {"unknown table": 200}   # every one still counted
+
+
+def test_a_hit_held_for_an_earlier_locked_one_does_not_flood_the_tables_with_status(tmp_path):
+    # while the first hit in lock order waits for its window, a later one's window has passed:
+    # nothing can be paid, and the pool goes out no oftener than broadcast_every
+    keys = {t: hashlib.sha256(b"k%d" % t).digest() for t in (1, 2)}
+    sent = []
+    c = Controller(str(tmp_path / "l.db"), keys, lambda t, p: sent.append(p), clock_s=lambda: NOW,
+                   order_window=1000, broadcast_every=1000)
+    seq = {1: 0, 2: 0}
+
+    def royal(table, locked, now):
+        for n, kind, amount, count, rows in ((1, codec.CONTRIBUTION, 100, 1, []),
+                                              (2, codec.HIT, 0, 0, [[1, 4, 100]])):
+            seq[table] += 1
+            payload = codec.encode(keys[table], codec.ENTRY, table, seq[table], NOW,
+                                   [n, kind, 1, NOW + locked, amount, count, rows])
+            assert c.on_message("jackpot/link/%d/up" % table, payload, now)
+
+    royal(1, -5, 0)              # due at 1,000 ms
+    royal(2, -9, 900)            # locked earlier: due at 1,900 ms, and table 1's waits for it
+    c.service(950)
+    sent.clear()
+    for now in range(1000, 1900, 2):
+        c.service(now)
+    statuses = [p for p in sent if json.loads(p[64:])["k"] == codec.STATUS]
+    assert len(statuses) <= 2 * 2                  # at most one broadcast a second, 2 tables
+    assert c.ledger()["paid"] == []
+    for now in range(1900, 2100, 2):
+        c.service(now)
+    assert [row[0] for row in sorted(c.ledger()["paid"], key=lambda row: row[5])] == [2, 1]

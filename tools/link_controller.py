@@ -106,6 +106,7 @@ class Controller:
         self.due = {}  # (tb, n) -> ms tick when the hit may be paid
         self.pool_dirty = True
         self.last_broadcast = None
+        self.hold_until = None  # ms tick before which the waiting hits cannot be paid (_pay_waiting)
         self.applied = 0
         self.outbox = None
         self._load(config)
@@ -253,7 +254,8 @@ class Controller:
         # the table number the topic names, if it is one a table can have (1..MAX_TABLE): any
         # other is refused before it goes anywhere near the database
         table = None
-        if len(parts) == 4 and parts[2].isdigit() and len(parts[2]) <= 4:
+        # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+        if len(parts) == 4 and 0 < len(parts[2]) <= 4 and all(ch in "0123456789" for ch in parts[2]):
             table = int(parts[2])
             if not 1 <= table <= codec.MAX_TABLE or TOPIC_UP % table != topic:
                 table = None
@@ -362,7 +364,7 @@ class Controller:
 
     def service(self, now):
         """Pay the hits whose ordering window has passed; broadcast the pool when it changed."""
-        if self.due:
+        if self.due and (self.hold_until is None or mqtt.ticks_diff(now, self.hold_until) >= 0):
             first = min(self.due.values(), key=lambda t: mqtt.ticks_diff(t, now))
             if mqtt.ticks_diff(now, first) >= 0:
                 self._pay_waiting(now)
@@ -377,9 +379,12 @@ class Controller:
         waiting = self.db.execute("SELECT tb, n, round, lock_time, arrival, rows FROM hits "
                                   "WHERE status='pending' ORDER BY lock_time, arrival").fetchall()
         order = int(self._meta("paid_order", "0"))
+        paid_any = False
+        self.hold_until = None
         for tb, n, round_no, lock_time, arrival, rows in waiting:
             due = self.due.get((tb, n))
             if due is not None and mqtt.ticks_diff(now, due) < 0:
+                self.hold_until = due       # nothing can be paid before this one can
                 break
             pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
             try:
@@ -412,8 +417,10 @@ class Controller:
             self._say("paid table %d round %d (locked %d): %r, pool %r -> %r"
                       % (tb, round_no, lock_time, paid_rows, before, after))
             self._send_paid(tb, n)
-        self.pool_dirty = True
-        self.last_broadcast = None  # the new amount goes to every sign now
+            paid_any = True
+        if paid_any:
+            self.pool_dirty = True
+            self.last_broadcast = None  # the new amount goes to every sign now
 
     # ------------------------------------------------------------------ reading
 

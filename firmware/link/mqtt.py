@@ -213,6 +213,7 @@ class Client(Session):
                 pass
         self.sock = None
         self.fill = 0
+        self.skip = 0       # a packet being skipped ends with its connection
 
     def _drop(self, now, why):
         self._note("mqtt down: " + why)
