@@ -629,3 +629,32 @@ def test_link_log_entries_whose_commit_failed_are_logged_when_the_store_works_ag
     del rig.c.commit_admin                  # the store works again
     rig.step(100, 12)
     assert [e[5] for e in rig.events(ev.LINK_REJECT)] == [1]   # the reject, counted, not lost
+
+
+def test_a_payout_for_an_earlier_round_is_not_shown_as_this_rounds_after_a_power_cut(rig):
+    # round 1's royal is claimed with the link down; round 2 is locked when the link comes
+    # back and the payout arrives (logged under round 2); round 2 settles with no hit; the
+    # power fails: round 2's results come back without round 1's jackpot line
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.wire_up = False
+    rig.deal(ROYAL)
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    rig.step(100, 5)
+    rig.press(btn.SETTLE)                  # round 2
+    rig.step(100, 2)
+    rig.press(btn.LOCK)
+    rig.wire_up = True
+    rig.step(100, 40)
+    assert [e[2] for e in rig.events(ev.JACKPOT_HIT)] == [2]      # paid, logged in round 2
+    rig.deal(PLAIN)
+    rig.press(btn.SETTLE)
+    rig.step(100, 5)
+    rig.link = None
+    rig.boot()
+    assert rig.c.rec.round_no == 2 and rig.c.phase == tc.RESULTS
+    assert [line for line in rig.c.results if line.startswith("JP ")] == []

@@ -200,22 +200,24 @@ class LinkedRound:
     def resumed_lines(self, round_no):
         """The round's jackpot lines after a power cut, read back from the event log (the
         last two pages hold them): paid (``JP S1 $10001.40``), claimed and not yet answered
-        (``JP S1 claimed``), or refused by the link (``JP NOT PAID``)."""
+        (``JP S1 claimed``), or refused by the link (``JP NOT PAID``).  A payout is logged when
+        it arrives, perhaps rounds later, under that round's number: it counts for this round
+        only as the answer to a claim this round made (LINK_CLAIM, logged with the round)."""
         log = self.c.memory.log
         paid = []
         claimed = []
         lines = []
         start = max(log.first_available(), log.count - 2 * ev.PAGE_ENTRIES)
         for entry in log.events(start):
-            if entry[2] != round_no:
-                continue
             kind, seat = entry[3], entry[4]
-            if kind == ev.JACKPOT_HIT:
-                lines.append("JP S%d %s" % (seat, money(entry[6])))
-                paid.append(seat)
-            elif kind == ev.LINK_CLAIM and seat not in claimed:
-                claimed.append(seat)
-            elif kind == ev.LINK_REFUSED:
+            if kind == ev.LINK_CLAIM:
+                if entry[2] == round_no and seat not in claimed:
+                    claimed.append(seat)
+            elif kind == ev.JACKPOT_HIT:
+                if seat in claimed and seat not in paid:
+                    lines.append("JP S%d %s" % (seat, money(entry[6])))
+                    paid.append(seat)
+            elif kind == ev.LINK_REFUSED and entry[5] == round_no:
                 lines.append("JP NOT PAID")
         for seat in claimed:
             if seat not in paid and "JP NOT PAID" not in lines:
