@@ -52,8 +52,8 @@ _SLACK = const(256)
 # failed its checks may hold any bytes, and one reading FF FF FF FF would leave no number after it
 # (a table commits a few hundred thousand times a year: 2**31 is thousands of years)
 _SEQ_PLAUSIBLE = const(0x80000000)
-# Events kept for a commit that cannot be made yet (defer): room is left in the RAM clear's
-# commit for the boot's own entries (a power-up and two per copy) and the clear
+# Events kept in all for a commit that cannot be made yet (defer), the boot's own entries (a
+# power-up and one per bad copy) among them: the RAM clear's commit has room for them and itself
 _DEFERRED_MAX = const(24)
 # Bytes of each record buffer made with the object, while the heap is still whole: a record of
 # the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear)
