@@ -445,23 +445,32 @@ def test_the_controller_names_a_bad_keys_file_and_stops_before_it_starts(tmp_pat
     assert "--keys %s" % keys in err and words in err
 
 
+class RoyalSender:
+    """Tables 1..n, each with its own key, that send the controller c a royal: a one-wager
+    contribution, then the hit entry, locked `locked` seconds from NOW, arriving at `now`."""
+
+    def __init__(self, tables):
+        self.keys = {t: hashlib.sha256(b"k%d" % t).digest() for t in tables}
+        self.seq = dict.fromkeys(tables, 0)
+        self.c = None
+
+    def royal(self, table, locked, now):
+        for n, kind, amount, count, rows in ((1, codec.CONTRIBUTION, 100, 1, []),
+                                              (2, codec.HIT, 0, 0, [[1, 4, 100]])):
+            self.seq[table] += 1
+            payload = codec.encode(self.keys[table], codec.ENTRY, table, self.seq[table], NOW,
+                                   [n, kind, 1, NOW + locked, amount, count, rows])
+            assert self.c.on_message("jackpot/link/%d/up" % table, payload, now)
+
+
 def test_a_hit_is_paid_only_after_its_own_ordering_window(tmp_path):
     # rules.md 11.11: hits at linked tables are paid in the order the hands were dealt.  A
     # royal locked at -10 s arrives at 0 ms; one locked at -5 s at 900 ms; one locked at -7 s
     # at 1,100 ms, inside the second one's window: the order is -10, -7, -5.
-    keys = {t: hashlib.sha256(b"k%d" % t).digest() for t in (1, 2, 3)}
-    c = Controller(str(tmp_path / "l.db"), keys, lambda t, p: None, clock_s=lambda: NOW,
-                   order_window=1000)
-    seq = {1: 0, 2: 0, 3: 0}
-
-    def royal(table, locked, now):
-        for n, kind, amount, count, rows in ((1, codec.CONTRIBUTION, 100, 1, []),
-                                              (2, codec.HIT, 0, 0, [[1, 4, 100]])):
-            seq[table] += 1
-            payload = codec.encode(keys[table], codec.ENTRY, table, seq[table], NOW,
-                                   [n, kind, 1, NOW + locked, amount, count, rows])
-            assert c.on_message("jackpot/link/%d/up" % table, payload, now)
-
+    tables = RoyalSender((1, 2, 3))
+    c = tables.c = Controller(str(tmp_path / "l.db"), tables.keys, lambda t, p: None,
+                              clock_s=lambda: NOW, order_window=1000)
+    royal = tables.royal
     royal(1, -10, 0)
     c.service(0)
     royal(2, -5, 900)
@@ -511,20 +520,11 @@ def test_a_flood_of_rejects_is_pruned_to_the_newest_and_keeps_every_other_event(
 def test_a_hit_held_for_an_earlier_locked_one_does_not_flood_the_tables_with_status(tmp_path):
     # while the first hit in lock order waits for its window, a later one's window has passed:
     # nothing can be paid, and the pool goes out no oftener than broadcast_every
-    keys = {t: hashlib.sha256(b"k%d" % t).digest() for t in (1, 2)}
+    tables = RoyalSender((1, 2))
     sent = []
-    c = Controller(str(tmp_path / "l.db"), keys, lambda t, p: sent.append(p), clock_s=lambda: NOW,
-                   order_window=1000, broadcast_every=1000)
-    seq = {1: 0, 2: 0}
-
-    def royal(table, locked, now):
-        for n, kind, amount, count, rows in ((1, codec.CONTRIBUTION, 100, 1, []),
-                                              (2, codec.HIT, 0, 0, [[1, 4, 100]])):
-            seq[table] += 1
-            payload = codec.encode(keys[table], codec.ENTRY, table, seq[table], NOW,
-                                   [n, kind, 1, NOW + locked, amount, count, rows])
-            assert c.on_message("jackpot/link/%d/up" % table, payload, now)
-
+    c = tables.c = Controller(str(tmp_path / "l.db"), tables.keys, lambda t, p: sent.append(p),
+                              clock_s=lambda: NOW, order_window=1000, broadcast_every=1000)
+    royal = tables.royal
     royal(1, -5, 0)              # due at 1,000 ms
     royal(2, -9, 900)            # locked earlier: due at 1,900 ms, and table 1's waits for it
     c.service(950)

@@ -593,21 +593,25 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
     assert r.c.last_refusal.startswith("JP NOT PAID r%d" % r.c.rec.round_no)
 
 
+def royal_claimed(rig, link_up):
+    """Seats 1 and 2 locked, seat 1 dealt a royal, confirmed by the supervisor and claimed;
+    with the link down (link_up False) the claim waits."""
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.wire_up = link_up
+    rig.deal(ROYAL)
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    rig.step(100, 5)
+
+
 @pytest.mark.parametrize("answered", [True, False])
-def test_a_linked_round_shown_again_after_a_power_cut_keeps_its_jackpot_line(tmp_path, answered):
-    r = Rig(tmp_path)
-    r.ram_clear()
-    r.step(100, 5)
-    r.chips(1, 2)
-    r.press(btn.LOCK)
-    r.step(100, 3)
-    r.wire_up = answered                  # the link down: the claim is still waiting
-    r.deal(ROYAL)
-    r.press(btn.SETTLE)
-    r.key(True)
-    r.press(btn.OK)
-    r.key(False)
-    r.step(100, 5)
+def test_a_linked_round_shown_again_after_a_power_cut_keeps_its_jackpot_line(rig, answered):
+    r = rig
+    royal_claimed(r, answered)            # the link down: the claim is still waiting
     before = [line for line in r.c.results if line.startswith("JP ")]
     r.link = None
     r.boot()                              # the power comes back: "settled before power cut"
@@ -635,16 +639,7 @@ def test_a_payout_for_an_earlier_round_is_not_shown_as_this_rounds_after_a_power
     # round 1's royal is claimed with the link down; round 2 is locked when the link comes
     # back and the payout arrives (logged under round 2); round 2 settles with no hit; the
     # power fails: round 2's results come back without round 1's jackpot line
-    rig.chips(1, 2)
-    rig.press(btn.LOCK)
-    rig.step(100, 3)
-    rig.wire_up = False
-    rig.deal(ROYAL)
-    rig.press(btn.SETTLE)
-    rig.key(True)
-    rig.press(btn.OK)
-    rig.key(False)
-    rig.step(100, 5)
+    royal_claimed(rig, False)
     rig.press(btn.SETTLE)                  # round 2
     rig.step(100, 2)
     rig.press(btn.LOCK)
