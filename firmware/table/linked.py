@@ -61,7 +61,6 @@ class LinkedRound:
 
     def _log(self, code, text):
         """The link's log callback: rejects are counted, a mismatch is queued for the log."""
-        c = self.c
         if code == "link reject":
             self.rejects += 1
             self.reject_reason = 0
@@ -69,9 +68,15 @@ class LinkedRound:
                 if text.startswith(ev.LINK_REASONS[i]):
                     self.reject_reason = i + 1
         elif code == "link mismatch":
-            remote = c.tablelink.remote if c.tablelink is not None else None
-            theirs = remote[0] if remote else 0
-            self.events.append((ev.LINK_MISMATCH, 0, _i32(c.tablelink.totals[0]), _i32(theirs)))
+            self.events.append(self._mismatch_event(0))
+
+    def _mismatch_event(self, a):
+        """A LINK_MISMATCH entry (a: 0 found, 1 cleared) with the two sides' linked wagers as
+        last known: the table's, then the controller's."""
+        lk = self.c.tablelink
+        remote = lk.remote
+        theirs = remote[0] if remote else 0
+        return (ev.LINK_MISMATCH, a, _i32(lk.totals[0]), _i32(theirs))
 
     def poll(self, now_ms):
         """RoundController.link_poll on a linked table with a jackpot and good memory: payouts
@@ -189,9 +194,7 @@ class LinkedRound:
         if lk.state != MISMATCH:
             c._say("Link has no", "mismatch")
             return
-        remote = lk.remote
-        theirs = remote[0] if remote else 0
-        if not c._log_admin(ev.LINK_MISMATCH, 1, _i32(lk.totals[0]), _i32(theirs)):
+        if not c._log_admin(*self._mismatch_event(1)):
             return
         lk.clear_mismatch()
         c._say("Link mismatch", "cleared: syncing")
