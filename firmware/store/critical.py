@@ -61,9 +61,9 @@ RECORD_CAPACITY = const(2048)
 
 
 def _timed(event, now):
-    """(kind, a, b, c, time): the event with the time it happened, for logging later."""
-    event = tuple(event) + (0, 0, 0)[:max(0, 4 - len(event))]
-    return event[:4] + (now,)
+    """(kind, a, b, c, time): the event (kind[, a[, b[, c]]]) with the time it happened, for
+    logging later."""
+    return tuple(event) + (0,) * (4 - len(event)) + (now,)
 
 
 def _ended(step):
