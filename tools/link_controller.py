@@ -462,9 +462,9 @@ def read_ledger(db_path):
             "events": [list(e) for e in events], "pool_object": pool}
 
 
-def run(args):
-    """Connect to the broker and serve until SIGTERM/SIGINT or --duration seconds."""
-    keys = load_keys(args.keys)
+def run(args, keys):
+    """Connect to the broker and serve the tables of `keys` (load_keys) until SIGTERM/SIGINT
+    or --duration seconds."""
     stop = [False]
 
     def on_signal(signum, frame):
@@ -533,11 +533,11 @@ def main(argv=None):
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     try:
-        load_keys(args.keys)
+        keys = load_keys(args.keys)
     except (OSError, ValueError) as error:
         # json.JSONDecodeError is a ValueError: a bad file is named, not a traceback
         parser.error("--keys %s: %s" % (args.keys, error))
-    return run(args)
+    return run(args, keys)
 
 
 if __name__ == "__main__":
