@@ -337,6 +337,11 @@ def build(data, board=None):
     except ValueError as error:
         raise ConfigError("config rules: %s" % error) from None
     link = _link(game, data["link"]) if "link" in data else None
+    if link is not None and jackpot.envy_paid():
+        # the link controller pays a linked table's hits out of the shared pool
+        raise ConfigError("config jackpot.envy: the envy bonus is a standalone table's option; "
+                          "a linked table's jackpot is paid by the link controller (value %s)"
+                          % _short(changes["envy"]))
     return TableConfig(game, file_board, game_config, names, jackpot, changes, data, link)
 
 

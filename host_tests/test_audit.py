@@ -326,3 +326,27 @@ def test_an_export_onto_a_file_is_refused_with_the_reason(tmp_path, capsys):
     assert audit.main(["--sim", "--export", str(target)]) == 2
     assert "cannot export to %s" % target in capsys.readouterr().out
     assert target.read_text() == "{}"
+
+
+def test_an_envy_bonus_set_on_the_console_is_paid_reported_and_exported(sim, tmp_path):
+    ram_clear(sim)
+    sim.sim("key on")
+    change = audit.ask(sim, 'config_set {"envy": {"royal_flush": 50000}}')
+    assert change["changes"] == [["envy.royal_flush", 0, 50000]]
+    sim.sim("key off")
+    for line in ROYAL_ROUND:
+        sim.sim(line)
+    data = audit.read_all(sim)
+    assert [(h["seat"], h["envy_for"], h["amount"]) for h in data["hits"]] == \
+        [(1, 0, RESET + 140), (3, 1, 50000)]
+    assert data["meters"]["table"]["envy_paid"] == 50000 and data["meters"]["audit"] == []
+    text = audit.report(data)
+    assert "round 1 seat 3 envy bonus for seat 1's Royal Flush As Ks Qs Js Ts $500.00" in text
+    audit.export(data, tmp_path / "out")
+    with open(tmp_path / "out" / "hits.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["envy_for"] for r in rows] == ["0", "1"]
+    with open(tmp_path / "out" / "events.csv") as f:
+        events = list(csv.DictReader(f))
+    assert [(e["a"], e["b"], e["c"]) for e in events if e["kind_name"] == "envy bonus"] == \
+        [("1", str(1 << 2), "50000")]

@@ -209,6 +209,10 @@ def test_config_check_selects_uth_presets_under_the_files_hand_rules():
     changed = cf.parse(uth_file(jackpot={"pay": {"flush": [50, 0]}}))
     picks, notes = config_check.selections(changed)
     assert [p[0] for p in picks] == ["trips", "blind"] and "changes the rules.md 11.9" in notes[0]
+    envy = cf.parse(uth_file(jackpot={"envy": {"royal_flush": 50000}}))
+    picks, notes = config_check.selections(envy)
+    assert [p[0] for p in picks] == ["trips", "blind"] and "envy bonus" in notes[0]
+    assert "  envy bonus: royal_flush 50000 cents" in config_check.summary(envy)
 
 
 def test_config_check_jackpot_row_uses_the_files_wager_and_reset(monkeypatch):

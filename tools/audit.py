@@ -34,7 +34,7 @@ REPLY_TIMEOUT_S = 10.0
 LOG_PAGE = 32
 EVENT_FIELDS = ("seq", "time", "round", "kind", "a", "b", "c", "link")
 HIT_FIELDS = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
-              "pool_before", "pool_after")
+              "pool_before", "pool_after", "envy_for")
 
 
 class ServiceError(Exception):
@@ -282,7 +282,10 @@ def report(data):
     out.append("")
     out.append("Last jackpot hits: %d" % len(data["hits"]))
     for h in data["hits"]:
-        out.append("  round %d seat %d %s %s %s" % (h["round"], h["seat"], h["hand"], h["cards"],
+        # an envy bonus names the hand, and the seat, that paid it
+        what = ("envy bonus for seat %d's %s" % (h["envy_for"], h["hand"]) if h.get("envy_for")
+                else h["hand"])
+        out.append("  round %d seat %d %s %s %s" % (h["round"], h["seat"], what, h["cards"],
                                                     money(h["amount"])))
     log = data["log"]
     out.append("")

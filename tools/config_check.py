@@ -52,6 +52,10 @@ def summary(table):
             lines.append("  pool %s: rate %d/%d, reserve rate %d/%d, reset %d cents, ceiling %s" % (
                 jcfg.POOL_KEYS[slot], p.rate[0], p.rate[1], p.reserve_rate[0],
                 p.reserve_rate[1], p.reset, p.ceiling or "none"))
+        if j.envy_paid():
+            lines.append("  envy bonus: " + ", ".join(
+                "%s %d cents" % (jackpot_table.KEYS[h], j.envy[h])
+                for h in range(jackpot_table.HAND_TYPES) if j.envy[h]))
     return lines
 
 
@@ -63,7 +67,10 @@ def selections(table):
         picks.append(("trips", table.paytables["trips"], o.trips_hand_rule or o.hand_rule))
         picks.append(("blind", table.paytables["blind"], o.hand_rule))
         j = table.jackpot
-        if list(j.odds) == list(jackpot_table.DEFAULT_ODDS) and \
+        if j.envy_paid():
+            notes.append("jackpot: the file sets an envy bonus, which tools.game_math does not "
+                         "model, so no jackpot figure is printed")
+        elif list(j.odds) == list(jackpot_table.DEFAULT_ODDS) and \
                 list(j.percent) == list(jackpot_table.DEFAULT_PERCENT):
             picks.append((JACKPOT_BET, None, None))
         else:

@@ -27,6 +27,9 @@ class LinkedPool:
             config = cfg.default()
         elif isinstance(config, dict):
             config = cfg.build(config)
+        if config.envy_paid():
+            raise ValueError("config envy: the envy bonus is a standalone table's option; "
+                             "a linked pool does not pay it (value %r)" % (config.envy,))
         self.config = config
         self.value = [0, 0, 0]
         self.reserve = [0, 0, 0]

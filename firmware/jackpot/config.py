@@ -9,6 +9,9 @@ Keys::
     split          False: one pool "main"; True: "minor" and "major" sub-pools [11.6A-D]
     pay            {hand key: (odds, percent)}: "N to 1", or percent of the pool when that is
                    greater; only straight_flush and royal_flush may have a percent [11.9]
+    envy           {hand key: cents}: the envy bonus (operator option, default 0: off), paid
+                   for a seat's jackpot hand of that type to every other seat of the table
+                   that made its Play wager with an accepted jackpot wager (docs/jackpot.md)
     main / minor / major   pool parameters, a dict of:
         rate          (numerator, denominator): share of each wager added to the pool
         reserve_rate  (numerator, denominator): hidden share that funds the next reset (off)
@@ -28,6 +31,7 @@ RATE_UNIT = const(1000000)
 MAX_WAGER = const(100000)
 _MAX_ODDS = const(1000000)
 MAX_AMOUNT = const(0x3FFFFFFF)  # pool parameters stay small ints on 32-bit ports
+MAX_ENVY = const(9999999)       # an envy bonus up to $99,999.99 (fits an audit-menu line)
 
 MAIN = const(0)
 MINOR = const(1)
@@ -37,7 +41,7 @@ POOL_KEYS = ("main", "minor", "major")
 POOL_NAMES = ("Jackpot", "Minor", "Major")
 
 POOL_FIELDS = ("rate", "reserve_rate", "reset", "ceiling")
-_TOP_KEYS = ("wager", "split", "pay", "main", "minor", "major")
+_TOP_KEYS = ("wager", "split", "pay", "main", "minor", "major", "envy")
 
 _DEFAULT_POOLS = (
     # rate, reserve_rate, reset, ceiling
@@ -47,9 +51,11 @@ _DEFAULT_POOLS = (
 )
 DEFAULT_WAGER = const(100)
 
-# Number of ints in Config.ints(): wager, split, odds and percent per hand type, and six per pool.
+# Number of ints in Config.ints(): wager, split, odds and percent per hand type, six per pool,
+# and the envy bonus per hand type (appended in the jackpot state's version 2).
 POOL_INTS = const(6)
-CONFIG_INTS = const(2 + 2 * 5 + 3 * 6)
+CONFIG_INTS_V1 = const(2 + 2 * 5 + 3 * 6)
+CONFIG_INTS = const(CONFIG_INTS_V1 + 5)
 
 
 def _is_int(value):
@@ -145,12 +151,13 @@ def _pool(key, changes, base):
 class Config:
     """A validated jackpot configuration (see the module docstring for the keys)."""
 
-    def __init__(self, wager, split, odds, percent, pools):
+    def __init__(self, wager, split, odds, percent, pools, envy=None):
         self.wager = wager
         self.split = split
         self.odds = odds
         self.percent = percent
         self.pools = pools
+        self.envy = envy or [0] * paytable.HAND_TYPES     # cents per hand type (0: none)
 
     def active_slots(self):
         """Pool slots in use: (MAIN,) or (MINOR, MAJOR)."""
@@ -179,6 +186,8 @@ class Config:
             put(v)
         for pool in self.pools:
             pool.each_int(put)
+        for v in self.envy:
+            put(v)
 
     def items(self):
         """Every parameter as (key, value) pairs, for display and change logs."""
@@ -187,6 +196,8 @@ class Config:
             out.append(("pay." + paytable.KEYS[hand], (self.odds[hand], self.percent[hand])))
         for slot in range(POOL_SLOTS):
             out.extend(self.pools[slot].items(POOL_KEYS[slot]))
+        for hand in range(paytable.HAND_TYPES):     # after the pools: older setting ids stay
+            out.append(("envy." + paytable.KEYS[hand], self.envy[hand]))
         return out
 
     def as_dict(self):
@@ -199,13 +210,18 @@ class Config:
             p = self.pools[slot]
             out[POOL_KEYS[slot]] = {"rate": p.rate, "reserve_rate": p.reserve_rate,
                                     "reset": p.reset, "ceiling": p.ceiling}
+        out["envy"] = dict(zip(paytable.KEYS, self.envy))
         return out
 
     def with_pool(self, slot, pool):
         """A copy with one pool's parameters replaced."""
         pools = list(self.pools)
         pools[slot] = pool
-        return Config(self.wager, self.split, self.odds, self.percent, pools)
+        return Config(self.wager, self.split, self.odds, self.percent, pools, self.envy)
+
+    def envy_paid(self):
+        """True when the envy bonus is on for some hand type."""
+        return max(self.envy) > 0
 
 
 def default():
@@ -255,6 +271,15 @@ def build(changes, base=None):
             odds[hand] = _int(key + " odds", line[0], 0, _MAX_ODDS)
             top = 100 if hand >= paytable.STRAIGHT_FLUSH else 0
             percent[hand] = _int(key + " percent", line[1], 0, top)
+    envy = list(base.envy)
+    if "envy" in changes:
+        bonus = changes["envy"]
+        if not isinstance(bonus, dict):
+            raise ValueError("config envy: %r is not a dict of hand: cents" % (bonus,))
+        for name in bonus:
+            if name not in paytable.KEYS:
+                raise ValueError("config envy.%s: unknown hand (value %r)" % (name, bonus[name]))
+            envy[paytable.KEYS.index(name)] = _int("envy." + name, bonus[name], 0, MAX_ENVY)
     pools = []
     for slot in range(POOL_SLOTS):
         key = POOL_KEYS[slot]
@@ -262,7 +287,7 @@ def build(changes, base=None):
             pools.append(_pool(key, changes[key], base.pools[slot]))
         else:
             pools.append(base.pools[slot])
-    config = Config(wager, split, odds, percent, pools)
+    config = Config(wager, split, odds, percent, pools, envy)
     check_shares(config)
     return config
 
@@ -278,8 +303,9 @@ def check_shares(config):
 
 
 def from_ints(values):
-    """Rebuild a Config from CONFIG_INTS integers; ValueError names what is wrong."""
-    if len(values) != CONFIG_INTS:
+    """Rebuild a Config from CONFIG_INTS integers (or CONFIG_INTS_V1, written before the envy
+    bonus: none); ValueError names what is wrong."""
+    if len(values) not in (CONFIG_INTS, CONFIG_INTS_V1):
         raise ValueError("config: expected %d integers, got %d" % (CONFIG_INTS, len(values)))
     if values[1] not in (0, 1):
         raise ValueError("config split: %r is not 0 or 1" % (values[1],))
@@ -293,6 +319,8 @@ def from_ints(values):
         changes[POOL_KEYS[slot]] = {"rate": (v[0], v[1]), "reserve_rate": (v[2], v[3]),
                                     "reset": v[4], "ceiling": v[5]}
         at += POOL_INTS
+    if len(values) == CONFIG_INTS:
+        changes["envy"] = dict(zip(paytable.KEYS, values[at:at + paytable.HAND_TYPES]))
     return build(changes)
 
 

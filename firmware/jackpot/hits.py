@@ -5,7 +5,10 @@ Pure planning: nothing here changes a pool.  The order is rules.md 11.10:
 1. every four of a kind, full house and flush at fixed odds, deducted from the pool;
 2. every straight flush gets the greater of its odds or its percent of the pool left after 1;
 3. every royal flush gets the greater of its odds or an equal share of its percent of the
-   pool left after 2.
+   pool left after 2;
+4. (operator option, docs/jackpot.md) for each of these hands whose type has an envy bonus,
+   every other seat that played with a jackpot wager gets the bonus from what is left, so an
+   envy bonus never lowers a winner's share.
 
 The pool never goes negative (Decision: shortfall): a payout larger than what is left is paid
 in full and the difference is recorded as operator-funded.  Winners of one step are paid in
@@ -24,22 +27,26 @@ _FROM_POOL = const(3)
 SHORTFALL = const(4)
 BEFORE = const(5)
 AFTER = const(6)
-_PAYOUT_FIELDS = const(7)
+FROM = const(7)               # an envy bonus: the seat whose hand paid it (0: its own hand)
+_PAYOUT_FIELDS = const(8)
 
 
-def _pay(out, seat, hand, amount, left):
+def _pay(out, seat, hand, amount, left, envy_for=0):
     from_pool = amount if amount <= left else left
-    out.append([seat, hand, amount, from_pool, amount - from_pool, left, left - from_pool])
+    out.append([seat, hand, amount, from_pool, amount - from_pool, left, left - from_pool,
+                envy_for])
     return left - from_pool
 
 
-def plan_pool(value, winners, wager, odds, percent):
+def plan_pool(value, winners, wager, odds, percent, envy=None, players=()):
     """Plan the payouts of one pool.
 
     value: the pool in cents; winners: list of (seat, hand type) paid by this pool, in dealing
-    order; wager: the jackpot wager in cents; odds, percent: per hand type (rules.md 11.9).
+    order; wager: the jackpot wager in cents; odds, percent: per hand type (rules.md 11.9);
+    envy: the envy bonus in cents per hand type (None: none), paid to each seat of players
+    (the seats that played with a jackpot wager, in dealing order) other than the winner's.
     Returns (payouts, value left, royal paid?) with each payout a list
-    [seat, hand, amount, from pool, shortfall, pool before, pool after].
+    [seat, hand, amount, from pool, shortfall, pool before, pool after, from seat].
     """
     out = []
     left = value
@@ -63,4 +70,21 @@ def plan_pool(value, winners, wager, odds, percent):
         for seat, hand in winners:
             if hand == paytable.ROYAL_FLUSH:
                 left = _pay(out, seat, hand, share if share > amount else amount, left)
+    if envy is not None:
+        for step in range(len(out)):
+            winner, hand = out[step][SEAT], out[step][HAND]
+            if envy[hand]:
+                for seat in players:
+                    if seat != winner:
+                        left = _pay(out, seat, hand, envy[hand], left, winner)
     return out, left, royals > 0
+
+
+def hit_record(time, round_no, slot, payout, five_of):
+    """A planned payout of pool `slot` as a recorded hit (meters.H_* fields), with the five
+    jackpot cards of the hand that paid it (five_of: seat -> cards)."""
+    seat, envy_for = payout[SEAT], payout[FROM]
+    record = [time, round_no, seat, payout[HAND], slot]
+    record.extend(five_of[envy_for or seat])
+    record.extend([payout[AMOUNT], payout[SHORTFALL], payout[BEFORE], payout[AFTER], envy_for])
+    return record

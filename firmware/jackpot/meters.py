@@ -7,6 +7,9 @@ only grow; a void is recorded on its own meters (VOIDS, REVERSED...), never by d
 
 Pool equations (checked on decode and by the property tests), all in cents::
 
+    PAID    = HIT_AMOUNT (every hand type) + ENVY_AMOUNT
+    HITS    = HIT_COUNT (every hand type)
+
     value   = ADDITIONS + RESERVE_FUNDED + CONTRIB - REVERSED - (OVERFLOW - OVERFLOW_REVERSED)
               - (PAID - SHORTFALL) + MOVED_IN - MOVED_OUT
     reserve = RESERVE_CONTRIB - RESERVE_REVERSED + (OVERFLOW - OVERFLOW_REVERSED)
@@ -38,7 +41,10 @@ RESETS = const(18)            # resets after a royal or an emptied pool
 HITS = const(19)              # awards paid (count)
 HIT_COUNT = const(20)         # + hand type: awards paid per hand (count)
 HIT_AMOUNT = const(25)        # + hand type: awards paid per hand (cents)
-POOL_METERS = const(30)
+ENVY_COUNT = const(30)        # envy bonuses paid (count; not in HITS)
+ENVY_AMOUNT = const(31)       # envy bonuses paid (cents; in PAID)
+POOL_METERS_V1 = const(30)    # the jackpot state's version 1 had no envy meters
+POOL_METERS = const(32)
 
 
 # Lifetime table meters.
@@ -58,7 +64,10 @@ T_RESETS = const(12)
 T_CONFIG_CHANGES = const(13)
 T_HIT_COUNT = const(14)           # + hand type
 T_HIT_AMOUNT = const(19)          # + hand type
-TABLE_METERS = const(24)
+T_ENVY_COUNT = const(24)
+T_ENVY_AMOUNT = const(25)
+TABLE_METERS_V1 = const(24)
+TABLE_METERS = const(26)
 
 
 # A recorded jackpot hit is a list of HIT_FIELDS ints.
@@ -72,7 +81,9 @@ H_AMOUNT = const(10)
 H_SHORTFALL = const(11)
 H_BEFORE = const(12)
 H_AFTER = const(13)
-HIT_FIELDS = const(14)
+H_FROM = const(14)        # an envy bonus: the seat whose hand paid it (0: the seat's own hand)
+HIT_FIELDS_V1 = const(14)
+HIT_FIELDS = const(15)
 LAST_HITS = const(25)
 
 

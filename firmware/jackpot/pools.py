@@ -191,7 +191,8 @@ class Jackpot:
                         "hand": paytable.NAMES[h[m.H_HAND]], "pool": cfg.POOL_KEYS[h[m.H_POOL]],
                         "cards": cardlib.names(h[m.H_CARDS:m.H_CARDS + 5]),
                         "amount": h[m.H_AMOUNT], "shortfall": h[m.H_SHORTFALL],
-                        "pool_before": h[m.H_BEFORE], "pool_after": h[m.H_AFTER]})
+                        "pool_before": h[m.H_BEFORE], "pool_after": h[m.H_AFTER],
+                        "envy_for": h[m.H_FROM]})
         return out
 
     def requested_config(self):
@@ -217,12 +218,21 @@ class Jackpot:
                     cfg.POOL_KEYS[slot], self.reserve[slot], m.reserve_from_meters(pm)))
             credited += (pm[m.CONTRIB] - pm[m.REVERSED] + pm[m.RESERVE_CONTRIB]
                          - pm[m.RESERVE_REVERSED])
+            awarded = pm[m.ENVY_AMOUNT]
+            counted = 0
+            for hand in range(paytable.HAND_TYPES):
+                awarded += pm[m.HIT_AMOUNT + hand]
+                counted += pm[m.HIT_COUNT + hand]
+            if awarded != pm[m.PAID] or counted != pm[m.HITS]:
+                problems.append("%s paid %d in %d hits != hands and envy %d in %d" % (
+                    cfg.POOL_KEYS[slot], pm[m.PAID], pm[m.HITS], awarded, counted))
         retention = self.table[m.T_RETENTION] - self.table[m.T_RETENTION_REVERSED]
         if wagers != credited + retention + self.carried_cents():
             problems.append("wagers %d != increments %d + retention %d + carried %d" % (
                 wagers, credited, retention, self.carried_cents()))
         for tm, pmi in ((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
-                        (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS)):
+                        (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
+                        (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT)):
             total = 0
             for slot in range(cfg.POOL_SLOTS):
                 total += self.meters[slot][pmi]
@@ -364,7 +374,7 @@ class Jackpot:
                 else:
                     pools[slot] = new.pools[slot]
             old = self.config
-            self.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools)
+            self.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools, new.envy)
             result.changes = cfg.diff(old, self.config)
             result.pending = cfg.diff(self.config, self.requested_config())
         self.table[m.T_CONFIG_CHANGES] += 1
@@ -502,17 +512,16 @@ class Jackpot:
         for slot in range(cfg.POOL_SLOTS):
             plan.values[slot] = self.value[slot]
             plan.reserves[slot] = self.reserve[slot]
+        envy = self.config.envy if self.config.envy_paid() else None
+        players = [entry[0] for entry in entries]
         for slot in self.active_slots():
             if not winners[slot]:
                 continue
             payouts, left, royal = hitplan.plan_pool(self.value[slot], winners[slot], wager,
-                                                     self.config.odds, self.config.percent)
+                                                     self.config.odds, self.config.percent,
+                                                     envy, players)
             for p in payouts:
-                record = [time, round_no, p[hitplan.SEAT], p[hitplan.HAND], slot]
-                record.extend(five_of[p[hitplan.SEAT]])
-                record.extend([p[hitplan.AMOUNT], p[hitplan.SHORTFALL], p[hitplan.BEFORE],
-                               p[hitplan.AFTER]])
-                plan.hits.append(record)
+                plan.hits.append(hitplan.hit_record(time, round_no, slot, p, five_of))
             pool_cfg = self.config.pools[slot]
             if self.pending[slot] is not None:
                 plan.applied.append([slot, cfg.diff(self.config.with_pool(slot, pool_cfg),
@@ -541,18 +550,24 @@ class Jackpot:
             amount = h[m.H_AMOUNT]
             shortfall = h[m.H_SHORTFALL]
             pm = self.meters[slot]
+            t = self.table
             self.value[slot] -= amount - shortfall
             pm[m.PAID] += amount
             pm[m.SHORTFALL] += shortfall
-            pm[m.HITS] += 1
-            pm[m.HIT_COUNT + hand] += 1
-            pm[m.HIT_AMOUNT + hand] += amount
-            t = self.table
             t[m.T_PAID] += amount
             t[m.T_SHORTFALL] += shortfall
-            t[m.T_HITS] += 1
-            t[m.T_HIT_COUNT + hand] += 1
-            t[m.T_HIT_AMOUNT + hand] += amount
+            if h[m.H_FROM]:
+                pm[m.ENVY_COUNT] += 1
+                pm[m.ENVY_AMOUNT] += amount
+                t[m.T_ENVY_COUNT] += 1
+                t[m.T_ENVY_AMOUNT] += amount
+            else:
+                pm[m.HITS] += 1
+                pm[m.HIT_COUNT + hand] += 1
+                pm[m.HIT_AMOUNT + hand] += amount
+                t[m.T_HITS] += 1
+                t[m.T_HIT_COUNT + hand] += 1
+                t[m.T_HIT_AMOUNT + hand] += amount
             self.hits.append(h)
         while len(self.hits) > m.LAST_HITS:
             self.hits.pop(0)

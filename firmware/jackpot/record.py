@@ -10,6 +10,10 @@ Compact, versioned, integers only: the magic ``JP``, a format version, then zigz
     last round, open round, open wager, open seat mask, open overflow per slot
     number of recorded hits (0..25), each meters.HIT_FIELDS ints
 
+Version 2 added the envy bonus: five config ints, two meters per pool and two table meters
+(meters.ENVY_*), and the hit record's H_FROM.  decode() also reads version 1, written before
+it, as the same state with no envy bonus, so that an upgraded table keeps its pools.
+
 decode() rebuilds a Jackpot that encodes to the same bytes, and raises ValueError naming
 what is wrong for anything else: bad magic or version, truncation, trailing bytes, a value
 out of range, or books that do not balance (the meter equations of meters.py).  The store
@@ -25,7 +29,8 @@ from firmware.jackpot.pools import MAX_SEATS, MAX_TIME, Jackpot
 from firmware.poker import cards as cardlib
 
 MAGIC = b"JP"
-VERSION = const(1)
+VERSION = const(2)
+_VERSION_1 = const(1)
 
 
 def encode(jp):
@@ -80,6 +85,14 @@ def _range(what, value, low, high=None):
     return value
 
 
+def _padded(reader, count, size, what):
+    """count ints read, then zeros up to size (a version 1 list, which had fewer)."""
+    values = reader.ints(count, what)
+    while len(values) < size:
+        values.append(0)
+    return values
+
+
 def _check_meters(values, what):
     """ValueError naming the first negative meter of a pool's meters or the table's (what:
     "<pool> meter" or "table meter"); the names are loaded only to say what is wrong."""
@@ -98,10 +111,11 @@ def decode(data):
         raise ValueError("jackpot state: bad magic %r (expected %r)" % (bytes(data[:2]), MAGIC))
     r.pos = 2
     version = r.int("version")
-    if version != VERSION:
-        raise ValueError("jackpot state: unknown version %d (this firmware reads %d)"
-                         % (version, VERSION))
-    config = cfg.from_ints(r.ints(cfg.CONFIG_INTS, "config"))
+    if version not in (VERSION, _VERSION_1):
+        raise ValueError("jackpot state: unknown version %d (this firmware reads %d and %d)"
+                         % (version, _VERSION_1, VERSION))
+    old = version == _VERSION_1
+    config = cfg.from_ints(r.ints(cfg.CONFIG_INTS_V1 if old else cfg.CONFIG_INTS, "config"))
     jp = Jackpot(config, fresh=False)
     for slot in range(cfg.POOL_SLOTS):
         flag = r.int("pending flag")
@@ -122,13 +136,15 @@ def decode(data):
         jp.carry[slot] = _range(key + " carry", r.int("carry"), 0, cfg.RATE_UNIT - 1)
         jp.reserve_carry[slot] = _range(key + " reserve carry", r.int("carry"), 0,
                                         cfg.RATE_UNIT - 1)
-        meters = r.ints(m.POOL_METERS, "pool meters")
+        meters = _padded(r, m.POOL_METERS_V1 if old else m.POOL_METERS, m.POOL_METERS,
+                         "pool meters")
         _check_meters(meters, key + " meter")
         jp.meters[slot] = meters
         if slot not in config.active_slots() and (jp.value[slot] or jp.reserve[slot]
                                                   or jp.carry[slot] or jp.reserve_carry[slot]):
             raise ValueError("jackpot state: unused pool %s holds money" % key)
-    table = r.ints(m.TABLE_METERS, "table meters")
+    table = _padded(r, m.TABLE_METERS_V1 if old else m.TABLE_METERS, m.TABLE_METERS,
+                    "table meters")
     _check_meters(table, "table meter")
     jp.table = table
     jp.last_round = _range("last round", r.int("last round"), 0)
@@ -148,7 +164,7 @@ def decode(data):
         raise ValueError("jackpot state: round details present with no open round")
     count = _range("hit count", r.int("hit count"), 0, m.LAST_HITS)
     for _ in range(count):
-        h = r.ints(m.HIT_FIELDS, "hit record")
+        h = _padded(r, m.HIT_FIELDS_V1 if old else m.HIT_FIELDS, m.HIT_FIELDS, "hit record")
         _range("hit time", h[m.H_TIME], 0, MAX_TIME)
         _range("hit round", h[m.H_ROUND], 1, jp.last_round)
         _range("hit seat", h[m.H_SEAT], 1, MAX_SEATS)
@@ -158,6 +174,10 @@ def decode(data):
         _range("hit amount", h[m.H_AMOUNT], 0)
         _range("hit shortfall", h[m.H_SHORTFALL], 0, h[m.H_AMOUNT])
         _range("hit pool before", h[m.H_BEFORE], 0)
+        if h[m.H_FROM] == h[m.H_SEAT]:
+            raise ValueError("jackpot state: seat %d paid an envy bonus for its own hand"
+                             % h[m.H_SEAT])
+        _range("hit envy seat", h[m.H_FROM], 0, MAX_SEATS)
         if h[m.H_AFTER] != h[m.H_BEFORE] - (h[m.H_AMOUNT] - h[m.H_SHORTFALL]):
             raise ValueError("jackpot state: hit record pool after %d does not follow from "
                              "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))

@@ -64,7 +64,9 @@ DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
 CARD_DUPLICATE = const(25)  # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): a card
                             # dealt a second time in a round, refused (the first of each round)
 LINK_REFUSED = const(26)    # b round: the link controller refused the round's claimed hit, paid nothing
-LAST_KIND = const(26)
+JACKPOT_ENVY = const(27)    # a seat whose jackpot hand paid the envy bonus, b seats paid it, c each
+                            # seat's bonus (cents)
+LAST_KIND = const(27)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 

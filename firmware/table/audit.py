@@ -128,6 +128,10 @@ def meter_lines(out, name, value):
 
 def hit_lines(out, hit):
     """Append the display lines of one hit (a Jackpot.last_hits dict) to `out`."""
+    if hit.get("envy_for"):
+        out.extend(wrap(("S%d" % hit["seat"], money(hit["amount"]), "envy S%d" % hit["envy_for"],
+                         "r%d" % hit["round"]), 4))
+        return
     out.extend(wrap(("S%d" % hit["seat"], money(hit["amount"]), short(hit["hand"]),
                      "r%d" % hit["round"]), 4))
 
@@ -148,6 +152,10 @@ def values(kind, a, b, c):
         # the amount (won, or the wager of a claim) and the hand share the entry's last line
         amount = money(c)
         return ("S%d" % a, amount, hand(b, WIDTH - 2 - len(amount)))
+    if kind == ev.JACKPOT_ENVY:
+        # each seat's bonus, then "S1>2,3": for seat 1's hand, to seats 2 and 3 (the bonus is
+        # at most $99999.99, jcfg.MAX_ENVY, so both fit the entry's two lines)
+        return (money(c), "S%d>%s" % (a, seats(b)[1:]))
     if kind == ev.SUPERVISOR_CONFIRM:
         return ("sup %d" % a, "hits %d" % b)
     if kind == ev.CONFIG_CHANGE:

@@ -882,7 +882,7 @@ class RoundController:
             self._beep(BEEP_ERROR)
             self._say("Supervisor key", "needed to pay")
             return
-        confirm = (ev.SUPERVISOR_CONFIRM, SUPERVISOR_ID, len(self.hits), 0)
+        confirm = (ev.SUPERVISOR_CONFIRM, SUPERVISOR_ID, len(screens.jackpot_hits(self.hits)), 0)
         if not self._commit(critical.STEP_CONFIRM, [confirm]):
             return
         self._pay_confirmed()
@@ -906,7 +906,9 @@ class RoundController:
             return
         events = []
         for hit in plan.hits:
-            events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
+            if not hit[jm.H_FROM]:
+                events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
+        self._envy_events(plan.hits, events)
         for applied in plan.applied:
             # a pool change that waited for this hit takes effect now: logged as it happens
             for key, old, new in applied[1]:
@@ -921,6 +923,8 @@ class RoundController:
         self.message = ""
         self._make_results()
         for hit in plan.hits:
+            if hit[jm.H_FROM]:
+                continue            # an envy bonus is no jackpot win on the sign
             slot = hit[jm.H_POOL]
             line = self._sign_line(slot)
             self._show_win(line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
@@ -929,6 +933,23 @@ class RoundController:
         elif before != self.jackpot.value:
             self._beep(BEEP_OK)
         self._refresh_meter()
+
+    @staticmethod
+    def _envy_events(hits, events):
+        """Append one JACKPOT_ENVY entry per hand that paid the envy bonus (its seat, the
+        seats paid as a mask, the bonus each), so a round of seven seats stays a few entries."""
+        for hit in hits:
+            winner = hit[jm.H_FROM]
+            if not winner:
+                continue
+            for i in range(len(events)):
+                e = events[i]
+                if e[0] == ev.JACKPOT_ENVY and e[1] == winner:
+                    events[i] = (e[0], winner, e[2] | 1 << (hit[jm.H_SEAT] - 1), e[3])
+                    break
+            else:
+                events.append((ev.JACKPOT_ENVY, winner, 1 << (hit[jm.H_SEAT] - 1),
+                               hit[jm.H_AMOUNT]))
 
     def _make_results(self):
         """One display line per seat with cards: hand name and the verdict against the dealer."""
@@ -961,8 +982,9 @@ class RoundController:
                 verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
             lines.append(("S%d %s" % (s + 1, screens.short(hands.name(value))))[:WIDTH - 2] + verdict)
         for hit in self.hits:
-            lines.append("JP S%d %s%s" % (hit[jm.H_SEAT], "~" if self.hits_estimated else "",
-                                          money(hit[jm.H_AMOUNT])))
+            lines.append(screens.paid_line("envy" if hit[jm.H_FROM] else "JP", hit[jm.H_SEAT],
+                                           ("~" if self.hits_estimated else "")
+                                           + money(hit[jm.H_AMOUNT])))
         self.results = lines
 
     # ------------------------------------------------------------------ supervisor

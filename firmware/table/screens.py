@@ -65,6 +65,18 @@ class View:
         self.beep_serial = 0
 
 
+def paid_line(tag, seat, amount):
+    """A results line of a seat paid (tag "JP" or "envy", amount as text): ``JP S3 $500.00``,
+    or ``JP3 $1000000.00`` when that does not fit the display."""
+    line = "%s S%d %s" % (tag, seat, amount)
+    return line if len(line) <= WIDTH else ("%s%d %s" % (tag, seat, amount))[:WIDTH]
+
+
+def jackpot_hits(hits):
+    """The hits of jackpot hands among recorded payouts, leaving out envy bonuses."""
+    return [hit for hit in hits if not hit[jm.H_FROM]]
+
+
 def hit_name(hit):
     """The jackpot hand name of a hit record."""
     return jpay.NAMES[hit[jm.H_HAND]]
@@ -100,7 +112,7 @@ def seat_light(c, s):
     if c.late & bit:
         return lights.LATE
     for hit in c.hits:
-        if hit[jm.H_SEAT] == s + 1:
+        if hit[jm.H_SEAT] == s + 1 and not hit[jm.H_FROM]:
             return lights.WINNER
     if c.rec.voided & bit:
         return lights.OFF
@@ -180,11 +192,12 @@ def render_lines(c):
         lines[7] = "hold OK=cards"
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
-        if len(c.hits) > CONFIRM_HITS:
+        won = jackpot_hits(c.hits)     # the envy bonuses are paid with them, listed in results
+        if len(won) > CONFIRM_HITS:
             # more winners than lines: the count is on the title, the list in the results
-            lines[0] = ("JACKPOT x%d r%d" % (len(c.hits), c.rec.round_no))[:WIDTH]
+            lines[0] = ("JACKPOT x%d r%d" % (len(won), c.rec.round_no))[:WIDTH]
         row = 1
-        for hit in c.hits[:CONFIRM_HITS]:
+        for hit in won[:CONFIRM_HITS]:
             lines[row] = ("S%d %s" % (hit[jm.H_SEAT], short(hit_name(hit))))[:WIDTH]
             lines[row + 1] = (" ~" if c.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
             row += 2

@@ -28,6 +28,25 @@ expect("11.10 amounts", [h[m.H_AMOUNT] for h in s.hits], [10000, 199000, 1791000
 expect("11.10 reset", s.resets, [[0, 0, 2000000]])
 print("11.10:", [h[m.H_AMOUNT] for h in s.hits], "reset", s.resets)
 
+# The envy bonus (docs/jackpot.md, Decision (envy)) by hand: pool 2,000,000, seat 2's straight
+# flush takes max(100,000, 10% = 200,000) -> 1,800,000; seats 1 and 3 played and get 5,000
+# each from what is left -> 1,790,000; seat 4 folded and gets none.
+jp = Jackpot({"wager": 100, "main": {"rate": (0, 1), "reset": 2000000},
+              "envy": {"straight_flush": 5000}})
+jp.contribute(1, [1, 2, 3, 4])
+s = jp.settle(1, 10, cards.parse("9h 8h 7h"), [(1, cards.parse("2c 3d"), True),
+                                              (2, cards.parse("6h 5h"), True),
+                                              (3, cards.parse("Kc Kd"), True),
+                                              (4, cards.parse("4c 4d"), False)])
+expect("envy payouts", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_FROM]) for h in s.hits],
+       [(2, 200000, 0), (1, 5000, 2), (3, 5000, 2)])
+expect("envy pool", jp.value[0], 1790000)
+expect("envy meters", (jp.table[m.T_HITS], jp.table[m.T_ENVY_COUNT], jp.table[m.T_ENVY_AMOUNT]),
+       (1, 2, 10000))
+expect("envy books", jp.audit(), [])
+expect("envy record", record.encode(record.decode(record.encode(jp))), record.encode(jp))
+print("envy:", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_FROM]) for h in s.hits], "pool", jp.value[0])
+
 seed = [12345]
 
 

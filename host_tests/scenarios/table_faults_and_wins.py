@@ -1,7 +1,7 @@
 # The table's behaviours at the edges, through the app on the simulated board, on both
 # runtimes: two jackpot wins in one round both reach the meter sign; chips collected after the
 # payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
-# once; the dealer display unplugged and plugged back; test mode lights every sign digit; an
+# once; an envy bonus paid, logged and listed; the dealer display unplugged and plugged back; test mode lights every sign digit; an
 # idle pass still allocates nothing (heap_lock).  Amounts: the default configuration (100-cent
 # wager, 70 cents to a $10,000.00 pool) and a flush paid 100 to 1 [rules.md 11.7, 11.9].
 from boards import base, simulated
@@ -80,6 +80,31 @@ run(200)
 check("collection is no tamper", logged(ev.TAMPER), [])
 press("SETTLE")
 check("next round", c.phase, 0)
+# The envy bonus (docs/jackpot.md), set between rounds: seat 1's flush pays seat 3 $25.00.
+c.jackpot.set_config({"envy": {"flush": 2500}})
+for seat in (1, 3):
+    table.mcp.cover(jackpot_spot(seat))
+run(200)
+press("LOCK")
+for line in (b"S1 Ah", b"S1 Kh", b"S3 2c", b"S3 7d", b"D 9c", b"D 9s",
+             b"B Qh", b"B Jh", b"B 3h", b"B 4c", b"B 9d"):
+    table.shoe.inject(line + b"\n")
+    run(2 * TICK_MS)
+press("SETTLE")
+check("envy: the supervisor confirms the flush", c.phase, 2)
+key(True)
+press("OK")
+key(False)
+check("envy: paid", c.phase, 3)
+check("envy: one entry for seat 1's hand", logged(ev.JACKPOT_ENVY), [(1, 0b100, 2500)])
+check("envy: listed in the results", [r for r in c.results if r.startswith("envy")],
+      ["envy S3 $25.00"])
+check("envy: the sign shows the winner", c.view.win[1:3], (1, 10000))
+for seat in (1, 3):
+    table.mcp.uncover(jackpot_spot(seat))
+run(200)
+press("SETTLE")
+check("next round after the envy", c.phase, 0)
 c.spot(sens.FAULT, jackpot_spot(5), clock.now, sens.CHATTER)
 c.spot(sens.CLEARED, jackpot_spot(5), clock.now)
 c.spot(sens.FAULT, jackpot_spot(5), clock.now, sens.CHATTER)
