@@ -3,8 +3,8 @@
     app = App(board, fs)           # board: boards.<name>.make() (or the simulated board)
     app.boot(now_ms, wall)         # reads critical memory, shows what it found
     app.step(now_ms, wall)         # one loop pass; allocates nothing in steady state
-    run(hw, checks)                # on the board: after firmware.startup.main's checks, boot,
-                                   # then step every TICK_MS
+    main(hw, checks)               # on the board (main.py): after firmware.startup.main's
+                                   # checks, boot, then step every TICK_MS (run)
 
 A linked table (docs/link.md "Integration") is given a ``LinkSetup``
 (``firmware.link.setup``, which only a linked table loads): at boot the app builds
@@ -286,6 +286,19 @@ class _Strip:
         self.write = write
 
 
+def main(hw, checks):
+    """The board's boot, second half (main.py, after firmware.startup.main): run the table
+    for ever.  A failure is said on the console, with the heap's state, for the technician,
+    before it ends main.py (the watchdog, once started, resets the board)."""
+    try:
+        run(hw, checks)
+    except Exception as error:
+        from firmware.heap import stopped_line
+
+        print(stopped_line(error))
+        raise
+
+
 def run(hw, checks):
     """Start the table on the board `hw` with firmware.startup's checks and run the loop for
     ever (the second half of the board's boot, after firmware.startup.main)."""
@@ -341,7 +354,7 @@ def start(hw, checks):
         app.controller.link_required = True
         app.controller.link(False, time.ticks_ms())
     app.service = ConsoleWatch(app, program)
-    from firmware.startup import collect_often
+    from firmware.heap import collect_often
 
     collect_often(False)                # loaded: the loop collects only when the heap is full
     return app, link

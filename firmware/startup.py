@@ -1,66 +1,43 @@
 """The board's boot, first half: check the program and the configuration file before the
 table's code is loaded, then hand over to firmware.app.
 
-    main()                                   # main.py on the board
+    hw, checks = main()                      # main.py on the board (tools/build.py MAIN_PY)
     checks = startup_checks(board_name)      # (program, options, link_settings, ok, text)
 
 The checks run while little else is in the heap, and every module that only they need (the
 verifier, the file's parser, the rules of games this table does not play) is forgotten
-before the table's modules load: the heap holds one set or the other, never both.
+before the table's modules load: the heap holds one set or the other, never both.  main()
+forgets this module too, so once main.py has let go of it, none of the boot's code stays.
 """
+
+from firmware.heap import collect_often, forget, stopped_line
 
 CONFIG_PATH = "/config.json"
 GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
 SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
 PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS results reload it)
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
-LOADING_GC_BYTES = 4096                 # while loading: collect after this many bytes allocated
 
 
 def main(root="/", config_path=CONFIG_PATH):
-    """Board entry point (main.py): build the board, run the checks, start the table.
+    """The board and the checks, as (hw, checks) for firmware.app.main (main.py).
 
-    root, config_path: the flash filesystem and the configuration file (tests give their own)."""
+    root, config_path: the flash filesystem and the configuration file (tests give their own).
+    A failure is said on the console (stopped_line) before it ends main.py.  This module is
+    forgotten on the way out: its code leaves the heap before the table's loads."""
     import board  # the build tool installs the board module under this name
 
     collect_often(True)
     try:
         hw = board.make()
         checks = startup_checks(hw.name, root, config_path)
-        from firmware import app
-
-        app.run(hw, checks)
     except Exception as error:
         # The table stops (the watchdog, once started, resets the board): say why on the
         # console first, with the heap, for the technician.
         print(stopped_line(error))
         raise
-
-
-def collect_often(loading):
-    """MicroPython: while the program loads (loading=True), collect garbage after every
-    LOADING_GC_BYTES bytes allocated; afterwards only when the heap is full, as by default.
-
-    Loading leaves garbage (the checks' work, each import's temporaries) between the objects
-    that stay.  Collected only when the heap is full, that garbage becomes holes, and a later
-    module's dictionary, which needs one piece, finds none.  Collected early, the objects
-    that stay are packed together.  The main loop runs without it, so that a collection does
-    not lengthen ticks any more often than the heap requires."""
-    import gc
-
-    if hasattr(gc, "threshold"):        # not in CPython
-        gc.threshold(LOADING_GC_BYTES if loading else -1)
-
-
-def stopped_line(error):
-    """One console line saying why the controller stopped, with the heap's state."""
-    import gc
-
-    line = "table controller stopped: %s: %s" % (type(error).__name__, error)
-    if hasattr(gc, "mem_free"):         # MicroPython
-        free = gc.mem_free()
-        line += " (heap: %d bytes free of %d)" % (free, free + gc.mem_alloc())
-    return line
+    forget("firmware.startup")
+    return hw, checks
 
 
 def load_config(path, board_name):
@@ -88,18 +65,6 @@ def program_facts(result):
             "detail": result.detail, "path": result.path, "digest": result.digest,
             "authenticated": result.authenticated, "board": result.board,
             "build_id": result.build_id, "unverified": result.unverified}
-
-
-def forget(name):
-    """Drop the module `name` from sys.modules and from its package, so its code can be
-    collected once nothing refers to it (a later import loads it afresh)."""
-    import sys
-
-    sys.modules.pop(name, None)
-    parts = name.rsplit(".", 1)
-    parent = sys.modules.get(parts[0]) if len(parts) == 2 else None
-    if parent is not None and hasattr(parent, parts[1]):
-        delattr(parent, parts[1])
 
 
 def check_program(board_name, root="/"):
@@ -152,6 +117,11 @@ def check_config(board_name, config_path=CONFIG_PATH):
 
 def startup_checks(board_name, root="/", config_path=CONFIG_PATH):
     """Both checks: (program, options, link_settings, ok, text), as check_program and
-    check_config give them."""
+    check_config give them.  Their garbage is collected before this returns, so that the
+    table's code, which loads next, finds the heap in one piece."""
+    import gc
+
     program = check_program(board_name, root)
-    return (program,) + check_config(board_name, config_path)
+    checks = (program,) + check_config(board_name, config_path)
+    gc.collect()
+    return checks

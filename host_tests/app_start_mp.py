@@ -8,7 +8,7 @@ import sys
 
 from boards import simulated
 from firmware import app
-from firmware.startup import collect_often
+from firmware.heap import collect_often
 
 os.chdir(sys.argv[1])
 collect_often(True)

@@ -33,6 +33,7 @@ def test_layout(built):
     out = built.out
     assert (out / "main.py").read_text() == builder.MAIN_PY
     assert "import firmware.startup" in builder.MAIN_PY and "firmware.startup.main()" in builder.MAIN_PY
+    assert "firmware.app.main(*started)" in builder.MAIN_PY
     assert (out / "board.mpy").is_file()
     for support in builder.BOARD_SUPPORT:
         assert (out / support.replace(".py", ".mpy")).is_file()
@@ -71,7 +72,7 @@ def test_the_real_micropython_vm_verifies_and_imports_the_build(built, tmp_path)
     # Bytecode .mpy files run on any port of the same .mpy version, so the unix VM can load
     # the build (not the native modules, which are machine code for the board's CPU).
     script = (
-        "from firmware.startup import collect_often\n"
+        "from firmware.heap import collect_often\n"
         "collect_often(True)\n"                    # as main() does before the checks
         "from firmware import manifest\n"
         "r = manifest.check_device(%r, board=%r)\n"

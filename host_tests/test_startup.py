@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import startup
+from firmware import heap, startup
 from firmware.table import controller as tc
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "table-config.example.json"
@@ -151,7 +151,7 @@ def test_forget_drops_a_module_and_the_next_import_loads_it_afresh(monkeypatch):
     # both restored after the test, whatever it does
     monkeypatch.setitem(sys.modules, "firmware.poker.brs", brs)
     monkeypatch.setattr(firmware.poker, "brs", brs)
-    startup.forget("firmware.poker.brs")
+    heap.forget("firmware.poker.brs")
     assert "firmware.poker.brs" not in sys.modules and not hasattr(firmware.poker, "brs")
     from firmware.poker import brs as again
     assert again is not brs and again.Config.__name__ == "Config"
@@ -161,7 +161,7 @@ STAND_IN_APP = '''\
 import sys
 
 
-def run(hw, checks):
+def main(hw, checks):
     import gc
 
     program, options, link_settings, ok, text = checks
@@ -170,7 +170,7 @@ def run(hw, checks):
     print("program", program["reason"])
     print("config", int(ok), options.get("game"))
     for name in ("firmware.manifest", "firmware.config_file", "firmware.poker.fcp",
-                 "firmware.table.controller"):
+                 "firmware.table.controller", "firmware.startup"):
         print("loaded", name, int(name in sys.modules))
 '''
 
@@ -183,8 +183,9 @@ def make():
 '''
 
 
-def _run_main(runtime, tmp_path, stand_in):
-    """Run main.py's path (host_tests/startup_main_mp.py) with `stand_in` as firmware.app."""
+def _run_main(runtime, tmp_path, stand_in=None):
+    """Run main.py's path (host_tests/startup_main_mp.py) with `stand_in` as firmware.app,
+    or (None) the real one with a run() that fails."""
     from host_tests import runtimes
     data = json.loads(EXAMPLE.read_text())
     data["board"] = "simulated"
@@ -194,8 +195,10 @@ def _run_main(runtime, tmp_path, stand_in):
     _install(flash, "simulated")
     (tmp_path / "state").mkdir()
     (tmp_path / "board.py").write_text(BOARD_PY % str(tmp_path / "state"))
-    (tmp_path / "stand_in_app.py").write_text(stand_in)
-    return _run(runtime, "startup_main_mp.py", [str(flash), str(tmp_path / "config.json")],
+    if stand_in is not None:
+        (tmp_path / "stand_in_app.py").write_text(stand_in)
+    return _run(runtime, "startup_main_mp.py", [str(flash), str(tmp_path / "config.json"),
+                                                "stand-in" if stand_in else "failing-run"],
                 path="%s:%s" % (runtimes.ROOT, tmp_path))
 
 
@@ -208,18 +211,19 @@ def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
     lines = done.stdout.splitlines()
     # the checks and the table's code load with the garbage collected every few KB (below)
     assert lines[0] == "gc threshold %s" % (
-        startup.LOADING_GC_BYTES if runtime == "micropython" else "none")
+        heap.LOADING_GC_BYTES if runtime == "micropython" else "none")
     lines = lines[1:]
     assert lines[:3] == ["board simulated", "program ok", "config 1 uth"]
     assert lines[3:] == ["loaded firmware.manifest 0", "loaded firmware.config_file 0",
-                         "loaded firmware.poker.fcp 0", "loaded firmware.table.controller 0"]
+                         "loaded firmware.poker.fcp 0", "loaded firmware.table.controller 0",
+                         "loaded firmware.startup 0"]
 
 
 @pytest.mark.parametrize("runtime", ["cpython", "micropython"])
 def test_main_says_on_the_console_why_the_table_stopped(runtime, tmp_path):
     """A failure while starting or running the table is printed as one line for the
     technician (with the heap on MicroPython) before it ends main.py."""
-    done = _run_main(runtime, tmp_path, "def run(hw, checks):\n    raise MemoryError('no 2048 bytes')\n")
+    done = _run_main(runtime, tmp_path)       # firmware.app.main, whose run() fails
     assert done.returncode != 0
     said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
     assert len(said) == 1 and said[0].startswith("table controller stopped: MemoryError: no 2048 bytes")
@@ -236,7 +240,7 @@ def test_heap_collected_often_while_loading_and_only_when_full_in_the_loop(tmp_p
     done = _run("micropython", "app_start_mp.py", [str(tmp_path)])
     assert done.returncode == 0, done.stdout + done.stderr
     said = dict(line.split(None, 1) for line in done.stdout.splitlines())
-    assert said["loading"] == str(startup.LOADING_GC_BYTES)
+    assert said["loading"] == str(heap.LOADING_GC_BYTES)
     assert said["loop"] == "-1"
     assert said["link"] == "None"
     assert said["phase"] == str(tc.RAM_ERROR)   # booted: blank memory waits for a RAM clear

@@ -56,7 +56,10 @@ MAIN_PY = """\
 # Written by tools/build.py: start the table controller (checks first, then the table).
 import firmware.startup
 
-firmware.startup.main()
+started = firmware.startup.main()   # the board and the checks; that code is let go here
+import firmware.app  # noqa: E402
+
+firmware.app.main(*started)         # the table, for ever
 """
 
 ROMFS_SUFFIX = ".romfs"            # the image beside the build folder: build/pico_w.romfs

@@ -57,8 +57,8 @@ TICK_BUDGET_US = 20000
 I2C_BYTE_US = 22.5    # one byte and its acknowledge: 9 clocks at 400 kHz (boards.base.I2C_FREQ)
 SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
 MODES = ("filesystem", "romfs")
-BOARD_ROOM_K = 128    # a run's heap: the heap under test + the image, if any + this, for the
-                      # simulated board and the ballast's slack
+BOARD_ROOM_K = 160    # a run's heap: the heap under test + the image, if any + this, for the
+                      # simulated board, the plugged holes and the ballast's slack
 SCAN_FROM_K = 512     # the smallest heap is searched down from here
 SCAN_STEP_K = 8       # in steps of this many KB
 

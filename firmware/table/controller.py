@@ -1015,7 +1015,7 @@ class RoundController:
 
     def _forget_audit(self):
         # the menu's module and the names it loaded for people (a later use loads them again)
-        from firmware.startup import forget
+        from firmware.heap import forget
 
         for name in ("firmware.table.audit", "firmware.store.eventnames",
                      "firmware.jackpot.meternames"):

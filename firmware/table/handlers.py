@@ -63,7 +63,7 @@ def supervised(c, action, *args):
     is loaded for the call and let go after, so a supervisor's rare actions take no heap
     while the table plays.  When it cannot be loaded (a full heap) the action is refused
     with the reason and nothing changes: the supervisor presses again."""
-    from firmware.startup import forget
+    from firmware.heap import forget
 
     try:
         from firmware.table import supervisor

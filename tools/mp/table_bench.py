@@ -7,7 +7,9 @@ import time
 import micropython
 
 BALLAST_HEADER = 32     # the bytearray object in front of its data (one GC block on x64)
-SPARE_GLOBALS = 56      # more than the names this script binds after its ballast
+SPARE_GLOBALS = 64      # more than the names this script binds after its ballast
+MAX_PLUGS = 2048        # the most holes' blocks plugged before the ballast (plug_holes)
+TAIL_RUN = 64           # plugs in a row at consecutive addresses: past the holes, in the free tail
 
 
 def heap_now():
@@ -18,6 +20,33 @@ def heap_now():
 def free_now():
     gc.collect()
     return gc.mem_free()
+
+
+def plug_holes():
+    """Fill the free holes left between the live objects (the simulated board's and this
+    script's garbage, which a board's heap at boot does not have) with one-block objects,
+    lowest address first as MicroPython allocates, until TAIL_RUN of them come one after the
+    other: the rest of the free heap is then one piece.  Returns the plugs (keep them; the
+    last TAIL_RUN are at the start of that piece, and freed they would be a hole below the
+    ballast)."""
+    gc.collect()
+    plugs = [None] * MAX_PLUGS
+    step = gc.mem_alloc()
+    plugs[0] = object()
+    step = gc.mem_alloc() - step                 # one GC block
+    count = 1
+    run = 0
+    last = id(plugs[0])
+    while run < TAIL_RUN:
+        if count == MAX_PLUGS:
+            raise MemoryError("more than %d holes to plug" % MAX_PLUGS)
+        plug = object()
+        plugs[count] = plug
+        count += 1
+        run = run + 1 if id(plug) == last + step else 0
+        last = id(plug)
+    plug = None
+    return plugs
 
 
 # Arguments: rounds (R or R:S, below), state folder, install folder [, free heap for the firmware [, ROMFS
@@ -87,6 +116,7 @@ fakes = heap_now() - before_board
 settle_ticks = [0] * ROUNDS  # per round: the longest tick of the SETTLE press (the round settled)
 window = []                  # one press's tick times (us, run())
 bus = []                     # one press's I2C bytes per tick (run())
+deck = list(range(52))       # each round's shuffled deck (reset in place, run below)
 # The script's own global names: its dictionary is grown here to the size the names bound
 # below need (spare entries made, then deleted: MicroPython does not shrink a dictionary), so
 # that it does not take a new table, a kilobyte in one piece, from the firmware's room when
@@ -96,20 +126,36 @@ for _n in range(SPARE_GLOBALS):
 for _n in range(SPARE_GLOBALS):
     del globals()["_spare%d" % _n]
 ballast = b""
+plugs = None
+held = len(image)
 if len(ARGS) > 3:
     # Given the free heap of a fresh VM of the size under test, a ballast leaves exactly that
     # much free here: the firmware gets the same room, with the image and the simulated
-    # hardware outside it.  What the simulated hardware allocates while the table plays
-    # still comes out of that room.
+    # hardware outside it, and in one piece, as a board's heap is when main.py starts (the
+    # holes that building the simulated board and compiling this script left are plugged
+    # first).  What the simulated hardware allocates while the table plays still comes out
+    # of that room.
+    before_plugs = heap_now()
+    plugs = plug_holes()
+    held += heap_now() - before_plugs
     ballast = bytearray(max(free_now() - int(ARGS[3]) - BALLAST_HEADER, 0))
-# The image and the ballast are not the firmware's: the heap figures below leave them out.
-held = len(image) + len(ballast)
+    held += len(ballast)
+    # the room is one piece: all of it but a block can be had at once
+    room = free_now()
+    try:
+        whole = bytearray(room - 2 * BALLAST_HEADER)
+        whole = None
+        print("room_one_piece", 1)
+    except MemoryError:
+        print("room_one_piece", 0)
+# The image, the plugs and the ballast are not the firmware's: the heap figures below leave
+# them out.
 print("free_at_start", free_now())
 
 start = heap_now()
 # As the board's main.py: the boot checks (program verification and configuration file, whose
-# modules are then forgotten), then the table's code.
-from firmware.startup import collect_often, startup_checks  # noqa: E402
+# modules are then forgotten, firmware.startup's own too), then the table's code.
+from firmware.heap import collect_often, forget  # noqa: E402
 
 collect_often(True)
 if INSTALL == "-":
@@ -117,8 +163,11 @@ if INSTALL == "-":
     # calls from JavaScript, so their garbage would be counted as the firmware's
     program, options, config_ok, config_text = None, {}, True, "not checked"
 else:
-    program, options, link_settings, config_ok, config_text = startup_checks(
+    import firmware.startup  # noqa: E402
+
+    program, options, link_settings, config_ok, config_text = firmware.startup.startup_checks(
         table.board.name, INSTALL, STATE_DIR + "/config.json")
+    forget("firmware.startup")          # as firmware.startup.main() does before returning
 print("program_check", program["reason"] if program else "not checked")
 print("config_check", "ok" if config_ok else config_text)
 # The firmware a UTH table runs.
@@ -223,7 +272,8 @@ for _round in range(ROUNDS):
         press("BACK")
         table.key.level = 1
         run(200)
-    deck = list(range(52))
+    for i in range(52):
+        deck[i] = i
     for i in range(21):
         j = i + rand(52 - i)
         deck[i], deck[j] = deck[j], deck[i]
@@ -271,12 +321,14 @@ for _round in range(ROUNDS):
         run(200)
     rounds_done += 1
 print("rounds", rounds_done)
-# The code a standalone UTH table loads only for its use, and lets go after (docs/performance.md):
-# none of it may stay once the rounds (and the supervisor's void and audit menu) are done.
+# The code a standalone UTH table loads only for a use or only at boot, and lets go after
+# (docs/performance.md): none of it may stay once the rounds (and the supervisor's void and
+# audit menu) are done.
 on_use_left = " ".join([name for name in (
     "firmware.table.linked", "firmware.link.setup", "firmware.table.supervisor",
     "firmware.table.audit", "firmware.store.eventnames", "firmware.jackpot.meternames",
-    "firmware.table.othergames") if name in sys.modules]) or "none"
+    "firmware.table.othergames", "firmware.startup", "firmware.jackpot.restore",
+    "firmware.jackpot.configcheck") if name in sys.modules]) or "none"
 print("on_use_loaded", on_use_left)
 settle_ticks.sort()
 print("settle_tick_us_median", settle_ticks[len(settle_ticks) // 2])
