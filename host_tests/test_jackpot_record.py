@@ -190,3 +190,19 @@ def test_config_ints_follow_the_documented_order():
     got = []
     config.each_int(got.append)
     assert got == expected
+
+
+def test_decoding_and_validating_load_their_code_only_for_the_call():
+    # firmware.jackpot.restore and configcheck are let go after each call (the table decodes
+    # and builds a configuration only at boot, at a RAM clear and for a change), so their
+    # code takes no heap while the table plays
+    import sys
+
+    data = record.encode(busy_table())
+    assert record.decode(data).value == busy_table().value
+    assert cfg.build({"wager": 200}).wager == 200
+    assert "firmware.jackpot.restore" not in sys.modules
+    assert "firmware.jackpot.configcheck" not in sys.modules
+    with pytest.raises(ValueError, match="config wager"):
+        cfg.build({"wager": 0})
+    assert "firmware.jackpot.configcheck" not in sys.modules     # let go on an error too

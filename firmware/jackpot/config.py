@@ -29,7 +29,6 @@ from firmware.jackpot import paytable
 
 RATE_UNIT = const(1000000)
 MAX_WAGER = const(100000)
-_MAX_ODDS = const(1000000)
 MAX_AMOUNT = const(0x3FFFFFFF)  # pool parameters stay small ints on 32-bit ports
 MAX_ENVY = const(9999999)       # an envy bonus up to $99,999.99 (fits an audit-menu line)
 
@@ -41,7 +40,6 @@ POOL_KEYS = ("main", "minor", "major")
 POOL_NAMES = ("Jackpot", "Minor", "Major")
 
 POOL_FIELDS = ("rate", "reserve_rate", "reset", "ceiling")
-_TOP_KEYS = ("wager", "split", "pay", "main", "minor", "major", "envy")
 
 _DEFAULT_POOLS = (
     # rate, reserve_rate, reset, ceiling
@@ -56,30 +54,6 @@ DEFAULT_WAGER = const(100)
 POOL_INTS = const(6)
 CONFIG_INTS_V1 = const(2 + 2 * 5 + 3 * 6)
 CONFIG_INTS = const(CONFIG_INTS_V1 + 5)
-
-
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _int(key, value, low, high):
-    if not _is_int(value) or value < low or value > high:
-        raise ValueError("config %s: %r is not an integer in %d..%d" % (key, value, low, high))
-    return value
-
-
-def _fraction(key, value):
-    if (not isinstance(value, (tuple, list)) or len(value) != 2 or not _is_int(value[0])
-            or not _is_int(value[1])):
-        raise ValueError("config %s: %r is not a (numerator, denominator) pair of integers"
-                         % (key, value))
-    num, den = value[0], value[1]
-    if den <= 0 or RATE_UNIT % den != 0:
-        raise ValueError("config %s: denominator %r must be a positive divisor of %d"
-                         % (key, den, RATE_UNIT))
-    if num < 0 or num > den:
-        raise ValueError("config %s: %r is not a fraction between 0 and 1" % (key, value))
-    return (num, den)
 
 
 class PoolConfig:
@@ -121,31 +95,6 @@ class PoolConfig:
         """(key, value) pairs of the parameters with keys such as ``main.rate``."""
         return [(prefix + ".rate", self.rate), (prefix + ".reserve_rate", self.reserve_rate),
                 (prefix + ".reset", self.reset), (prefix + ".ceiling", self.ceiling)]
-
-
-def _pool(key, changes, base):
-    if not isinstance(changes, dict):
-        raise ValueError("config %s: %r is not a dict of pool parameters" % (key, changes))
-    rate, reserve_rate, reset, ceiling = base.rate, base.reserve_rate, base.reset, base.ceiling
-    for name in changes:
-        if name not in POOL_FIELDS:
-            raise ValueError("config %s.%s: unknown pool parameter (value %r)"
-                             % (key, name, changes[name]))
-    if "rate" in changes:
-        rate = _fraction(key + ".rate", changes["rate"])
-    if "reserve_rate" in changes:
-        reserve_rate = _fraction(key + ".reserve_rate", changes["reserve_rate"])
-    if "reset" in changes:
-        reset = _int(key + ".reset", changes["reset"], 0, MAX_AMOUNT)
-    if "ceiling" in changes:
-        ceiling = _int(key + ".ceiling", changes["ceiling"], 0, MAX_AMOUNT)
-    pool = PoolConfig(rate, reserve_rate, reset, ceiling)
-    if pool.rate_ppm() + pool.reserve_ppm() > RATE_UNIT:
-        raise ValueError("config %s: rate %r plus reserve_rate %r exceed the whole wager"
-                         % (key, rate, reserve_rate))
-    if ceiling and ceiling < reset:
-        raise ValueError("config %s.ceiling: %r is below the reset amount %r" % (key, ceiling, reset))
-    return pool
 
 
 class Config:
@@ -237,91 +186,25 @@ def build(changes, base=None):
     """Validate changes (a dict of the module's keys) applied on base (default config).
 
     Returns a new Config; raises ValueError naming the key and value at the first error.
-    """
-    if base is None:
-        base = default()
-    if not isinstance(changes, dict):
-        raise ValueError("config: %r is not a dict" % (changes,))
-    for key in changes:
-        if key not in _TOP_KEYS:
-            raise ValueError("config %s: unknown key (value %r)" % (key, changes[key]))
-    wager = base.wager
-    if "wager" in changes:
-        wager = _int("wager", changes["wager"], 1, MAX_WAGER)
-    split = base.split
-    if "split" in changes:
-        split = changes["split"]
-        if split not in (True, False, 0, 1) or not isinstance(split, (bool, int)):
-            raise ValueError("config split: %r is not True or False" % (split,))
-        split = bool(split)
-    odds = list(base.odds)
-    percent = list(base.percent)
-    if "pay" in changes:
-        pay = changes["pay"]
-        if not isinstance(pay, dict):
-            raise ValueError("config pay: %r is not a dict of hand: (odds, percent)" % (pay,))
-        for name in pay:
-            if name not in paytable.KEYS:
-                raise ValueError("config pay.%s: unknown hand (value %r)" % (name, pay[name]))
-            hand = paytable.KEYS.index(name)
-            key = "pay." + name
-            line = pay[name]
-            if not isinstance(line, (tuple, list)) or len(line) != 2:
-                raise ValueError("config %s: %r is not an (odds, percent) pair" % (key, line))
-            odds[hand] = _int(key + " odds", line[0], 0, _MAX_ODDS)
-            top = 100 if hand >= paytable.STRAIGHT_FLUSH else 0
-            percent[hand] = _int(key + " percent", line[1], 0, top)
-    envy = list(base.envy)
-    if "envy" in changes:
-        bonus = changes["envy"]
-        if not isinstance(bonus, dict):
-            raise ValueError("config envy: %r is not a dict of hand: cents" % (bonus,))
-        for name in bonus:
-            if name not in paytable.KEYS:
-                raise ValueError("config envy.%s: unknown hand (value %r)" % (name, bonus[name]))
-            envy[paytable.KEYS.index(name)] = _int("envy." + name, bonus[name], 0, MAX_ENVY)
-    pools = []
-    for slot in range(POOL_SLOTS):
-        key = POOL_KEYS[slot]
-        if key in changes:
-            pools.append(_pool(key, changes[key], base.pools[slot]))
-        else:
-            pools.append(base.pools[slot])
-    config = Config(wager, split, odds, percent, pools, envy)
-    check_shares(config)
-    return config
-
-
-def check_shares(config):
-    """Raise ValueError unless the active pools' shares of a wager add up to at most all of it."""
-    total = 0
-    for slot in config.active_slots():
-        total += config.pools[slot].rate_ppm() + config.pools[slot].reserve_ppm()
-    if total > RATE_UNIT:
-        raise ValueError("config minor+major: rates and reserve rates add up to %d ppm, over the "
-                         "whole wager (%d)" % (total, RATE_UNIT))
+    (firmware.jackpot.configcheck does it, loaded for the call: the table builds a
+    configuration only at boot, at a RAM clear and for a supervisor's change.)"""
+    return _checked("build", changes, base)
 
 
 def from_ints(values):
     """Rebuild a Config from CONFIG_INTS integers (or CONFIG_INTS_V1, written before the envy
-    bonus: none); ValueError names what is wrong."""
-    if len(values) not in (CONFIG_INTS, CONFIG_INTS_V1):
-        raise ValueError("config: expected %d integers, got %d" % (CONFIG_INTS, len(values)))
-    if values[1] not in (0, 1):
-        raise ValueError("config split: %r is not 0 or 1" % (values[1],))
-    pay = {}
-    for hand in range(paytable.HAND_TYPES):
-        pay[paytable.KEYS[hand]] = (values[2 + hand], values[7 + hand])
-    changes = {"wager": values[0], "split": values[1] == 1, "pay": pay}
-    at = 12
-    for slot in range(POOL_SLOTS):
-        v = values[at:at + POOL_INTS]
-        changes[POOL_KEYS[slot]] = {"rate": (v[0], v[1]), "reserve_rate": (v[2], v[3]),
-                                    "reset": v[4], "ceiling": v[5]}
-        at += POOL_INTS
-    if len(values) == CONFIG_INTS:
-        changes["envy"] = dict(zip(paytable.KEYS, values[at:at + paytable.HAND_TYPES]))
-    return build(changes)
+    bonus: none); ValueError names what is wrong (configcheck, as build)."""
+    return _checked("from_ints", values)
+
+
+def _checked(name, *args):
+    from firmware.heap import forget
+    from firmware.jackpot import configcheck
+
+    try:
+        return getattr(configcheck, name)(*args)
+    finally:
+        forget("firmware.jackpot.configcheck")
 
 
 def diff(old, new):

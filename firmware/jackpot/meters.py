@@ -43,8 +43,7 @@ HIT_COUNT = const(20)         # + hand type: awards paid per hand (count)
 HIT_AMOUNT = const(25)        # + hand type: awards paid per hand (cents)
 ENVY_COUNT = const(30)        # envy bonuses paid (count; not in HITS)
 ENVY_AMOUNT = const(31)       # envy bonuses paid (cents; in PAID)
-POOL_METERS_V1 = const(30)    # the jackpot state's version 1 had no envy meters
-POOL_METERS = const(32)
+POOL_METERS = const(32)       # (the jackpot state's version 1 had 30: no envy meters)
 
 
 # Lifetime table meters.
@@ -66,8 +65,7 @@ T_HIT_COUNT = const(14)           # + hand type
 T_HIT_AMOUNT = const(19)          # + hand type
 T_ENVY_COUNT = const(24)
 T_ENVY_AMOUNT = const(25)
-TABLE_METERS_V1 = const(24)
-TABLE_METERS = const(26)
+TABLE_METERS = const(26)      # (version 1: 24)
 
 
 # A recorded jackpot hit is a list of HIT_FIELDS ints.
@@ -82,8 +80,7 @@ H_SHORTFALL = const(11)
 H_BEFORE = const(12)
 H_AFTER = const(13)
 H_FROM = const(14)        # an envy bonus: the seat whose hand paid it (0: the seat's own hand)
-HIT_FIELDS_V1 = const(14)
-HIT_FIELDS = const(15)
+HIT_FIELDS = const(15)    # (version 1: 14)
 LAST_HITS = const(25)
 
 
