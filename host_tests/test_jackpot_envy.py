@@ -165,7 +165,7 @@ def _version_1_bytes(jp):
     w.int(1)
     for v in jp.config.ints()[:30]:
         w.int(v)
-    for slot in range(cfg.POOL_SLOTS):
+    for _ in range(cfg.POOL_SLOTS):
         w.int(0)                                     # no pending change
     for slot in range(cfg.POOL_SLOTS):
         for v in (jp.value[slot], jp.reserve[slot], jp.carry[slot], jp.reserve_carry[slot]):
@@ -279,6 +279,12 @@ def test_the_table_pays_logs_and_shows_the_envy_bonus(tmp_path):
     # the audit menu names the entry
     lines = audit_menu.entry_lines(events_of(table.memory, ev.JACKPOT_ENVY)[0])
     assert lines[1:] == [" envy $500.00", " S1>2,3"]
+    # and its last hits list the bonuses as such
+    out = []
+    for hit in table.c.jackpot.last_hits():
+        audit_menu.hit_lines(out, hit)
+    assert out == ["S1 $10002.10", " Royal Flush r1", "S2 $500.00", " envy S1 r1",
+                   "S3 $500.00", " envy S1 r1"]
     # after a power cut the results still list the bonuses (read back from the hit records)
     before = list(table.c.results)
     table.boot()

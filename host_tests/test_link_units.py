@@ -445,6 +445,28 @@ def test_the_controller_names_a_bad_keys_file_and_stops_before_it_starts(tmp_pat
     assert "--keys %s" % keys in err and words in err
 
 
+@pytest.mark.parametrize("content,words", [
+    (None, "No such file"),
+    ("{not json", "Expecting property name"),
+    ('{"wager": -1}', "config wager: -1 is not an integer"),
+    ('{"envy": {"royal_flush": 50000}}', "config envy: the envy bonus is a standalone table's"),
+])
+def test_the_controller_names_a_bad_config_file_and_stops_before_it_starts(tmp_path, capsys,
+                                                                            content, words):
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % ("00" * 32))
+    config = tmp_path / "pool.json"
+    if content is not None:
+        config.write_text(content)
+    with pytest.raises(SystemExit) as stop:
+        link_controller.main(["--db", str(tmp_path / "l.db"), "--keys", str(keys),
+                              "--config", str(config)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--config %s" % config in err and words in err
+    assert not (tmp_path / "l.db").exists()          # nothing started
+
+
 class RoyalSender:
     """Tables 1..n, each with its own key, that send the controller c a royal: a one-wager
     contribution, then the hit entry, locked `locked` seconds from NOW, arriving at `now`."""

@@ -462,9 +462,10 @@ def read_ledger(db_path):
             "events": [list(e) for e in events], "pool_object": pool}
 
 
-def run(args, keys):
-    """Connect to the broker and serve the tables of `keys` (load_keys) until SIGTERM/SIGINT
-    or --duration seconds."""
+def run(args, keys, config=None):
+    """Connect to the broker and serve the tables of `keys` (load_keys), the pool configured
+    by `config` (a dict of firmware.jackpot.config keys, or None) until SIGTERM/SIGINT or
+    --duration seconds."""
     stop = [False]
 
     def on_signal(signum, frame):
@@ -481,10 +482,6 @@ def run(args, keys):
         if not args.quiet:
             print(text, flush=True)
 
-    config = None
-    if args.config:
-        with open(args.config) as f:
-            config = json.load(f)
     controller = Controller(args.db, keys, client.publish, config=config,
                             order_window=args.order_window, broadcast_every=args.broadcast,
                             commit_delay=args.commit_delay / 1000.0, log=say)
@@ -537,7 +534,15 @@ def main(argv=None):
     except (OSError, ValueError) as error:
         # json.JSONDecodeError is a ValueError: a bad file is named, not a traceback
         parser.error("--keys %s: %s" % (args.keys, error))
-    return run(args, keys)
+    config = None
+    if args.config:
+        try:
+            with open(args.config) as f:
+                config = json.load(f)
+            LinkedPool(config)      # checked as the ledger will take it (no envy bonus)
+        except (OSError, ValueError) as error:
+            parser.error("--config %s: %s" % (args.config, error))
+    return run(args, keys, config)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 # The table's behaviours at the edges, through the app on the simulated board, on both
 # runtimes: two jackpot wins in one round both reach the meter sign; chips collected after the
 # payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
-# once; an envy bonus paid, logged and listed; the dealer display unplugged and plugged back; test mode lights every sign digit; an
-# idle pass still allocates nothing (heap_lock).  Amounts: the default configuration (100-cent
-# wager, 70 cents to a $10,000.00 pool) and a flush paid 100 to 1 [rules.md 11.7, 11.9].
+# once; an envy bonus paid, logged and listed; the dealer display unplugged and plugged back;
+# test mode lights every sign digit; an idle pass still allocates nothing (heap_lock).
+# Amounts: the default configuration (100-cent wager, 70 cents to a $10,000.00 pool) and a
+# flush paid 100 to 1 [rules.md 11.7, 11.9].
 from boards import base, simulated
 from firmware.app import TICK_MS, App
 from firmware.compat import micropython
