@@ -303,3 +303,27 @@ def test_a_long_jackpot_line_fits_the_display(tmp_path):
     assert screens.paid_line("JP", 1, "$1000000.00") == "JP1 $1000000.00"
     assert screens.paid_line("envy", 3, "$500.00") == "envy S3 $500.00"
     assert len(screens.paid_line("JP", 7, "~$10737418.23")) == 16
+
+
+def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp_path):
+    # an operator may take the flush out of the jackpot with a pay line of 0 to 1 and 0%
+    jp = Jackpot({"pay": {"flush": (0, 0)}})
+    jp.contribute(1, [1, 2])
+    plan = jp.settle(1, 100, C("Qh Jh 3h"), [(1, C("Ah Kh"), True), (2, C("2c 7d"), True)])
+    assert plan.hits == [] and jp.table[m.T_HITS] == 0
+    assert jp.value[cfg.MAIN] == RESET + 2 * PER_WAGER
+    with pytest.raises(ValueError, match=r"config envy.flush: 500 cents for a hand the pay table "
+                                         r"does not pay \(pay.flush is 0 to 1 and 0%\)"):
+        cfg.build({"pay": {"flush": (0, 0)}, "envy": {"flush": 500}})
+    # at the table: a flush is played out as any hand, with no supervisor to call
+    table = Table(tmp_path)
+    table.c.jackpot_config = cfg.build({"pay": {"flush": (0, 0)}})
+    table.ram_clear()
+    for seat in (1, 3):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "Ah Kh"), (3, "2c 7d"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.RESULTS and table.c.hits == []
+    assert events_of(table.memory, ev.JACKPOT_HIT) == []

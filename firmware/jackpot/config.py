@@ -168,6 +168,11 @@ class Config:
         pools[slot] = pool
         return Config(self.wager, self.split, self.odds, self.percent, pools, self.envy)
 
+    def pays(self, hand):
+        """True when the pay table pays jackpot hand type `hand` (a pay line of 0 to 1 and
+        0% of the pool takes that hand out of the jackpot: it is no hit)."""
+        return self.odds[hand] > 0 or self.percent[hand] > 0
+
     def envy_paid(self):
         """True when the envy bonus is on for some hand type."""
         return max(self.envy) > 0

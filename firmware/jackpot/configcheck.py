@@ -121,6 +121,11 @@ def build(changes, base=None):
             if name not in paytable.KEYS:
                 raise ValueError("config envy.%s: unknown hand (value %r)" % (name, bonus[name]))
             envy[paytable.KEYS.index(name)] = _int("envy." + name, bonus[name], 0, MAX_ENVY)
+    for hand in range(paytable.HAND_TYPES):
+        if envy[hand] and not (odds[hand] or percent[hand]):
+            raise ValueError("config envy.%s: %d cents for a hand the pay table does not pay "
+                             "(pay.%s is 0 to 1 and 0%%)" % (paytable.KEYS[hand], envy[hand],
+                                                             paytable.KEYS[hand]))
     pools = []
     for slot in range(POOL_SLOTS):
         key = POOL_KEYS[slot]

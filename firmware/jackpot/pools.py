@@ -506,7 +506,7 @@ class Jackpot:
         for seat, hole in entries:
             five = paytable.jackpot_cards(hole, flop)
             hand = paytable.hand_type(evaluator.best5(five))
-            if hand != paytable.NO_HIT:
+            if hand != paytable.NO_HIT and self.config.pays(hand):
                 winners[self.config.pool_for(hand)].append((seat, hand))
                 five_of[seat] = five
         for slot in range(cfg.POOL_SLOTS):

@@ -313,7 +313,7 @@ class LinkedRound:
                 continue
             five = jpay.jackpot_cards(hole, flop)
             hand = jpay.hand_type(hands.best5(five))
-            if hand != jpay.NO_HIT:
+            if hand != jpay.NO_HIT and config.pays(hand):
                 winners[config.pool_for(hand)].append((seat, hand))
                 five_of[seat] = five
         amounts = c.tablelink.amounts()
