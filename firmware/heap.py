@@ -4,7 +4,26 @@ code loads, modules let go after their use, and the heap's state said when the t
     collect_often(True)      # while loading; collect_often(False) before the main loop
     forget("firmware.table.audit")
     print(stopped_line(error))
+
+Code loaded for one use raises NotLoaded when it cannot be loaded (a full heap, a damaged
+.mpy file, whose ValueError must not pass for a bad record or a bad setting).
 """
+
+
+class Stop(BaseException):
+    """The table must stop, and the watchdog restart it: no `except Exception` (the service
+    console's, a supervisor's action) may catch it and play on."""
+
+
+class NotLoaded(Exception):
+    """Code needed for a use could not be loaded (its module and the reason in the text)."""
+
+
+def not_loaded(name, error):
+    """The NotLoaded error for module `name`, which failed to load with `error`; the module
+    is forgotten (a later use tries again)."""
+    forget(name)
+    return NotLoaded("cannot load %s: %s: %s" % (name, type(error).__name__, error))
 
 LOADING_GC_BYTES = 4096                 # while loading: collect after this many bytes allocated
 

@@ -38,6 +38,7 @@ from firmware.compat import const
 from firmware.console import ConsolePort  # noqa: F401  (the board's port; re-exported)
 from firmware.drivers import buttons as btn
 from firmware.drivers.ticks import ticks_diff
+from firmware.heap import NotLoaded
 from firmware.jackpot import config as jcfg
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
@@ -361,7 +362,7 @@ class Service:
         jp = c.jackpot
         try:
             result = jp.set_config(changes)
-        except ValueError as error:
+        except (ValueError, NotLoaded) as error:    # NotLoaded: no heap for the checks' code
             return _error(cmd, REFUSED, str(error))
         done = result.changes + result.pending
         if not done:
@@ -389,9 +390,7 @@ class Service:
             if c.phase != tc.RAM_CLEAR:
                 return _error(cmd, NOT_NOW, "RAM clear only from RAM ERROR (memory is %s, table "
                               "in %s)" % (c.memory.status, tc.PHASE_NAMES[c.phase]))
-            config = c.jackpot_config
-            if not isinstance(config, jcfg.Config):
-                config = jcfg.build(config or {})
+            config = c.jackpot_config or jcfg.default()
             resets = {}
             for slot in config.active_slots():
                 resets[jcfg.POOL_KEYS[slot]] = config.pools[slot].reset

@@ -203,9 +203,14 @@ def from_ints(values):
 
 
 def _checked(name, *args):
-    from firmware.heap import forget
-    from firmware.jackpot import configcheck
+    """configcheck's `name`(*args), the module loaded for the call; heap.NotLoaded when it
+    cannot be loaded (a ValueError then would pass for a bad setting)."""
+    from firmware.heap import forget, not_loaded
 
+    try:
+        from firmware.jackpot import configcheck
+    except Exception as error:  # noqa: BLE001 - a full heap, a damaged .mpy
+        raise not_loaded("firmware.jackpot.configcheck", error) from None
     try:
         return getattr(configcheck, name)(*args)
     finally:

@@ -76,10 +76,14 @@ def _write(jp, w):
 def decode(data):
     """Rebuild the Jackpot from encode()'s bytes; ValueError names what is wrong.
     (firmware.jackpot.restore does it, loaded for the call: the table decodes its state only
-    at boot and after a failed commit.)"""
-    from firmware.heap import forget
-    from firmware.jackpot import restore
+    at boot and after a failed commit.  heap.NotLoaded when it cannot be loaded: a damaged
+    .mpy file's ValueError must not pass for a bad record.)"""
+    from firmware.heap import forget, not_loaded
 
+    try:
+        from firmware.jackpot import restore
+    except Exception as error:  # noqa: BLE001 - a full heap, a damaged .mpy
+        raise not_loaded("firmware.jackpot.restore", error) from None
     try:
         return restore.decode(data)
     finally:

@@ -131,7 +131,9 @@ class RoundController:
         if not isinstance(seats, int) or seats < 1 or seats > SEATS:
             raise ValueError("seats must be 1..%d, got %r" % (SEATS, seats))
         self.memory = memory
-        self.jackpot_config = jackpot_config
+        if isinstance(jackpot_config, dict):
+            jackpot_config = jcfg.build(jackpot_config)
+        self.jackpot_config = jackpot_config    # the RAM clear's configuration (None: default)
         self.hand_rule = hand_rule
         # The progressive belongs to UTH [rules.md 2]; the other games settle without it.
         self.game = game
@@ -684,6 +686,14 @@ class RoundController:
         except ValueError:
             self._enter_ram_error("jackpot record unreadable")
             return
+        except Exception as reload_error:  # noqa: BLE001 - heap.NotLoaded, a full heap
+            # What is in RAM was not committed and the committed state cannot be read back
+            # now: the table must not play on with it.  It stops; the restart reads the
+            # committed state at boot.
+            from firmware.heap import Stop
+
+            raise Stop("commit failed (%s) and the committed state could not be read back "
+                       "(%s): restart" % (error, reload_error)) from None
         self._refuse("MEMORY FAULT", error)
 
     def _enter_ram_error(self, reason=""):

@@ -223,8 +223,7 @@ def render_lines(c):
     elif phase == RAM_CLEAR:
         lines[0] = "RAM CLEAR?"
         lines[1] = "reset values:"
-        config = jcfg.build(c.jackpot_config) if isinstance(c.jackpot_config, dict) else \
-            (c.jackpot_config or jcfg.default())
+        config = c.jackpot_config or jcfg.default()
         row = 2
         for slot in config.active_slots():
             lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))

@@ -6,6 +6,7 @@ action and let it go after (firmware.table.handlers.supervised): these actions c
 times a shift, so their code takes no room in the heap while the table plays.
 """
 
+from firmware.heap import NotLoaded
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
@@ -108,7 +109,7 @@ def apply_config(c, index):
         changes = {jcfg.POOL_KEYS[c._top_slot()]: {"reset": new}}
     try:
         c.jackpot.set_config(changes)
-    except ValueError as error:
+    except (ValueError, NotLoaded) as error:   # NotLoaded: no heap for the checks' code
         c._beep(BEEP_ERROR)
         c._refuse("Config refused", error)
         return
