@@ -3,8 +3,8 @@
     app = App(board, fs)           # board: boards.<name>.make() (or the simulated board)
     app.boot(now_ms, wall)         # reads critical memory, shows what it found
     app.step(now_ms, wall)         # one loop pass; allocates nothing in steady state
-    main(hw, checks)               # on the board (main.py): after firmware.startup.main's
-                                   # checks, boot, then step every TICK_MS (run)
+    run(hw, checks)                # on the board (main.py, tools/build.py): after
+                                   # firmware.startup.main's checks, boot, then step every TICK_MS
 
 A linked table (docs/link.md "Integration") is given a ``LinkSetup``
 (``firmware.link.setup``, which only a linked table loads): at boot the app builds
@@ -286,22 +286,10 @@ class _Strip:
         self.write = write
 
 
-def main(hw, checks):
-    """The board's boot, second half (main.py, after firmware.startup.main): run the table
-    for ever.  A failure is said on the console, with the heap's state, for the technician,
-    before it ends main.py (the watchdog, once started, resets the board)."""
-    try:
-        run(hw, checks)
-    except Exception as error:
-        from firmware.heap import stopped_line
-
-        print(stopped_line(error))
-        raise
-
-
 def run(hw, checks):
     """Start the table on the board `hw` with firmware.startup's checks and run the loop for
-    ever (the second half of the board's boot, after firmware.startup.main)."""
+    ever (the second half of the board's boot, after firmware.startup.main; main.py says
+    on the console why it stopped, if it does)."""
     import time
 
     app, link = start(hw, checks)
@@ -311,7 +299,7 @@ def run(hw, checks):
         from firmware.link.setup import set_clock
     while True:
         start_ms = time.ticks_ms()
-        app.step(start_ms, time.time() + offset)
+        app.step(start_ms, int(time.time()) + offset)   # a float on the unix port
         if link is not None and time.time() >= next_ntp:
             next_ntp = time.time() + _NTP_EVERY_S
             set_clock()
@@ -347,7 +335,7 @@ def start(hw, checks):
             print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
-    app.boot(time.ticks_ms(), time.time() + _wall_offset(), program)
+    app.boot(time.ticks_ms(), int(time.time()) + _wall_offset(), program)
     app.controller.set_config_status(config_ok, config_text)
     if link_settings is not None and link is None:
         # configured as linked but the link cannot be built: never fall back to the local pool

@@ -2,6 +2,7 @@
 table's code is loaded, then hand over to firmware.app.
 
     hw, checks = main()                      # main.py on the board (tools/build.py MAIN_PY)
+                                             # then firmware.app.run(hw, checks)
     checks = startup_checks(board_name)      # (program, options, link_settings, ok, text)
 
 The checks run while little else is in the heap, and every module that only they need (the
@@ -12,6 +13,7 @@ forgets this module too, so once main.py has let go of it, none of the boot's co
 
 from firmware.heap import collect_often, forget, stopped_line
 
+ROOT = "/"                              # the flash filesystem (tests set their own)
 CONFIG_PATH = "/config.json"
 GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
 SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
@@ -19,10 +21,10 @@ PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS re
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
 
 
-def main(root="/", config_path=CONFIG_PATH):
-    """The board and the checks, as (hw, checks) for firmware.app.main (main.py).
+def main():
+    """The board and the checks, as (hw, checks) for firmware.app.run (main.py).
 
-    root, config_path: the flash filesystem and the configuration file (tests give their own).
+    The program is checked on the filesystem at ROOT, the configuration file is CONFIG_PATH.
     A failure is said on the console (stopped_line) before it ends main.py.  This module is
     forgotten on the way out: its code leaves the heap before the table's loads."""
     import board  # the build tool installs the board module under this name
@@ -30,7 +32,7 @@ def main(root="/", config_path=CONFIG_PATH):
     collect_often(True)
     try:
         hw = board.make()
-        checks = startup_checks(hw.name, root, config_path)
+        checks = startup_checks(hw.name, ROOT, CONFIG_PATH)
     except Exception as error:
         # The table stops (the watchdog, once started, resets the board): say why on the
         # console first, with the heap, for the technician.

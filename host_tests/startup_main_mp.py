@@ -1,26 +1,21 @@
 # Run by host_tests/test_startup.py under CPython and the MicroPython VM: the board's main.py
-# (tools/build.py MAIN_PY: firmware.startup.main, then firmware.app.main) with the `board`
-# module the test writes.  Arguments: flash root, configuration file path, and a mode:
-# "stand-in": firmware.app is the test's stand_in_app, whose main() prints what the table
-# would be started with and which modules are loaded at that moment; "failing-run": the real
-# firmware.app.main, with a run() that fails as a full heap would.
+# as tools/build.py writes it (its text in the file given), with the `board` module the test
+# writes and, in place of firmware.app, the test's stand_in_app: its run() prints what the
+# table would be started with and which modules are loaded at that moment, or it fails as the
+# table would (a full heap while its code loads or while it runs).  Arguments: flash root,
+# configuration file path, main.py's path.
 import sys
+
+import stand_in_app
 
 import firmware
 
-if sys.argv[3] == "stand-in":
-    import stand_in_app
-
-    sys.modules["firmware.app"] = stand_in_app
-    firmware.app = stand_in_app
+sys.modules["firmware.app"] = stand_in_app
+firmware.app = stand_in_app
 import firmware.startup  # noqa: E402
 
-started = firmware.startup.main(sys.argv[1], sys.argv[2])
-import firmware.app  # noqa: E402
-
-if sys.argv[3] == "failing-run":
-    def run(hw, checks):
-        raise MemoryError("no 2048 bytes")
-
-    firmware.app.run = run
-firmware.app.main(*started)
+firmware.startup.ROOT = sys.argv[1]
+firmware.startup.CONFIG_PATH = sys.argv[2]
+with open(sys.argv[3]) as f:
+    main_py = f.read()
+exec(main_py)

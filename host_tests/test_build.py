@@ -33,7 +33,7 @@ def test_layout(built):
     out = built.out
     assert (out / "main.py").read_text() == builder.MAIN_PY
     assert "import firmware.startup" in builder.MAIN_PY and "firmware.startup.main()" in builder.MAIN_PY
-    assert "firmware.app.main(*started)" in builder.MAIN_PY
+    assert "firmware.app.run(*started)" in builder.MAIN_PY
     assert (out / "board.mpy").is_file()
     for support in builder.BOARD_SUPPORT:
         assert (out / support.replace(".py", ".mpy")).is_file()

@@ -161,7 +161,7 @@ STAND_IN_APP = '''\
 import sys
 
 
-def main(hw, checks):
+def run(hw, checks):
     import gc
 
     program, options, link_settings, ok, text = checks
@@ -183,10 +183,11 @@ def make():
 '''
 
 
-def _run_main(runtime, tmp_path, stand_in=None):
-    """Run main.py's path (host_tests/startup_main_mp.py) with `stand_in` as firmware.app,
-    or (None) the real one with a run() that fails."""
+def _run_main(runtime, tmp_path, stand_in):
+    """Run main.py as tools/build.py writes it (host_tests/startup_main_mp.py) with
+    `stand_in` as firmware.app."""
     from host_tests import runtimes
+    from tools.build import MAIN_PY
     data = json.loads(EXAMPLE.read_text())
     data["board"] = "simulated"
     (tmp_path / "config.json").write_text(json.dumps(data))
@@ -195,10 +196,10 @@ def _run_main(runtime, tmp_path, stand_in=None):
     _install(flash, "simulated")
     (tmp_path / "state").mkdir()
     (tmp_path / "board.py").write_text(BOARD_PY % str(tmp_path / "state"))
-    if stand_in is not None:
-        (tmp_path / "stand_in_app.py").write_text(stand_in)
+    (tmp_path / "stand_in_app.py").write_text(stand_in)
+    (tmp_path / "main.py").write_text(MAIN_PY)
     return _run(runtime, "startup_main_mp.py", [str(flash), str(tmp_path / "config.json"),
-                                                "stand-in" if stand_in else "failing-run"],
+                                                str(tmp_path / "main.py")],
                 path="%s:%s" % (runtimes.ROOT, tmp_path))
 
 
@@ -223,12 +224,30 @@ def test_main_checks_before_the_table_code_loads(runtime, tmp_path):
 def test_main_says_on_the_console_why_the_table_stopped(runtime, tmp_path):
     """A failure while starting or running the table is printed as one line for the
     technician (with the heap on MicroPython) before it ends main.py."""
-    done = _run_main(runtime, tmp_path)       # firmware.app.main, whose run() fails
+    done = _run_main(runtime, tmp_path, "def run(hw, checks):\n    raise MemoryError('no 2048 bytes')\n")
     assert done.returncode != 0
     said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
     assert len(said) == 1 and said[0].startswith("table controller stopped: MemoryError: no 2048 bytes")
     assert ("(heap: " in said[0] and "bytes free of" in said[0]) == (runtime == "micropython")
     assert "Traceback" in done.stdout + done.stderr      # and the traceback still follows
+
+
+def test_main_py_says_why_also_when_the_table_code_cannot_load():
+    """A full heap while the table's code loads (import firmware.app) is the failure the
+    boot is most likely to meet: main.py imports it inside the try that says why."""
+    import ast
+
+    from tools.build import MAIN_PY
+
+    tree = ast.parse(MAIN_PY)
+    guarded = [node for node in tree.body if isinstance(node, ast.Try)]
+    assert len(guarded) == 1
+    inside = [n for n in ast.walk(guarded[0]) if isinstance(n, ast.Import)]
+    assert [alias.name for n in inside for alias in n.names] == ["firmware.app"]
+    assert not [n for n in tree.body if isinstance(n, ast.Import)
+                and any(a.name == "firmware.app" for a in n.names)]
+    handler = guarded[0].handlers[0]
+    assert isinstance(handler.type, ast.Name) and handler.type.id == "BaseException"
 
 
 def test_heap_collected_often_while_loading_and_only_when_full_in_the_loop(tmp_path):

@@ -57,9 +57,17 @@ MAIN_PY = """\
 import firmware.startup
 
 started = firmware.startup.main()   # the board and the checks; that code is let go here
-import firmware.app  # noqa: E402
+from firmware.heap import stopped_line  # noqa: E402
 
-firmware.app.main(*started)         # the table, for ever
+try:
+    import firmware.app
+
+    firmware.app.run(*started)      # the table, for ever
+except BaseException as error:      # heap.Stop too
+    # The table stops (the watchdog, once started, resets the board): say why on the
+    # console first, with the heap, for the technician.
+    print(stopped_line(error))
+    raise
 """
 
 ROMFS_SUFFIX = ".romfs"            # the image beside the build folder: build/pico_w.romfs
