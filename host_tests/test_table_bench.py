@@ -66,3 +66,20 @@ def test_a_heap_in_words_is_twice_the_bytes_on_the_x64_vm():
     assert table_bench.heap_spec(64) == "64k"
     extra = table_bench.free_at_start("64wk") - table_bench.free_at_start("64k")
     assert 60 * 1024 < extra < 66 * 1024
+
+
+def test_a_run_whose_room_is_not_one_piece_gives_no_figures(monkeypatch):
+    # The firmware's room must be one piece, as a board's heap at boot is: the VM program
+    # says whether it was, and a run where it was not is refused rather than reported.
+    import subprocess
+
+    import pytest
+
+    said = "room_one_piece 0\nrounds 3\n"
+    monkeypatch.setattr(table_bench, "free_at_start", lambda spec: 100000)
+    monkeypatch.setattr(table_bench, "_vm", lambda args, heap, path: subprocess.CompletedProcess(
+        [], 0, said, ""))
+    with pytest.raises(SystemExit, match="room was not one piece in a 128 KB run"):
+        table_bench.run_vm("tree", 3, 128)
+    said = "room_one_piece 1\nrounds 3\n"
+    assert table_bench.run_vm("tree", 3, 128) == (True, {"room_one_piece": "1", "rounds": "3"})

@@ -133,6 +133,10 @@ def run_vm(tree, rounds, heap_k, image=None, words=False, supervised=False):
             # the state folder is the board's flash: main.py would be there, and nothing else
             # that runs; the program is checked in /rom
             result = _vm([rounds, state, state, free, image], heap, ".frozen")
+    if "room_one_piece 0" in result.stdout:
+        # the figures would come from a fragmented room, not the one a board's heap gives
+        raise SystemExit("the firmware's room was not one piece in a %d KB run (%s)"
+                         % (heap_k, "ROMFS" if image else "files"))
     if result.returncode != 0:
         lines = (result.stdout + result.stderr).strip().splitlines()
         return False, lines[-1] if lines else "exit %d" % result.returncode

@@ -8,8 +8,10 @@ import micropython
 
 BALLAST_HEADER = 32     # the bytearray object in front of its data (one GC block on x64)
 SPARE_GLOBALS = 64      # more than the names this script binds after its ballast
-MAX_PLUGS = 2048        # the most holes' blocks plugged before the ballast (plug_holes)
-TAIL_RUN = 64           # plugs in a row at consecutive addresses: past the holes, in the free tail
+MAX_PLUGS = 4096        # the most holes' blocks plugged before the ballast (plug_holes)
+PLUG_BATCH = 8          # blocks plugged between two tries of the rest in one piece
+ONE_PIECE_SLACK = 1024  # "one piece": all the free heap but this much can be had at once (a
+                        # few stray blocks stay free below it); the plugs stop at half of it
 
 
 def heap_now():
@@ -25,28 +27,22 @@ def free_now():
 def plug_holes():
     """Fill the free holes left between the live objects (the simulated board's and this
     script's garbage, which a board's heap at boot does not have) with one-block objects,
-    lowest address first as MicroPython allocates, until TAIL_RUN of them come one after the
-    other: the rest of the free heap is then one piece.  Returns the plugs (keep them; the
-    last TAIL_RUN are at the start of that piece, and freed they would be a hole below the
-    ballast)."""
-    gc.collect()
+    lowest address first as MicroPython allocates, until the rest of the free heap is one
+    piece (all of it but ONE_PIECE_SLACK can be had at once).  Returns the plugs (keep
+    them)."""
     plugs = [None] * MAX_PLUGS
-    step = gc.mem_alloc()
-    plugs[0] = object()
-    step = gc.mem_alloc() - step                 # one GC block
-    count = 1
-    run = 0
-    last = id(plugs[0])
-    while run < TAIL_RUN:
-        if count == MAX_PLUGS:
+    count = 0
+    while True:
+        try:
+            bytearray(free_now() - ONE_PIECE_SLACK // 2)    # garbage at once: just a try
+            return plugs
+        except MemoryError:
+            pass
+        if count + PLUG_BATCH > MAX_PLUGS:
             raise MemoryError("more than %d holes to plug" % MAX_PLUGS)
-        plug = object()
-        plugs[count] = plug
-        count += 1
-        run = run + 1 if id(plug) == last + step else 0
-        last = id(plug)
-    plug = None
-    return plugs
+        for _ in range(PLUG_BATCH):
+            plugs[count] = object()
+            count += 1
 
 
 # Arguments: rounds (R or R:S, below), state folder, install folder [, free heap for the firmware [, ROMFS
@@ -140,10 +136,10 @@ if len(ARGS) > 3:
     held += heap_now() - before_plugs
     ballast = bytearray(max(free_now() - int(ARGS[3]) - BALLAST_HEADER, 0))
     held += len(ballast)
-    # the room is one piece: all of it but a block can be had at once
+    # the room is one piece
     room = free_now()
     try:
-        whole = bytearray(room - 2 * BALLAST_HEADER)
+        whole = bytearray(room - ONE_PIECE_SLACK)
         whole = None
         print("room_one_piece", 1)
     except MemoryError:
