@@ -337,15 +337,16 @@ def test_an_envy_bonus_set_on_the_console_is_paid_reported_and_exported(sim, tmp
     for line in ROYAL_ROUND:
         sim.sim(line)
     data = audit.read_all(sim)
-    assert [(h["seat"], h["envy_for"], h["amount"]) for h in data["hits"]] == \
-        [(1, 0, RESET + 140), (3, 1, 50000)]
+    assert [(h["seat"], h["amount"], h["envy_seats"], h["envy_each"]) for h in data["hits"]] == \
+        [(1, RESET + 140, [3], 50000)]
     assert data["meters"]["table"]["envy_paid"] == 50000 and data["meters"]["audit"] == []
     text = audit.report(data)
-    assert "round 1 seat 3 envy bonus for seat 1's Royal Flush As Ks Qs Js Ts $500.00" in text
+    assert ("round 1 seat 1 Royal Flush As Ks Qs Js Ts $10001.40; envy bonus $500.00 each to "
+            "seats 3") in text
     audit.export(data, tmp_path / "out")
     with open(tmp_path / "out" / "hits.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [r["envy_for"] for r in rows] == ["0", "1"]
+    assert [(r["envy_seats"], r["envy_each"]) for r in rows] == [("[3]", "50000")]
     with open(tmp_path / "out" / "events.csv") as f:
         events = list(csv.DictReader(f))
     assert [(e["a"], e["b"], e["c"]) for e in events if e["kind_name"] == "envy bonus"] == \

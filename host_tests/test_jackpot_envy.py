@@ -32,7 +32,7 @@ ENVY = {"royal_flush": 50000, "straight_flush": 5000}
 
 def _fields(hit):
     return (hit[m.H_SEAT], hit[m.H_HAND], hit[m.H_AMOUNT], hit[m.H_SHORTFALL], hit[m.H_BEFORE],
-            hit[m.H_AFTER], hit[m.H_FROM])
+            hit[m.H_AFTER], hit[m.H_ENVY_SEATS], hit[m.H_ENVY_EACH], hit[m.H_ENVY_SHORTFALL])
 
 
 def _royal_for_seat_1(jp):
@@ -55,13 +55,10 @@ def test_a_royal_pays_the_envy_bonus_to_every_other_seat_that_played():
     plan = _royal_for_seat_1(jp)
     pool = RESET + 4 * PER_WAGER
     # the royal takes 100% of the pool (1,000,280 > 10,000 x 100); the bonuses of seats 2 and
-    # 3 come after it, from an empty pool: operator-funded; seat 4 folded and gets none
+    # 3 come after it, from an empty pool: operator-funded; seat 4 folded and gets none.  One
+    # record for the hand, with the bonuses it paid.
     assert [_fields(h) for h in plan.hits] == [
-        (1, pt.ROYAL_FLUSH, pool, 0, pool, 0, 0),
-        (2, pt.ROYAL_FLUSH, 50000, 50000, 0, 0, 1),
-        (3, pt.ROYAL_FLUSH, 50000, 50000, 0, 0, 1)]
-    royal_cards = plan.hits[0][m.H_CARDS:m.H_CARDS + 5]
-    assert all(h[m.H_CARDS:m.H_CARDS + 5] == royal_cards for h in plan.hits)
+        (1, pt.ROYAL_FLUSH, pool, 0, pool, 0, 0b110, 50000, 100000)]
     assert plan.total_paid() == pool + 100000
     assert jp.value[cfg.MAIN] == RESET               # reset after the royal
     pm = jp.meters[cfg.MAIN]
@@ -71,7 +68,8 @@ def test_a_royal_pays_the_envy_bonus_to_every_other_seat_that_played():
     assert jp.table_meters()["envy_paid"] == 100000
     assert jp.pool_meters(cfg.MAIN)["envy_bonuses"] == 2
     assert jp.audit() == []
-    assert [h["envy_for"] for h in jp.last_hits()] == [0, 1, 1]
+    assert [(h["seat"], h["envy_seats"], h["envy_each"], h["envy_shortfall"])
+            for h in jp.last_hits()] == [(1, [2, 3], 50000, 100000)]
 
 
 def test_the_bonus_comes_from_what_the_straight_flush_leaves():
@@ -83,9 +81,7 @@ def test_the_bonus_comes_from_what_the_straight_flush_leaves():
     sf = pool // 10                                 # 10% = 100,021 > 1,000 x 100
     left = pool - sf
     assert [_fields(h) for h in plan.hits] == [
-        (2, pt.STRAIGHT_FLUSH, sf, 0, pool, left, 0),
-        (1, pt.STRAIGHT_FLUSH, 5000, 0, left, left - 5000, 2),
-        (3, pt.STRAIGHT_FLUSH, 5000, 0, left - 5000, left - 10000, 2)]
+        (2, pt.STRAIGHT_FLUSH, sf, 0, pool, left, 0b101, 5000, 0)]
     assert jp.value[cfg.MAIN] == left - 10000 and jp.audit() == []
 
 
@@ -95,16 +91,17 @@ def test_two_winners_each_get_the_bonus_for_the_other_hand():
     # seat 1: 9-high straight flush, seat 2: jack-high straight flush, seat 3 nothing
     plan = jp.settle(1, 100, C("9h 8h 7h"), [(1, C("6h 5h"), True), (2, C("Th Jh"), True),
                                              (3, C("Kc Kd"), True)])
-    paid = [(h[m.H_SEAT], h[m.H_FROM], h[m.H_AMOUNT]) for h in plan.hits if h[m.H_FROM]]
-    assert paid == [(2, 1, 5000), (3, 1, 5000), (1, 2, 5000), (3, 2, 5000)]
+    paid = [(h[m.H_SEAT], h[m.H_ENVY_SEATS], h[m.H_ENVY_EACH]) for h in plan.hits]
+    assert paid == [(1, 0b110, 5000), (2, 0b101, 5000)]
     assert jp.table[m.T_HITS] == 2 and jp.table[m.T_ENVY_COUNT] == 4
+    assert jp.table[m.T_ENVY_AMOUNT] == 20000
 
 
 def test_a_hand_without_an_envy_amount_pays_none():
     jp = Jackpot({"envy": {"royal_flush": 50000}})
     jp.contribute(1, [1, 2])
     plan = jp.settle(1, 100, C("9h 8h 7h"), [(1, C("6h 5h"), True), (2, C("Kc Kd"), True)])
-    assert [h[m.H_FROM] for h in plan.hits] == [0]
+    assert [h[m.H_ENVY_SEATS] for h in plan.hits] == [0]
 
 
 def test_with_sub_pools_the_royal_bonus_comes_from_the_major_pool():
@@ -196,23 +193,24 @@ def test_a_state_written_before_the_envy_bonus_is_still_read():
         record.decode(data[:-1])
 
 
-def _hit_state(mutate):
+def _hit_state(field, value):
     jp = Jackpot({"envy": ENVY})
     _royal_for_seat_1(jp)
-    mutate(jp.hits[1])
+    jp.hits[0][field] = value
     return record.encode(jp)
 
 
-def test_an_envy_record_for_its_own_seat_or_no_seat_is_refused():
-    def own(h):
-        h[m.H_FROM] = h[m.H_SEAT]
-    with pytest.raises(ValueError, match="seat 2 paid an envy bonus for its own hand"):
-        record.decode(_hit_state(own))
-
-    def nowhere(h):
-        h[m.H_FROM] = 9
-    with pytest.raises(ValueError, match="hit envy seat 9 out of range 0..7"):
-        record.decode(_hit_state(nowhere))
+@pytest.mark.parametrize("field, value, error", [
+    (m.H_ENVY_SEATS, 0b111, "seat 1 paid an envy bonus for its own hand"),
+    (m.H_ENVY_SEATS, 1 << 7, "hit envy seats 128 out of range 0..127"),
+    (m.H_ENVY_SEATS, 0, "hit envy bonus 50000 for seats mask 0"),
+    (m.H_ENVY_EACH, 0, "hit envy bonus 0 for seats mask 6"),
+    (m.H_ENVY_EACH, 10000000, "hit envy bonus 10000000 out of range 0..9999999"),
+    (m.H_ENVY_SHORTFALL, -1, "hit envy shortfall -1 out of range"),
+])
+def test_a_corrupt_envy_record_is_refused_by_name(field, value, error):
+    with pytest.raises(ValueError, match=error):
+        record.decode(_hit_state(field, value))
 
 
 def test_books_that_hide_an_envy_bonus_do_not_balance():
@@ -283,8 +281,7 @@ def test_the_table_pays_logs_and_shows_the_envy_bonus(tmp_path):
     out = []
     for hit in table.c.jackpot.last_hits():
         audit_menu.hit_lines(out, hit)
-    assert out == ["S1 $10002.10", " Royal Flush r1", "S2 $500.00", " envy S1 r1",
-                   "S3 $500.00", " envy S1 r1"]
+    assert out == ["S1 $10002.10", " Royal Flush r1", " envy $500.00", " to S2,3"]
     # after a power cut the results still list the bonuses (read back from the hit records)
     before = list(table.c.results)
     table.boot()
@@ -297,12 +294,76 @@ def test_the_largest_envy_entry_fits_the_audit_menu():
     assert audit_menu.entry_lines(entry)[1:] == [" envy $99999.99", " S1>2,3,4,5,6,7"]
 
 
-def test_a_long_jackpot_line_fits_the_display(tmp_path):
+def test_a_paid_line_fits_the_display_and_never_cuts_the_amount():
     from firmware.table import screens
 
-    assert screens.paid_line("JP", 1, "$1000000.00") == "JP1 $1000000.00"
-    assert screens.paid_line("envy", 3, "$500.00") == "envy S3 $500.00"
-    assert len(screens.paid_line("JP", 7, "~$10737418.23")) == 16
+    assert screens.paid_lines("JP", 1, "$1000000.00") == ["JP1 $1000000.00"]
+    assert screens.paid_lines("envy", 3, "$500.00") == ["envy S3 $500.00"]
+    assert screens.paid_lines("envy", 7, "$99999.99") == ["envy7 $99999.99"]
+    assert screens.paid_lines("JP", 7, "~$10737418.23") == ["JP7~$10737418.23"]
+    # the most odds x wager can pay: 1,000,000 to 1 on $1,000.00
+    assert screens.paid_lines("JP", 7, "~$1000000000.00") == ["JP S7", " ~$1000000000.00"]
+
+
+FH_ENVY = {"full_house": 100}
+# flop 7h 7d 7c: seats 1-6 make full houses, seat 7 four of a kind
+SEVEN = [(1, "As Ad"), (2, "Ks Kd"), (3, "Qs Qd"), (4, "Js Jd"), (5, "Ts Td"), (6, "9s 9d"),
+         (7, "7s 2c")]
+
+
+def test_a_rounds_envy_bonuses_leave_its_jackpot_hands_in_the_last_hits():
+    # seven winners paying 36 bonuses: the last 25 hits are jackpot hands, each with the
+    # bonuses it paid
+    jp = Jackpot({"envy": FH_ENVY})
+    jp.contribute(1, [1, 2, 3, 4, 5, 6, 7])
+    plan = jp.settle(1, 100, C("7h 7d 7c"), [(s, C(h), True) for s, h in SEVEN])
+    assert [h[m.H_SEAT] for h in plan.hits] == [1, 2, 3, 4, 5, 6, 7]
+    assert [h["seat"] for h in jp.last_hits()] == [1, 2, 3, 4, 5, 6, 7]
+    assert [len(h["envy_seats"]) for h in jp.last_hits()] == [6, 6, 6, 6, 6, 6, 0]
+    assert jp.table[m.T_ENVY_COUNT] == 36 and jp.table[m.T_ENVY_AMOUNT] == 3600
+    assert jp.audit() == []
+
+
+class FullHouseEnvyTable(Table):
+    def boot(self):
+        c = super().boot()
+        c.jackpot_config = cfg.build({"envy": FH_ENVY})
+        return c
+
+
+def test_the_results_after_a_power_cut_keep_every_winner_and_bonus(tmp_path):
+    table = FullHouseEnvyTable(tmp_path)
+    table.ram_clear()
+    for seat in range(1, 8):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal(SEVEN + [(8, "7h 7d 7c 3h 4h"), (0, "5c 6c")])
+    table.settle()
+    before = list(table.c.results)
+    assert "JP S1 $150.00" in before and "JP S7 $500.00" in before
+    assert sum(1 for line in before if line.startswith("envy")) == 36
+    table.boot()                                     # the power is cut on the results
+    assert table.c.phase == tc.RESULTS and table.c.results == before
+
+
+def test_the_audit_menu_shows_the_envy_bonus_count_as_a_count():
+    from firmware.table import audit as menu
+
+    assert menu.is_count("envy_bonuses") and not menu.is_count("envy_paid")
+
+
+def test_a_table_linked_with_an_envy_bonus_in_force_keeps_its_jackpot_closed(tmp_path):
+    from host_tests.test_link_wiring import Rig
+
+    standalone = EnvyTable(tmp_path)                 # set while standalone...
+    standalone.ram_clear()
+    rig = Rig(tmp_path)                              # ...then the table is linked
+    rig.step(count=20)
+    assert rig.c.jackpot.config.envy_paid()
+    assert not rig.c.jackpot_open() and rig.c.config_text == tc.LINKED_ENVY_TEXT
+    rig.c.set_config_status(True, "/config.json uth")   # the file alone is fine: still closed
+    assert not rig.c.jackpot_open() and not rig.c.config_ok
 
 
 def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp_path):

@@ -34,7 +34,7 @@ REPLY_TIMEOUT_S = 10.0
 LOG_PAGE = 32
 EVENT_FIELDS = ("seq", "time", "round", "kind", "a", "b", "c", "link")
 HIT_FIELDS = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
-              "pool_before", "pool_after", "envy_for")
+              "pool_before", "pool_after", "envy_seats", "envy_each", "envy_shortfall")
 
 
 class ServiceError(Exception):
@@ -282,11 +282,12 @@ def report(data):
     out.append("")
     out.append("Last jackpot hits: %d" % len(data["hits"]))
     for h in data["hits"]:
-        # an envy bonus names the hand, and the seat, that paid it
-        what = ("envy bonus for seat %d's %s" % (h["envy_for"], h["hand"]) if h.get("envy_for")
-                else h["hand"])
-        out.append("  round %d seat %d %s %s %s" % (h["round"], h["seat"], what, h["cards"],
-                                                    money(h["amount"])))
+        line = "  round %d seat %d %s %s %s" % (h["round"], h["seat"], h["hand"], h["cards"],
+                                                money(h["amount"]))
+        if h.get("envy_seats"):
+            line += "; envy bonus %s each to seats %s" % (
+                money(h["envy_each"]), ", ".join(str(s) for s in h["envy_seats"]))
+        out.append(line)
     log = data["log"]
     out.append("")
     out.append("Event log: entries %d..%d read" % (log["first"], log["count"] - 1))

@@ -80,11 +80,23 @@ def plan_pool(value, winners, wager, odds, percent, envy=None, players=()):
     return out, left, royals > 0
 
 
-def hit_record(time, round_no, slot, payout, five_of):
-    """A planned payout of pool `slot` as a recorded hit (meters.H_* fields), with the five
-    jackpot cards of the hand that paid it (five_of: seat -> cards)."""
-    seat, envy_for = payout[SEAT], payout[FROM]
-    record = [time, round_no, seat, payout[HAND], slot]
-    record.extend(five_of[envy_for or seat])
-    record.extend([payout[AMOUNT], payout[SHORTFALL], payout[BEFORE], payout[AFTER], envy_for])
-    return record
+def hit_records(time, round_no, slot, payouts, five_of):
+    """The planned payouts of pool `slot` as recorded hits (meters.H_* fields), one for each
+    jackpot hand, with its five jackpot cards (five_of: seat -> cards) and the envy bonuses
+    it paid (seats, each one's bonus, the part the pool could not cover)."""
+    records = []
+    by_seat = {}
+    for p in payouts:
+        winner = p[FROM]
+        if winner:
+            record = by_seat[winner]
+            record[-3] |= 1 << (p[SEAT] - 1)
+            record[-2] = p[AMOUNT]
+            record[-1] += p[SHORTFALL]
+            continue
+        record = [time, round_no, p[SEAT], p[HAND], slot]
+        record.extend(five_of[p[SEAT]])
+        record.extend([p[AMOUNT], p[SHORTFALL], p[BEFORE], p[AFTER], 0, 0, 0])
+        by_seat[p[SEAT]] = record
+        records.append(record)
+    return records

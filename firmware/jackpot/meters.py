@@ -41,7 +41,7 @@ RESETS = const(18)            # resets after a royal or an emptied pool
 HITS = const(19)              # awards paid (count)
 HIT_COUNT = const(20)         # + hand type: awards paid per hand (count)
 HIT_AMOUNT = const(25)        # + hand type: awards paid per hand (cents)
-ENVY_COUNT = const(30)        # envy bonuses paid (count; not in HITS)
+ENVY_COUNT = const(30)        # envy bonuses paid (count of seats paid; not in HITS)
 ENVY_AMOUNT = const(31)       # envy bonuses paid (cents; in PAID)
 POOL_METERS = const(32)       # (the jackpot state's version 1 had 30: no envy meters)
 
@@ -79,8 +79,10 @@ H_AMOUNT = const(10)
 H_SHORTFALL = const(11)
 H_BEFORE = const(12)
 H_AFTER = const(13)
-H_FROM = const(14)        # an envy bonus: the seat whose hand paid it (0: the seat's own hand)
-HIT_FIELDS = const(15)    # (version 1: 14)
+H_ENVY_SEATS = const(14)  # the seats paid the envy bonus for this hand (bit 0 = seat 1)
+H_ENVY_EACH = const(15)   # each one's bonus (cents; 0 with no seats)
+H_ENVY_SHORTFALL = const(16)  # the part of the bonuses the pool could not cover
+HIT_FIELDS = const(17)    # (version 1: 14)
 LAST_HITS = const(25)
 
 

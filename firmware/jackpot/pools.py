@@ -106,8 +106,9 @@ class Settlement:
         self.reserves = [0, 0, 0]
 
     def total_paid(self):
-        """All jackpot awards of the round, shortfall included."""
-        return sum([h[m.H_AMOUNT] for h in self.hits])
+        """All jackpot awards of the round, envy bonuses and shortfall included."""
+        return sum([h[m.H_AMOUNT] + _count(h[m.H_ENVY_SEATS]) * h[m.H_ENVY_EACH]
+                    for h in self.hits])
 
 
 class ConfigChange:
@@ -192,7 +193,8 @@ class Jackpot:
                         "cards": cardlib.names(h[m.H_CARDS:m.H_CARDS + 5]),
                         "amount": h[m.H_AMOUNT], "shortfall": h[m.H_SHORTFALL],
                         "pool_before": h[m.H_BEFORE], "pool_after": h[m.H_AFTER],
-                        "envy_for": h[m.H_FROM]})
+                        "envy_seats": mask_seats(h[m.H_ENVY_SEATS]),
+                        "envy_each": h[m.H_ENVY_EACH], "envy_shortfall": h[m.H_ENVY_SHORTFALL]})
         return out
 
     def requested_config(self):
@@ -520,8 +522,7 @@ class Jackpot:
             payouts, left, royal = hitplan.plan_pool(self.value[slot], winners[slot], wager,
                                                      self.config.odds, self.config.percent,
                                                      envy, players)
-            for p in payouts:
-                plan.hits.append(hitplan.hit_record(time, round_no, slot, p, five_of))
+            plan.hits.extend(hitplan.hit_records(time, round_no, slot, payouts, five_of))
             pool_cfg = self.config.pools[slot]
             if self.pending[slot] is not None:
                 plan.applied.append([slot, cfg.diff(self.config.with_pool(slot, pool_cfg),
@@ -549,25 +550,26 @@ class Jackpot:
             hand = h[m.H_HAND]
             amount = h[m.H_AMOUNT]
             shortfall = h[m.H_SHORTFALL]
+            envied = _count(h[m.H_ENVY_SEATS])
+            envy = envied * h[m.H_ENVY_EACH]
+            envy_short = h[m.H_ENVY_SHORTFALL]
             pm = self.meters[slot]
             t = self.table
-            self.value[slot] -= amount - shortfall
-            pm[m.PAID] += amount
-            pm[m.SHORTFALL] += shortfall
-            t[m.T_PAID] += amount
-            t[m.T_SHORTFALL] += shortfall
-            if h[m.H_FROM]:
-                pm[m.ENVY_COUNT] += 1
-                pm[m.ENVY_AMOUNT] += amount
-                t[m.T_ENVY_COUNT] += 1
-                t[m.T_ENVY_AMOUNT] += amount
-            else:
-                pm[m.HITS] += 1
-                pm[m.HIT_COUNT + hand] += 1
-                pm[m.HIT_AMOUNT + hand] += amount
-                t[m.T_HITS] += 1
-                t[m.T_HIT_COUNT + hand] += 1
-                t[m.T_HIT_AMOUNT + hand] += amount
+            self.value[slot] -= amount - shortfall + envy - envy_short
+            pm[m.PAID] += amount + envy
+            pm[m.SHORTFALL] += shortfall + envy_short
+            pm[m.HITS] += 1
+            pm[m.HIT_COUNT + hand] += 1
+            pm[m.HIT_AMOUNT + hand] += amount
+            pm[m.ENVY_COUNT] += envied
+            pm[m.ENVY_AMOUNT] += envy
+            t[m.T_PAID] += amount + envy
+            t[m.T_SHORTFALL] += shortfall + envy_short
+            t[m.T_HITS] += 1
+            t[m.T_HIT_COUNT + hand] += 1
+            t[m.T_HIT_AMOUNT + hand] += amount
+            t[m.T_ENVY_COUNT] += envied
+            t[m.T_ENVY_AMOUNT] += envy
             self.hits.append(h)
         while len(self.hits) > m.LAST_HITS:
             self.hits.pop(0)

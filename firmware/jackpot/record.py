@@ -11,7 +11,7 @@ Compact, versioned, integers only: the magic ``JP``, a format version, then zigz
     number of recorded hits (0..25), each meters.HIT_FIELDS ints
 
 Version 2 added the envy bonus: five config ints, two meters per pool and two table meters
-(meters.ENVY_*), and the hit record's H_FROM.  decode() also reads version 1, written before
+(meters.ENVY_*), and the hit record's three H_ENVY_* fields.  decode() also reads version 1, written before
 it, as the same state with no envy bonus, so that an upgraded table keeps its pools.
 
 decode() rebuilds a Jackpot that encodes to the same bytes, and raises ValueError naming

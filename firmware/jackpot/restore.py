@@ -13,7 +13,7 @@ from firmware.jackpot.record import MAGIC, VERSION
 from firmware.poker import cards as cardlib
 
 _VERSION_1 = const(1)
-# Version 1's lengths (before the envy bonus: meters.ENVY_*, T_ENVY_*, H_FROM)
+# Version 1's lengths (before the envy bonus: meters.ENVY_*, T_ENVY_*, H_ENVY_*)
 _POOL_METERS_V1 = const(30)
 _TABLE_METERS_V1 = const(24)
 _HIT_FIELDS_V1 = const(14)
@@ -115,10 +115,15 @@ def decode(data):
         _range("hit amount", h[m.H_AMOUNT], 0)
         _range("hit shortfall", h[m.H_SHORTFALL], 0, h[m.H_AMOUNT])
         _range("hit pool before", h[m.H_BEFORE], 0)
-        if h[m.H_FROM] == h[m.H_SEAT]:
+        envied = _range("hit envy seats", h[m.H_ENVY_SEATS], 0, (1 << MAX_SEATS) - 1)
+        if envied & (1 << (h[m.H_SEAT] - 1)):
             raise ValueError("jackpot state: seat %d paid an envy bonus for its own hand"
                              % h[m.H_SEAT])
-        _range("hit envy seat", h[m.H_FROM], 0, MAX_SEATS)
+        each = _range("hit envy bonus", h[m.H_ENVY_EACH], 0, cfg.MAX_ENVY)
+        if (envied == 0) != (each == 0):
+            raise ValueError("jackpot state: hit envy bonus %d for seats mask %d"
+                             % (each, envied))
+        _range("hit envy shortfall", h[m.H_ENVY_SHORTFALL], 0, each * MAX_SEATS)
         if h[m.H_AFTER] != h[m.H_BEFORE] - (h[m.H_AMOUNT] - h[m.H_SHORTFALL]):
             raise ValueError("jackpot state: hit record pool after %d does not follow from "
                              "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))

@@ -31,7 +31,7 @@ _FROM_RAM = const(0xFFFF)    # CM_RECOVERED source: the record just committed, h
 # jackpot hands (firmware.jackpot.paytable.NAMES order) in a few columns
 _HAND_CODES = ("Flush", "FH", "Quads", "SF", "Royal")
 # Meter names whose value is a count (or parts per million), not cents
-_COUNTS = ("wagers", "voids", "resets", "hits", "rounds", "config_changes")
+_COUNTS = ("wagers", "voids", "resets", "hits", "rounds", "config_changes", "envy_bonuses")
 # Meter name words shortened so that label and value share a line more often
 _LABEL_WORDS = (
     ("_", " "), ("four of a kind", "quads"), ("straight flush", "str flush"),
@@ -128,12 +128,13 @@ def meter_lines(out, name, value):
 
 def hit_lines(out, hit):
     """Append the display lines of one hit (a Jackpot.last_hits dict) to `out`."""
-    if hit.get("envy_for"):
-        out.extend(wrap(("S%d" % hit["seat"], money(hit["amount"]), "envy S%d" % hit["envy_for"],
-                         "r%d" % hit["round"]), 4))
-        return
     out.extend(wrap(("S%d" % hit["seat"], money(hit["amount"]), short(hit["hand"]),
                      "r%d" % hit["round"]), 4))
+    envied = hit.get("envy_seats")
+    if envied:
+        # the envy bonuses this hand paid: " envy $500.00" over " to S2,3"
+        out.extend(wrap(("envy", money(hit["envy_each"]), "to S" + ",".join(
+            [str(s) for s in envied])), 2, " "))
 
 
 def values(kind, a, b, c):

@@ -119,6 +119,11 @@ SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round 
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
 
 
+# Why a linked table with an envy bonus in force keeps its jackpot closed (_linked_envy)
+LINKED_ENVY_TEXT = ("envy bonus in force: a linked table does not pay it; set envy to 0 "
+                    "while standalone")
+
+
 class RoundController:
     """The round state machine of one table (see the module docstring)."""
 
@@ -268,7 +273,10 @@ class RoundController:
         self._refresh_meter()
 
     def set_config_status(self, ok, text):
-        """What loading the configuration file said: a bad file closes the jackpot."""
+        """What loading the configuration file said: a bad file closes the jackpot (so does
+        an envy bonus in force at a linked table, _linked_envy)."""
+        if ok and self._linked_envy():
+            ok, text = False, LINKED_ENVY_TEXT
         self.config_ok = ok
         self.config_text = text
         if not ok:
@@ -607,6 +615,16 @@ class RoundController:
         from firmware.table import linked  # a standalone table never loads it
 
         self.linked = linked.LinkedRound(self)
+        if self._linked_envy():
+            self.config_ok = False
+            self.config_text = LINKED_ENVY_TEXT
+
+    def _linked_envy(self):
+        """True when this linked table's configuration in force (critical memory's, set while
+        it was standalone) has an envy bonus: the link controller pays its hits and has none,
+        so the jackpot stays closed rather than promise a bonus nobody pays."""
+        return (self.linked is not None and self.jackpot is not None
+                and self.jackpot.config.envy_paid())
 
     # ------------------------------------------------------------------ state
 
@@ -892,7 +910,7 @@ class RoundController:
             self._beep(BEEP_ERROR)
             self._say("Supervisor key", "needed to pay")
             return
-        confirm = (ev.SUPERVISOR_CONFIRM, SUPERVISOR_ID, len(screens.jackpot_hits(self.hits)), 0)
+        confirm = (ev.SUPERVISOR_CONFIRM, SUPERVISOR_ID, len(self.hits), 0)
         if not self._commit(critical.STEP_CONFIRM, [confirm]):
             return
         self._pay_confirmed()
@@ -916,9 +934,10 @@ class RoundController:
             return
         events = []
         for hit in plan.hits:
-            if not hit[jm.H_FROM]:
-                events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
-        self._envy_events(plan.hits, events)
+            events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
+            if hit[jm.H_ENVY_SEATS]:
+                events.append((ev.JACKPOT_ENVY, hit[jm.H_SEAT], hit[jm.H_ENVY_SEATS],
+                               hit[jm.H_ENVY_EACH]))
         for applied in plan.applied:
             # a pool change that waited for this hit takes effect now: logged as it happens
             for key, old, new in applied[1]:
@@ -932,9 +951,7 @@ class RoundController:
         self.hits = plan.hits
         self.message = ""
         self._make_results()
-        for hit in plan.hits:
-            if hit[jm.H_FROM]:
-                continue            # an envy bonus is no jackpot win on the sign
+        for hit in plan.hits:               # the envy bonuses are no wins on the sign
             slot = hit[jm.H_POOL]
             line = self._sign_line(slot)
             self._show_win(line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
@@ -943,23 +960,6 @@ class RoundController:
         elif before != self.jackpot.value:
             self._beep(BEEP_OK)
         self._refresh_meter()
-
-    @staticmethod
-    def _envy_events(hits, events):
-        """Append one JACKPOT_ENVY entry per hand that paid the envy bonus (its seat, the
-        seats paid as a mask, the bonus each), so a round of seven seats stays a few entries."""
-        for hit in hits:
-            winner = hit[jm.H_FROM]
-            if not winner:
-                continue
-            for i in range(len(events)):
-                e = events[i]
-                if e[0] == ev.JACKPOT_ENVY and e[1] == winner:
-                    events[i] = (e[0], winner, e[2] | 1 << (hit[jm.H_SEAT] - 1), e[3])
-                    break
-            else:
-                events.append((ev.JACKPOT_ENVY, winner, 1 << (hit[jm.H_SEAT] - 1),
-                               hit[jm.H_AMOUNT]))
 
     def _make_results(self):
         """One display line per seat with cards: hand name and the verdict against the dealer."""
@@ -992,9 +992,12 @@ class RoundController:
                 verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
             lines.append(("S%d %s" % (s + 1, screens.short(hands.name(value))))[:WIDTH - 2] + verdict)
         for hit in self.hits:
-            lines.append(screens.paid_line("envy" if hit[jm.H_FROM] else "JP", hit[jm.H_SEAT],
-                                           ("~" if self.hits_estimated else "")
-                                           + money(hit[jm.H_AMOUNT])))
+            lines.extend(screens.paid_lines("JP", hit[jm.H_SEAT], ("~" if self.hits_estimated
+                                                                    else "") + money(hit[jm.H_AMOUNT])))
+            envied = hit[jm.H_ENVY_SEATS]
+            for s in range(self.seats):
+                if envied & (1 << s):
+                    lines.extend(screens.paid_lines("envy", s + 1, money(hit[jm.H_ENVY_EACH])))
         self.results = lines
 
     # ------------------------------------------------------------------ supervisor

@@ -18,7 +18,7 @@ from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.table.controller import SECTION_LINK, SECTION_LINK_ROUND
 from firmware.table.phases import BEEP_ERROR, BEEP_JACKPOT, CONFIRM, FLOP, LOCKED, RESULTS
-from firmware.table.screens import money, paid_line
+from firmware.table.screens import money, paid_lines
 
 _RETRY_MS = const(1000)        # wait before committing the link section again after a failure
 # LINK_REJECT entries: the first at once, then at most one a window, the rejects between
@@ -176,10 +176,12 @@ class LinkedRound:
                 line = c._sign_line(c.jackpot.config.pool_for(row[1]))
                 new = result.after[line] if line < len(result.after) else 0
                 c._show_win(line, row[0], row[2], new)
-                paid.append(paid_line("JP", row[0], money(row[2])))
+                paid.extend(paid_lines("JP", row[0], money(row[2])))
                 c._say("JACKPOT PAID S%d" % row[0], money(row[2]))
             if result.round == c.rec.round_no and c.phase == RESULTS:
-                keep = [line for line in c.results if not line.startswith("JP")]
+                # the estimates' lines (a long one's amount on an indented line of its own)
+                keep = [line for line in c.results
+                        if not line.startswith("JP") and not line.startswith(" ~")]
                 c.results = keep + paid
                 c.hits = []
         c._beep(BEEP_ERROR if refused else BEEP_JACKPOT)
@@ -218,7 +220,7 @@ class LinkedRound:
                     claimed.append(seat)
             elif kind == ev.JACKPOT_HIT:
                 if seat in claimed and seat not in paid:
-                    lines.append(paid_line("JP", seat, money(entry[6])))
+                    lines.extend(paid_lines("JP", seat, money(entry[6])))
                     paid.append(seat)
             elif kind == ev.LINK_REFUSED and entry[5] == round_no:
                 lines.append("JP NOT PAID")
@@ -325,8 +327,7 @@ class LinkedRound:
                 continue
             value = amounts[i] if i < len(amounts) else 0
             payouts = hitplan.plan_pool(value, winners[slot], wager, config.odds, config.percent)[0]
-            for p in payouts:
-                out.append(hitplan.hit_record(self.lock_time, c.rec.round_no, slot, p, five_of))
+            out.extend(hitplan.hit_records(self.lock_time, c.rec.round_no, slot, payouts, five_of))
         return out
 
     def plan(self, flop):

@@ -65,16 +65,15 @@ class View:
         self.beep_serial = 0
 
 
-def paid_line(tag, seat, amount):
-    """A results line of a seat paid (tag "JP" or "envy", amount as text): ``JP S3 $500.00``,
-    or ``JP3 $1000000.00`` when that does not fit the display."""
-    line = "%s S%d %s" % (tag, seat, amount)
-    return line if len(line) <= WIDTH else ("%s%d %s" % (tag, seat, amount))[:WIDTH]
-
-
-def jackpot_hits(hits):
-    """The hits of jackpot hands among recorded payouts, leaving out envy bonuses."""
-    return [hit for hit in hits if not hit[jm.H_FROM]]
+def paid_lines(tag, seat, amount):
+    """The results line of a seat paid (tag "JP" or "envy", amount as text), never cutting
+    the amount: ``JP S3 $500.00``; shorter forms when that does not fit the display
+    (``JP3 $1000000.00``, ``JP3~$10737418.23``); else two lines, the amount indented."""
+    for form in ("%s S%d %s", "%s%d %s", "%s%d%s"):
+        line = form % (tag, seat, amount)
+        if len(line) <= WIDTH:
+            return [line]
+    return ["%s S%d" % (tag, seat), " " + amount]
 
 
 def hit_name(hit):
@@ -112,7 +111,7 @@ def seat_light(c, s):
     if c.late & bit:
         return lights.LATE
     for hit in c.hits:
-        if hit[jm.H_SEAT] == s + 1 and not hit[jm.H_FROM]:
+        if hit[jm.H_SEAT] == s + 1:
             return lights.WINNER
     if c.rec.voided & bit:
         return lights.OFF
@@ -192,12 +191,11 @@ def render_lines(c):
         lines[7] = "hold OK=cards"
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
-        won = jackpot_hits(c.hits)     # the envy bonuses are paid with them, listed in results
-        if len(won) > CONFIRM_HITS:
+        if len(c.hits) > CONFIRM_HITS:
             # more winners than lines: the count is on the title, the list in the results
-            lines[0] = ("JACKPOT x%d r%d" % (len(won), c.rec.round_no))[:WIDTH]
+            lines[0] = ("JACKPOT x%d r%d" % (len(c.hits), c.rec.round_no))[:WIDTH]
         row = 1
-        for hit in won[:CONFIRM_HITS]:
+        for hit in c.hits[:CONFIRM_HITS]:
             lines[row] = ("S%d %s" % (hit[jm.H_SEAT], short(hit_name(hit))))[:WIDTH]
             lines[row + 1] = (" ~" if c.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
             row += 2

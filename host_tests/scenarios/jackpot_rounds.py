@@ -38,14 +38,15 @@ s = jp.settle(1, 10, cards.parse("9h 8h 7h"), [(1, cards.parse("2c 3d"), True),
                                               (2, cards.parse("6h 5h"), True),
                                               (3, cards.parse("Kc Kd"), True),
                                               (4, cards.parse("4c 4d"), False)])
-expect("envy payouts", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_FROM]) for h in s.hits],
-       [(2, 200000, 0), (1, 5000, 2), (3, 5000, 2)])
+expect("envy payouts", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_ENVY_SEATS], h[m.H_ENVY_EACH])
+                        for h in s.hits], [(2, 200000, 0b101, 5000)])
 expect("envy pool", jp.value[0], 1790000)
 expect("envy meters", (jp.table[m.T_HITS], jp.table[m.T_ENVY_COUNT], jp.table[m.T_ENVY_AMOUNT]),
        (1, 2, 10000))
 expect("envy books", jp.audit(), [])
 expect("envy record", record.encode(record.decode(record.encode(jp))), record.encode(jp))
-print("envy:", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_FROM]) for h in s.hits], "pool", jp.value[0])
+print("envy:", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_ENVY_SEATS]) for h in s.hits],
+      "pool", jp.value[0])
 
 seed = [12345]
 
