@@ -39,6 +39,7 @@ def refuse(monkeypatch):
 
 @pytest.fixture
 def table(tmp_path):
+    """A RAM-cleared table with its service console (host_tests.test_service)."""
     t = ServiceTable(tmp_path)
     t.ram_clear()
     return t

@@ -234,11 +234,13 @@ def test_a_linked_table_refuses_the_envy_bonus(tmp_path):
 
 
 class EnvyTable(Table):
-    """A table whose RAM clear starts from a configuration with the envy bonus."""
+    """A table whose RAM clear starts from a configuration with the envy bonus BONUS."""
+
+    BONUS = ENVY
 
     def boot(self):
         c = super().boot()
-        c.jackpot_config = cfg.build({"envy": ENVY})
+        c.jackpot_config = cfg.build({"envy": self.BONUS})
         return c
 
 
@@ -324,11 +326,8 @@ def test_a_rounds_envy_bonuses_leave_its_jackpot_hands_in_the_last_hits():
     assert jp.audit() == []
 
 
-class FullHouseEnvyTable(Table):
-    def boot(self):
-        c = super().boot()
-        c.jackpot_config = cfg.build({"envy": FH_ENVY})
-        return c
+class FullHouseEnvyTable(EnvyTable):
+    BONUS = FH_ENVY
 
 
 def test_the_results_after_a_power_cut_keep_every_winner_and_bonus(tmp_path):

@@ -74,6 +74,19 @@ def _pool(key, changes, base):
     return pool
 
 
+def _by_hand(changes, section, what):
+    """[(hand type, key, value)] of changes[section], a dict of jackpot hand: `what`."""
+    values = changes[section]
+    if not isinstance(values, dict):
+        raise ValueError("config %s: %r is not a dict of hand: %s" % (section, values, what))
+    out = []
+    for name in values:
+        if name not in paytable.KEYS:
+            raise ValueError("config %s.%s: unknown hand (value %r)" % (section, name, values[name]))
+        out.append((paytable.KEYS.index(name), section + "." + name, values[name]))
+    return out
+
+
 def build(changes, base=None):
     """Validate changes (a dict of the module's keys) applied on base (default config).
 
@@ -98,15 +111,7 @@ def build(changes, base=None):
     odds = list(base.odds)
     percent = list(base.percent)
     if "pay" in changes:
-        pay = changes["pay"]
-        if not isinstance(pay, dict):
-            raise ValueError("config pay: %r is not a dict of hand: (odds, percent)" % (pay,))
-        for name in pay:
-            if name not in paytable.KEYS:
-                raise ValueError("config pay.%s: unknown hand (value %r)" % (name, pay[name]))
-            hand = paytable.KEYS.index(name)
-            key = "pay." + name
-            line = pay[name]
+        for hand, key, line in _by_hand(changes, "pay", "(odds, percent)"):
             if not isinstance(line, (tuple, list)) or len(line) != 2:
                 raise ValueError("config %s: %r is not an (odds, percent) pair" % (key, line))
             odds[hand] = _int(key + " odds", line[0], 0, _MAX_ODDS)
@@ -114,13 +119,8 @@ def build(changes, base=None):
             percent[hand] = _int(key + " percent", line[1], 0, top)
     envy = list(base.envy)
     if "envy" in changes:
-        bonus = changes["envy"]
-        if not isinstance(bonus, dict):
-            raise ValueError("config envy: %r is not a dict of hand: cents" % (bonus,))
-        for name in bonus:
-            if name not in paytable.KEYS:
-                raise ValueError("config envy.%s: unknown hand (value %r)" % (name, bonus[name]))
-            envy[paytable.KEYS.index(name)] = _int("envy." + name, bonus[name], 0, MAX_ENVY)
+        for hand, key, cents in _by_hand(changes, "envy", "cents"):
+            envy[hand] = _int(key, cents, 0, MAX_ENVY)
     for hand in range(paytable.HAND_TYPES):
         if envy[hand] and not (odds[hand] or percent[hand]):
             raise ValueError("config envy.%s: %d cents for a hand the pay table does not pay "
