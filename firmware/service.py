@@ -236,7 +236,7 @@ class Service:
                 "memory_text": c.memory.status_text(), "seq": c.memory.seq,
                 "log_count": log.count, "log_first": log.first_available(),
                 "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
-                "config_ok": c.config_ok, "config_text": c.config_text,
+                "config_ok": c.config_state()[0], "config_text": c.config_state()[1],
                 "link_up": c.link_up, "last_refusal": c.last_refusal,
                 "shoe_last_rejected": self._shoe_rejected()}
 

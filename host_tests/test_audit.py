@@ -342,11 +342,12 @@ def test_an_envy_bonus_set_on_the_console_is_paid_reported_and_exported(sim, tmp
     assert data["meters"]["table"]["envy_paid"] == 50000 and data["meters"]["audit"] == []
     text = audit.report(data)
     assert ("round 1 seat 1 Royal Flush As Ks Qs Js Ts $10001.40; envy bonus $500.00 each to "
-            "seats 3") in text
+            "seats 3 ($500.00 of it operator-funded)") in text
     audit.export(data, tmp_path / "out")
     with open(tmp_path / "out" / "hits.csv") as f:
         rows = list(csv.DictReader(f))
-    assert [(r["envy_seats"], r["envy_each"]) for r in rows] == [("[3]", "50000")]
+    assert [(r["envy_seats"], r["envy_each"], r["envy_shortfall"]) for r in rows] == \
+        [("3", "50000", "50000")]          # the royal emptied the pool: operator-funded
     with open(tmp_path / "out" / "events.csv") as f:
         events = list(csv.DictReader(f))
     assert [(e["a"], e["b"], e["c"]) for e in events if e["kind_name"] == "envy bonus"] == \

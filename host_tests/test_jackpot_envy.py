@@ -213,6 +213,22 @@ def test_a_corrupt_envy_record_is_refused_by_name(field, value, error):
         record.decode(_hit_state(field, value))
 
 
+def test_an_envy_shortfall_that_does_not_add_up_is_refused():
+    # two seats were paid 50,000 each, all of it operator-funded (the royal emptied the pool)
+    with pytest.raises(ValueError, match="hit envy shortfall 350000 out of range 0..100000"):
+        record.decode(_hit_state(m.H_ENVY_SHORTFALL, 7 * 50000))
+    with pytest.raises(ValueError, match="hit envy shortfall 0 of 100000 paid after the pool "
+                                         "was emptied"):
+        record.decode(_hit_state(m.H_ENVY_SHORTFALL, 0))
+
+
+def test_envy_bonuses_counted_without_their_money_do_not_balance():
+    jp = Jackpot()
+    jp.meters[cfg.MAIN][m.ENVY_COUNT] += 5
+    jp.table[m.T_ENVY_COUNT] += 5
+    assert "main envy paid 0 for 5 bonuses" in jp.audit()
+
+
 def test_books_that_hide_an_envy_bonus_do_not_balance():
     jp = Jackpot({"envy": ENVY})
     _royal_for_seat_1(jp)
@@ -360,9 +376,26 @@ def test_a_table_linked_with_an_envy_bonus_in_force_keeps_its_jackpot_closed(tmp
     rig = Rig(tmp_path)                              # ...then the table is linked
     rig.step(count=20)
     assert rig.c.jackpot.config.envy_paid()
-    assert not rig.c.jackpot_open() and rig.c.config_text == tc.LINKED_ENVY_TEXT
+    assert not rig.c.jackpot_open() and rig.c.config_state() == (False, tc.LINKED_ENVY_TEXT)
+    assert rig.c.view.lines[1] == "CONFIG ERROR" and rig.c.view.meter_fault == "CONF Err"
     rig.c.set_config_status(True, "/config.json uth")   # the file alone is fine: still closed
-    assert not rig.c.jackpot_open() and not rig.c.config_ok
+    assert not rig.c.jackpot_open() and rig.c.config_state()[0] is False
+    # the supervisor's audit menu shows the whole reason
+    rig.key(True)
+    rig.press(btn.OK, long=True)
+    menu = list(rig.c.menu)
+    start = menu.index("config FAILED") + 1
+    end = next(i for i in range(start, len(menu)) if menu[i].startswith("program "))
+    assert "".join(menu[start:end]) == tc.LINKED_ENVY_TEXT
+    rig.press(btn.BACK)
+    rig.key(False)
+    # a RAM clear from the file's configuration (no envy bonus) opens the jackpot again
+    rig.memory.status = "RAM ERROR"
+    rig.c._set_phase(tc.RAM_ERROR)
+    rig.ram_clear()
+    rig.step(100, 20)
+    assert rig.c.phase == tc.OPEN and not rig.c.jackpot.config.envy_paid()
+    assert rig.c.config_state()[0] is True and rig.c.jackpot_open()
 
 
 def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp_path):

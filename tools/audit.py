@@ -287,6 +287,8 @@ def report(data):
         if h.get("envy_seats"):
             line += "; envy bonus %s each to seats %s" % (
                 money(h["envy_each"]), ", ".join(str(s) for s in h["envy_seats"]))
+            if h.get("envy_shortfall"):
+                line += " (%s of it operator-funded)" % money(h["envy_shortfall"])
         out.append(line)
     log = data["log"]
     out.append("")
@@ -310,7 +312,9 @@ def _write_csv(path, fields, rows):
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         for row in rows:
-            writer.writerow(dict((k, row.get(k)) for k in fields))
+            # a list (a hit's envy seats) as words, as the cards are: "2 3"
+            writer.writerow(dict((k, " ".join(str(v) for v in row.get(k))
+                                  if isinstance(row.get(k), list) else row.get(k)) for k in fields))
 
 
 def export(data, directory):

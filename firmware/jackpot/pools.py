@@ -228,6 +228,10 @@ class Jackpot:
             if awarded != pm[m.PAID] or counted != pm[m.HITS]:
                 problems.append("%s paid %d in %d hits != hands and envy %d in %d" % (
                     cfg.POOL_KEYS[slot], pm[m.PAID], pm[m.HITS], awarded, counted))
+            if pm[m.ENVY_AMOUNT] < pm[m.ENVY_COUNT] or (pm[m.ENVY_AMOUNT] and not pm[m.ENVY_COUNT]):
+                # every envy bonus is at least a cent
+                problems.append("%s envy paid %d for %d bonuses" % (
+                    cfg.POOL_KEYS[slot], pm[m.ENVY_AMOUNT], pm[m.ENVY_COUNT]))
         retention = self.table[m.T_RETENTION] - self.table[m.T_RETENTION_REVERSED]
         if wagers != credited + retention + self.carried_cents():
             problems.append("wagers %d != increments %d + retention %d + carried %d" % (

@@ -8,7 +8,7 @@ from firmware.jackpot import config as cfg
 from firmware.jackpot import meters as m
 from firmware.jackpot import paytable
 from firmware.jackpot.codec import Reader
-from firmware.jackpot.pools import MAX_SEATS, MAX_TIME, Jackpot
+from firmware.jackpot.pools import MAX_SEATS, MAX_TIME, Jackpot, mask_seats
 from firmware.jackpot.record import MAGIC, VERSION
 from firmware.poker import cards as cardlib
 
@@ -123,7 +123,12 @@ def decode(data):
         if (envied == 0) != (each == 0):
             raise ValueError("jackpot state: hit envy bonus %d for seats mask %d"
                              % (each, envied))
-        _range("hit envy shortfall", h[m.H_ENVY_SHORTFALL], 0, each * MAX_SEATS)
+        paid = each * len(mask_seats(envied))
+        _range("hit envy shortfall", h[m.H_ENVY_SHORTFALL], 0, paid)
+        if h[m.H_AFTER] == 0 and h[m.H_ENVY_SHORTFALL] != paid:
+            # the hand emptied its pool: every bonus after it was operator-funded
+            raise ValueError("jackpot state: hit envy shortfall %d of %d paid after the pool "
+                             "was emptied" % (h[m.H_ENVY_SHORTFALL], paid))
         if h[m.H_AFTER] != h[m.H_BEFORE] - (h[m.H_AMOUNT] - h[m.H_SHORTFALL]):
             raise ValueError("jackpot state: hit record pool after %d does not follow from "
                              "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))

@@ -371,9 +371,10 @@ def open_menu(c):
         hit_lines(lines, hit)
     marks.append(len(lines))
     lines.append("memory " + c.memory.status)
-    lines.append("config " + ("ok" if c.config_ok else "FAILED"))
-    for i in range(0, min(len(c.config_text), 4 * WIDTH), WIDTH):
-        lines.append(c.config_text[i:i + WIDTH])
+    config_ok, config_text = c.config_state()
+    lines.append("config " + ("ok" if config_ok else "FAILED"))
+    for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):
+        lines.append(config_text[i:i + WIDTH])
     lines.append("program " + ("ok" if c.program_ok else "FAILED"))
     text = c.program_text + " " + c.program_digest
     for i in range(0, min(len(text), 8 * WIDTH), WIDTH):

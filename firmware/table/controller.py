@@ -116,12 +116,12 @@ SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this 
 _TWICE = " twice"                 # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
-_JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section is 250-710 bytes (25 hits kept)
+_JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measured (25 hits
+                                      # kept); the writer grows once for a larger one
 
 
 # Why a linked table with an envy bonus in force keeps its jackpot closed (_linked_envy)
-LINKED_ENVY_TEXT = ("envy bonus in force: a linked table does not pay it; set envy to 0 "
-                    "while standalone")
+LINKED_ENVY_TEXT = "envy bonus set: not paid when linked; set envy 0 standalone"
 
 
 class RoundController:
@@ -273,10 +273,7 @@ class RoundController:
         self._refresh_meter()
 
     def set_config_status(self, ok, text):
-        """What loading the configuration file said: a bad file closes the jackpot (so does
-        an envy bonus in force at a linked table, _linked_envy)."""
-        if ok and self._linked_envy():
-            ok, text = False, LINKED_ENVY_TEXT
+        """What loading the configuration file said: a bad file closes the jackpot."""
         self.config_ok = ok
         self.config_text = text
         if not ok:
@@ -615,23 +612,29 @@ class RoundController:
         from firmware.table import linked  # a standalone table never loads it
 
         self.linked = linked.LinkedRound(self)
-        if self._linked_envy():
-            self.config_ok = False
-            self.config_text = LINKED_ENVY_TEXT
 
     def _linked_envy(self):
-        """True when this linked table's configuration in force (critical memory's, set while
-        it was standalone) has an envy bonus: the link controller pays its hits and has none,
-        so the jackpot stays closed rather than promise a bonus nobody pays."""
+        """True while this linked table's configuration in force (critical memory's, set
+        while it was standalone) has an envy bonus: the link controller pays its hits and has
+        none, so the jackpot stays closed rather than promise a bonus nobody pays (a RAM clear
+        from the file's configuration, which cannot have one, opens it)."""
         return (self.linked is not None and self.jackpot is not None
                 and self.jackpot.config.envy_paid())
+
+    def config_state(self):
+        """(ok, text) of the configuration: the file's check, or why the one in force keeps
+        a linked table's jackpot closed."""
+        if self.config_ok and self._linked_envy():
+            return False, LINKED_ENVY_TEXT
+        return self.config_ok, self.config_text
 
     # ------------------------------------------------------------------ state
 
     def jackpot_open(self):
         """True when jackpot wagers may be accepted: memory good, link up, program verified."""
         return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed
-                and self.program_ok and self.config_ok and (self.link_up or not self.link_required))
+                and self.program_ok and self.config_ok and not self._linked_envy()
+                and (self.link_up or not self.link_required))
 
     def _chips_held(self):
         """True from LOCK until the round is paid: accepted jackpot chips must stay on their
@@ -1084,7 +1087,7 @@ class RoundController:
         """The text the meter sign alternates with the amount ('' for none)."""
         if not self.program_ok:
             return "PrOG Err"
-        if not self.config_ok:
+        if not self.config_ok or self._linked_envy():
             return "CONF Err"
         if not self.display_ok:
             return "dISP Err"
