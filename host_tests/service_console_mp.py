@@ -1,5 +1,5 @@
 # Run by host_tests/test_service.py under the MicroPython VM (and CPython): the service on
-# the console port (sys.stdin/sys.stdout), as firmware.app.main wires it on the board: a
+# the console port (sys.stdin/sys.stdout), as firmware.app.run wires it on the board: a
 # ConsoleWatch that loads firmware.service at the first byte.  It first proves that polling
 # an empty console allocates nothing and has not loaded the service module, then answers
 # what arrives until it has answered `want` lines (argv[1]) or 3 s have passed.
