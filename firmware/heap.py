@@ -9,6 +9,8 @@ Code loaded for one use raises NotLoaded when it cannot be loaded (a full heap, 
 .mpy file, whose ValueError must not pass for a bad record or a bad setting).
 """
 
+from firmware.compat import IS_MICROPYTHON
+
 
 class Stop(BaseException):
     """The table must stop, and the watchdog restart it: no `except Exception` (the service
@@ -53,6 +55,14 @@ def forget(name):
     parent = sys.modules.get(parts[0]) if len(parts) == 2 else None
     if parent is not None and hasattr(parent, parts[1]):
         delattr(parent, parts[1])
+
+
+def let_go(name):
+    """After a use of module `name` loaded only for it: forget it on MicroPython, where the
+    heap is the budget.  CPython (the host's tests and tools) keeps it: loading it afresh at
+    every call would only cost time (a millisecond a call)."""
+    if IS_MICROPYTHON:
+        forget(name)
 
 
 def stopped_line(error):

@@ -33,6 +33,10 @@ class _Refuse:
 @pytest.fixture
 def refuse(monkeypatch):
     def install(name, error):
+        # CPython keeps such a module once loaded (heap.let_go): unload it for the test
+        package, leaf = name.rsplit(".", 1)
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        monkeypatch.delattr(sys.modules[package], leaf, raising=False)
         monkeypatch.setattr(sys, "meta_path", [_Refuse(name, error)] + sys.meta_path)
     return install
 

@@ -205,7 +205,7 @@ def from_ints(values):
 def _checked(name, *args):
     """configcheck's `name`(*args), the module loaded for the call; heap.NotLoaded when it
     cannot be loaded (a ValueError then would pass for a bad setting)."""
-    from firmware.heap import forget, not_loaded
+    from firmware.heap import let_go, not_loaded
 
     try:
         from firmware.jackpot import configcheck
@@ -214,7 +214,7 @@ def _checked(name, *args):
     try:
         return getattr(configcheck, name)(*args)
     finally:
-        forget("firmware.jackpot.configcheck")
+        let_go("firmware.jackpot.configcheck")
 
 
 def diff(old, new):

@@ -78,7 +78,7 @@ def decode(data):
     (firmware.jackpot.restore does it, loaded for the call: the table decodes its state only
     at boot and after a failed commit.  heap.NotLoaded when it cannot be loaded: a damaged
     .mpy file's ValueError must not pass for a bad record.)"""
-    from firmware.heap import forget, not_loaded
+    from firmware.heap import let_go, not_loaded
 
     try:
         from firmware.jackpot import restore
@@ -87,4 +87,5 @@ def decode(data):
     try:
         return restore.decode(data)
     finally:
-        forget("firmware.jackpot.restore")
+        let_go("firmware.jackpot.restore")
+        let_go("firmware.jackpot.configcheck")      # restore's, loaded with it

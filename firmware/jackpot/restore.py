@@ -1,12 +1,13 @@
 """Rebuilding a Jackpot from the bytes of firmware.jackpot.record.encode, checked: what
 record.decode does, loaded for each call and let go after, as the table decodes its state
 only at boot and after a failed commit.  See record.py for the format; this module also
-reads version 1, written before the envy bonus."""
+reads version 1, written before the envy bonus.  The configuration checks it needs
+(firmware.jackpot.configcheck) load with it and are let go with it."""
 
 from firmware.compat import const
 from firmware.jackpot import config as cfg
+from firmware.jackpot import configcheck, paytable  # configcheck: once for a whole decode
 from firmware.jackpot import meters as m
-from firmware.jackpot import paytable
 from firmware.jackpot.codec import Reader
 from firmware.jackpot.pools import MAX_SEATS, MAX_TIME, Jackpot, mask_seats
 from firmware.jackpot.record import MAGIC, VERSION
@@ -56,14 +57,14 @@ def decode(data):
         raise ValueError("jackpot state: unknown version %d (this firmware reads %d and %d)"
                          % (version, _VERSION_1, VERSION))
     old = version == _VERSION_1
-    config = cfg.from_ints(r.ints(cfg.CONFIG_INTS_V1 if old else cfg.CONFIG_INTS, "config"))
+    config = configcheck.from_ints(r.ints(cfg.CONFIG_INTS_V1 if old else cfg.CONFIG_INTS, "config"))
     jp = Jackpot(config, fresh=False)
     for slot in range(cfg.POOL_SLOTS):
         flag = r.int("pending flag")
         if flag == 1:
             v = r.ints(cfg.POOL_INTS, "pending config")
             key = cfg.POOL_KEYS[slot]
-            pending = cfg.build({key: {"rate": (v[0], v[1]), "reserve_rate": (v[2], v[3]),
+            pending = configcheck.build({key: {"rate": (v[0], v[1]), "reserve_rate": (v[2], v[3]),
                                        "reset": v[4], "ceiling": v[5]}}, config)
             jp.pending[slot] = pending.pools[slot]
             if slot not in config.active_slots():
