@@ -13,8 +13,7 @@ from firmware.heap import NotLoaded, Stop
 from firmware.jackpot import config as cfg
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
-from host_tests.test_service import FailingSlot
-from host_tests.test_service import Table as ServiceTable
+from host_tests.test_service import FailingSlot, ready_table
 
 
 class _Refuse:
@@ -43,10 +42,7 @@ def refuse(monkeypatch):
 
 @pytest.fixture
 def table(tmp_path):
-    """A RAM-cleared table with its service console (host_tests.test_service)."""
-    t = ServiceTable(tmp_path)
-    t.ram_clear()
-    return t
+    return ready_table(tmp_path)
 
 
 def test_a_load_failure_is_not_loaded_never_a_bad_setting_or_record(refuse):

@@ -220,11 +220,16 @@ def test_settle_needs_the_flop_and_the_jackpot_seats_cards(table):
     assert table.c.phase == tc.RESULTS
 
 
-def royal_round(table, seats=(1, 3)):
+def lock_seats(table, seats):
+    """Each seat puts its jackpot chip and its Ante down, then the dealer presses LOCK."""
     for seat in seats:
         table.chip(seat)
         table.chip(seat, ante=True)
     table.press(btn.LOCK)
+
+
+def royal_round(table, seats=(1, 3)):
+    lock_seats(table, seats)
     table.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
     table.press(btn.SETTLE)
 

@@ -21,7 +21,7 @@ from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import audit as audit_menu
 from firmware.table import controller as tc
-from host_tests.test_controller import Table, events_of
+from host_tests.test_controller import Table, events_of, lock_seats
 from tools.link_pool import LinkedPool
 
 C = cards.parse
@@ -261,10 +261,7 @@ class EnvyTable(Table):
 
 
 def _envy_round(table):
-    for seat in (1, 2, 3):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
+    lock_seats(table, (1, 2, 3))
     table.deal([(1, "As Ks"), (2, "2c 7d"), (3, "3c 8d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
     table.press(btn.SETTLE)
 
@@ -349,10 +346,7 @@ class FullHouseEnvyTable(EnvyTable):
 def test_the_results_after_a_power_cut_keep_every_winner_and_bonus(tmp_path):
     table = FullHouseEnvyTable(tmp_path)
     table.ram_clear()
-    for seat in range(1, 8):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
+    lock_seats(table, range(1, 8))
     table.deal(SEVEN + [(8, "7h 7d 7c 3h 4h"), (0, "5c 6c")])
     table.settle()
     before = list(table.c.results)
@@ -412,10 +406,7 @@ def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp
     table = Table(tmp_path)
     table.c.jackpot_config = cfg.build({"pay": {"flush": (0, 0)}})
     table.ram_clear()
-    for seat in (1, 3):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
+    lock_seats(table, (1, 3))
     table.deal([(1, "Ah Kh"), (3, "2c 7d"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])
     table.press(btn.SETTLE)
     assert table.c.phase == tc.RESULTS and table.c.hits == []

@@ -86,11 +86,16 @@ class Table(ControllerTable):
                 None if jp is None else (jp.config.as_dict(), list(jp.value), jp.table_meters()))
 
 
-@pytest.fixture
-def table(tmp_path):
+def ready_table(tmp_path):
+    """A RAM-cleared table (open for bets) with its service console."""
     t = Table(tmp_path)
     t.ram_clear()
     return t
+
+
+@pytest.fixture
+def table(tmp_path):
+    return ready_table(tmp_path)
 
 
 def royal_round(t):
