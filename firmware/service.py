@@ -230,13 +230,14 @@ class Service:
         self._no_args(cmd, rest)
         c = self.controller
         log = c.memory.log
+        config_ok, config_text = c.config_state()
         return {"ok": True, "cmd": cmd, "protocol": PROTOCOL, "phase": tc.PHASE_NAMES[c.phase],
                 "round": c.rec.round_no, "key_on": c.key_on, "door_open": c.door_open,
                 "jackpot_open": c.jackpot_open(), "memory": c.memory.status,
                 "memory_text": c.memory.status_text(), "seq": c.memory.seq,
                 "log_count": log.count, "log_first": log.first_available(),
                 "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
-                "config_ok": c.config_state()[0], "config_text": c.config_state()[1],
+                "config_ok": config_ok, "config_text": config_text,
                 "link_up": c.link_up, "last_refusal": c.last_refusal,
                 "shoe_last_rejected": self._shoe_rejected()}
 
