@@ -128,6 +128,11 @@ def test_status_says_where_the_table_is(table):
     reply = table.ask("status")
     assert reply["phase"] == "OPEN" and reply["round"] == 1 and reply["memory"] == "ok"
     assert reply["key_on"] is False and reply["jackpot_open"] is True
+    assert (reply["config_ok"], reply["config_text"]) == (True, "defaults")
+    table.c.set_config_status(False, "config table_max: -1 is not a payout")
+    reply = table.ask("status")          # a bad file: the technician reads why, whole
+    assert (reply["config_ok"], reply["config_text"], reply["jackpot_open"]) == (
+        False, "config table_max: -1 is not a payout", False)
 
 
 def test_meters_after_a_round_with_two_wagers(table):
