@@ -154,17 +154,12 @@ start = heap_now()
 from firmware.heap import collect_often, forget  # noqa: E402
 
 collect_often(True)
-if INSTALL == "-":
-    # tools/heap32.py: no boot checks; the webassembly VM collects garbage only between
-    # calls from JavaScript, so their garbage would be counted as the firmware's
-    program, options, config_ok, config_text = None, {}, True, "not checked"
-else:
-    import firmware.startup  # noqa: E402
+import firmware.startup  # noqa: E402
 
-    program, options, link_settings, config_ok, config_text = firmware.startup.startup_checks(
-        table.board.name, INSTALL, STATE_DIR + "/config.json")
-    forget("firmware.startup")          # as firmware.startup.main() does before returning
-print("program_check", program["reason"] if program else "not checked")
+program, options, link_settings, config_ok, config_text = firmware.startup.startup_checks(
+    table.board.name, INSTALL, STATE_DIR + "/config.json")
+forget("firmware.startup")          # as firmware.startup.main() does before returning
+print("program_check", program["reason"])
 print("config_check", "ok" if config_ok else config_text)
 # The firmware a UTH table runs.
 from firmware.app import TICK_MS, App  # noqa: E402
