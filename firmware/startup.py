@@ -19,6 +19,7 @@ GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): i
 SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
 PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS results reload it)
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
+_ENOENT = 2                             # the OSError of a file that is not there (both runtimes)
 
 
 def main():
@@ -45,15 +46,20 @@ def main():
 def load_config(path, board_name):
     """(TableConfig or None, ok, text): the table's configuration file, checked.
 
-    No file means the built-in defaults (ok).  A file that fails validation is not used: the
-    defaults run the table, but jackpot wagering stays closed until the file is fixed, and
-    the text says what was wrong (key and value), for the display and the audit."""
+    No file means the built-in defaults (ok).  A file that fails validation, or that is there
+    but cannot be read (a damaged flash), is not used: the defaults run the table, but jackpot
+    wagering stays closed until the file is fixed, and the text says what was wrong (key and
+    value, or the read error), for the display and the audit."""
     from firmware import config_file
 
     try:
         table = config_file.load(path, board_name)
-    except OSError:
-        return None, True, "no %s: defaults" % path
+    except OSError as error:
+        code = error.args[0] if error.args else 0
+        if code == _ENOENT:
+            return None, True, "no %s: defaults" % path
+        return None, False, "config file %s unreadable (%s %s)" % (path, type(error).__name__,
+                                                                    code)
     except ValueError as error:
         return None, False, str(error)
     return table, True, "%s %s" % (path, table.game)

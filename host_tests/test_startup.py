@@ -17,6 +17,24 @@ def test_no_config_file_means_the_defaults(tmp_path):
     assert table is None and ok and "defaults" in text
 
 
+def test_a_config_file_that_cannot_be_read_is_not_taken_for_a_missing_one(tmp_path, monkeypatch):
+    # a file that is there but unreadable (a damaged flash: EIO; here also a directory) is not
+    # "no file": the defaults would silently replace the table's own rules with the jackpot open
+    path = tmp_path / "config.json"
+    path.mkdir()
+    table, ok, text = startup.load_config(str(path), "pico_w")
+    assert table is None and not ok
+    assert str(path) in text and "unreadable" in text and "defaults" not in text
+    path.rmdir()
+    path.write_text("{}")
+
+    def broken(name, mode="r"):
+        raise OSError(5, "EIO")
+    monkeypatch.setattr("builtins.open", broken)
+    table, ok, text = startup.load_config(str(path), "pico_w")
+    assert table is None and not ok and "unreadable" in text and "5" in text
+
+
 def test_a_valid_config_file_is_used(tmp_path):
     path = tmp_path / "config.json"
     shutil.copyfile(EXAMPLE, path)
@@ -125,6 +143,18 @@ def test_startup_checks_report_a_changed_program_and_a_missing_config(runtime, t
     f = _startup(runtime, root, tmp_path / "absent.json")
     assert (f["program_ok"], f["program_reason"]) == ("0", "changed-file")
     assert (f["config_ok"], f["game"]) == ("1", "None")       # no file: the defaults
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_startup_checks_refuse_a_config_file_they_cannot_read(runtime, tmp_path):
+    root = tmp_path / "install"
+    root.mkdir()
+    _install(root, "pico_w")
+    config = tmp_path / "config.json"
+    config.mkdir()                  # there, but no file can be read from it (EISDIR)
+    f = _startup(runtime, root, config)
+    assert (f["config_ok"], f["game"]) == ("0", "None")     # the defaults, jackpot closed
+    assert "unreadable" in f["config_text"]
 
 
 @pytest.mark.parametrize("runtime", ["cpython", "micropython"])
