@@ -61,6 +61,9 @@ BAD_LINES = [
     ("wait", "wait takes 1 word after it, got 0"),
     ("wait 1 2", "wait takes 1 word after it, got 2"),
     ("wait 600001", "wait MS must be 0..600000, got '600001'"),
+    ("wait \u00b2", "wait MS must be 0..600000, got '\u00b2'"),     # a digit to isdigit(), not int()
+    ("chip \u00b9", "seat must be 1..7, got '\u00b9'"),
+    ("deal \u00b3", "deal SEED must be a whole number, got '\u00b3'"),
     ("show me", "show takes 0 words after it, got 1"),
     ("dance", "unknown command 'dance'"),
     ("expect", "expect needs what to check"),

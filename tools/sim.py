@@ -535,7 +535,8 @@ def _one_of(word, choices, what):
 
 def _whole(word, what, low, high):
     """The whole number word is, low..high (high None: no limit); else ScriptError."""
-    if not word.isdigit() or int(word) < low or high is not None and int(word) > high:
+    # ASCII digits only: isdigit() also takes '\u00b2' and the like, which int() refuses
+    if not word.isdigit() or not word.isascii() or int(word) < low or high is not None and int(word) > high:
         if high is None:
             wanted = "a whole number"
         elif low == high:
