@@ -352,3 +352,27 @@ def test_an_envy_bonus_set_on_the_console_is_paid_reported_and_exported(sim, tmp
         events = list(csv.DictReader(f))
     assert [(e["a"], e["b"], e["c"]) for e in events if e["kind_name"] == "envy bonus"] == \
         [("1", str(1 << 2), "50000")]
+
+
+def test_the_audit_of_a_linked_table_reports_and_exports_its_pool_and_ledger(tmp_path):
+    # a linked table's meters reply (docs/service-protocol.md, firmware/service.py): the pool
+    # amounts from the link controller, one per active pool, and the table's own ledger totals
+    meters = {"ok": True, "cmd": "meters", "round": 3, "linked": True, "link": "UP",
+              "pools": {"linked": [250070, 1000000]},
+              "table": {"wagered": 200, "wagers": 2, "reversed": 0, "paid": 0, "hits": 0},
+              "audit": []}
+    log = chain(0, [(1000, 0, 5, 1, 0, 0)])
+    data = {"status": {"phase": "OPEN", "round": 3, "memory": "ok", "memory_text": "MEMORY OK"},
+            "program": {"verified": True, "checked": True, "text": "ok", "digest": "ab"},
+            "meters": meters, "hits": [], "config": None,
+            "log": as_log(log), "chain": audit.verify_chain(as_log(log))}
+    text = audit.report(data)
+    assert "linked table, link UP" in text
+    assert [line.split() for line in text.splitlines() if line.startswith("pool ")] == \
+        [["pool", "1", "250070"], ["pool", "2", "1000000"]]
+    assert "wagered" in text and "200" in text
+    audit.export(data, tmp_path / "out")
+    with open(tmp_path / "out" / "meters.csv") as f:
+        rows = {(r["scope"], r["meter"]): int(r["value"]) for r in csv.DictReader(f)}
+    assert rows[("linked", "pool 1")] == 250070 and rows[("linked", "pool 2")] == 1000000
+    assert rows[("table", "wagered")] == 200

@@ -244,13 +244,26 @@ def money(cents):
     return "%s$%d.%02d" % (sign, abs(cents) // 100, abs(cents) % 100)
 
 
+def linked_pools(meters):
+    """A linked table's pool amounts as [("pool 1", cents), ...], or None for a standalone
+    table (the linked reply's "pools" is {"linked": [amount of each active pool]})."""
+    if not meters.get("linked"):
+        return None
+    return [("pool %d" % (i + 1), amount) for i, amount in enumerate(meters["pools"]["linked"])]
+
+
 def meters_table(meters):
-    """The pool and table meters as aligned text, one meter a row, one pool a column."""
+    """The pool and table meters as aligned text, one meter a row, one pool a column (a linked
+    table: the link controller's pool amounts, then the table's own ledger totals)."""
     pools = meters["pools"]
-    names = list(pools)
-    rows = [["POOL METER"] + [n.upper() for n in names]]
-    for key in pools[names[0]]:
-        rows.append([key] + [str(pools[n][key]) for n in names])
+    linked = linked_pools(meters)
+    if linked is not None:
+        rows = [["LINKED POOL", "AMOUNT"]] + [[name, str(amount)] for name, amount in linked]
+    else:
+        names = list(pools)
+        rows = [["POOL METER"] + [n.upper() for n in names]]
+        for key in pools[names[0]]:
+            rows.append([key] + [str(pools[n][key]) for n in names])
     rows.append(["", ""])
     rows.append(["TABLE METER", ""])
     for key, value in meters["table"].items():
@@ -276,6 +289,9 @@ def report(data):
     if data["meters"] is None:
         out.append("Meters: none (the table is in RAM ERROR)")
     else:
+        if data["meters"].get("linked"):
+            out.append("Meters: linked table, link %s: the pool belongs to the link controller, "
+                       "which reconciles the table's ledger below" % data["meters"].get("link"))
         out.append(meters_table(data["meters"]))
         problems = data["meters"].get("audit") or []
         out.append("Books: %s" % ("balance" if not problems else "DO NOT BALANCE: " + "; ".join(problems)))
@@ -324,9 +340,14 @@ def export(data, directory):
     d.mkdir(parents=True, exist_ok=True)
     meter_rows = []
     if data["meters"] is not None:
-        for pool, values in data["meters"]["pools"].items():
-            for key, value in values.items():
-                meter_rows.append({"scope": pool, "meter": key, "value": value})
+        linked = linked_pools(data["meters"])
+        if linked is not None:
+            for name, amount in linked:
+                meter_rows.append({"scope": "linked", "meter": name, "value": amount})
+        else:
+            for pool, values in data["meters"]["pools"].items():
+                for key, value in values.items():
+                    meter_rows.append({"scope": pool, "meter": key, "value": value})
         for key, value in data["meters"]["table"].items():
             meter_rows.append({"scope": "table", "meter": key, "value": value})
     events = event_rows(data["log"])
