@@ -833,3 +833,12 @@ def test_the_interactive_simulator_in_a_terminal_takes_keys_and_quits_on_ctrl_c(
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert b"Traceback" not in seen
+
+
+@pytest.mark.parametrize("game", ["fcp", "brs"])
+def test_the_service_mode_runs_the_game_asked_for(monkeypatch, game):
+    # python -m tools.sim --service --game fcp: the service speaks for a Four Card Poker table
+    served = []
+    monkeypatch.setattr(simmod, "serve", lambda sim: served.append(sim.controller.game) or 0)
+    assert simmod.main(["--service", "--memory", "--fresh", "--game", game]) == 0
+    assert served == [game]

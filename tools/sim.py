@@ -737,7 +737,7 @@ def main(argv=None):
         except ValueError as error:
             parser.error(str(error))
     if args.service:
-        return serve(Simulation(state, fresh=args.fresh, link=link))
+        return serve(Simulation(state, fresh=args.fresh, link=link, game=args.game))
     if args.script is None and not sys.stdin.isatty():
         # the game's own demo: a UTH table's (demo.txt) would look for the progressive
         args.script = os.path.join(os.path.dirname(__file__), "sim_scripts",
