@@ -221,6 +221,23 @@ def test_config_set_of_a_pool_in_use_waits_for_its_next_hit(table):
     assert rate[5:7] == (700000, 600000)  # logged in parts per million
 
 
+@pytest.mark.parametrize("payload,logged", [
+    # docs/service-protocol.md: a pay line is logged as odds x 1000 + percent, whatever its
+    # numbers; a pay line that would also read as a fraction must not be logged as a rate
+    ('{"pay": {"royal_flush": [0, 100]}}', (106, 10000100, 100)),      # 100% of the pool only
+    ('{"pay": {"straight_flush": [5, 10]}}', (105, 1000010, 5010)),    # 5 to 1 or 10%
+    ('{"pay": {"flush": [50, 0]}}', (102, 100000, 50000)),
+    ('{"pay": {"four_of_a_kind": [1, 0]}}', (104, 500000, 1000)),
+    ('{"main": {"reserve_rate": [1, 100]}}', (108, 0, 10000)),         # a rate: ppm
+])
+def test_config_set_logs_a_pay_line_as_odds_and_percent_never_as_a_rate(table, payload, logged):
+    table.key(True)
+    reply = table.ask("config_set " + payload)
+    assert reply["ok"] is True, reply
+    change = [e for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE][-1]
+    assert change[4:7] == logged
+
+
 def test_config_set_split_moves_the_money_and_the_sign_follows(table):
     table.key(True)
     reply = table.ask('config_set {"split": true}')

@@ -232,20 +232,22 @@ SETTING_BASE = const(100)       # CONFIG_CHANGE setting id of a key: 100 + its i
 _PAY_SCALE = const(1000)        # a pay line (odds, percent) is logged as odds * 1000 + percent
 
 
-def logged_value(value):
-    """A configuration value as the one integer a CONFIG_CHANGE event carries."""
+def logged_value(key, value):
+    """The value of configuration key `key` as the one integer a CONFIG_CHANGE event carries.
+    The key says what a pair is: a pay line ("pay.flush": odds, percent), whose numbers may
+    look like a fraction too ((0, 100): 100% of the pool only), or a rate (parts per million)."""
     if isinstance(value, bool):
         return 1 if value else 0
     if isinstance(value, int):
         return value
     a, b = value[0], value[1]
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and RATE_UNIT % b == 0 and a <= b:
-        return a * (RATE_UNIT // b)             # a rate: parts per million
-    return a * _PAY_SCALE + b                   # a pay line: odds, percent
+    if key.startswith("pay."):
+        return a * _PAY_SCALE + b               # a pay line: odds, percent
+    return a * (RATE_UNIT // b)                 # a rate: parts per million
 
 
 def logged_change(config, key, old, new):
     """(setting id, old, new) of a change of `key` (a key of config.items()) as CONFIG_CHANGE
     carries it: the service's changes and those a hit puts in place are logged alike."""
     keys = [item[0] for item in config.items()]
-    return SETTING_BASE + keys.index(key), logged_value(old), logged_value(new)
+    return SETTING_BASE + keys.index(key), logged_value(key, old), logged_value(key, new)
