@@ -64,6 +64,7 @@ ELSEWHERE = {"max_payout": "table_max", "jackpot_wager": "jackpot.wager",
              "risk_raise_table": "paytables", "extra_table": "paytables"}
 
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_BOM = "\ufeff"                    # what some editors put before the text of a UTF-8 file
 
 
 class ConfigError(ValueError):
@@ -239,6 +240,8 @@ def parse(text, board=None):
             raise ConfigError("config file: not UTF-8 text") from None
     if not isinstance(text, str):
         raise ConfigError("config file: expected text, got %s" % type(text).__name__)
+    if text.startswith(_BOM):
+        text = text[1:]     # an editor's UTF-8 byte order mark is not content (RFC 8259 8.1)
     if len(text) > _MAX_FILE_BYTES:
         raise ConfigError("config file: %d characters (limit %d)" % (len(text), _MAX_FILE_BYTES))
     try:

@@ -57,6 +57,17 @@ def test_file_options_are_the_game_configs_options():
                                        "seats": 7}
 
 
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    # an editor that writes UTF-8 with a BOM (Windows Notepad did by default): the file looks
+    # right, so "expected a value at line 1 column 1" would send a technician hunting
+    path = tmp_path / "config.json"
+    path.write_bytes(b"\xef\xbb\xbf" + EXAMPLE.read_bytes())
+    assert cf.load(str(path), board="pico_w").table_max == 1000000
+    assert cf.parse("\ufeff" + uth_file(table_max=5)).table_max == 5
+    with pytest.raises(cf.ConfigError, match="expected a value"):   # only the one, at the start
+        cf.parse("\ufeff\ufeff" + uth_file())
+
+
 def test_load_reads_a_file(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(uth_file(board="esp32_s3"))
