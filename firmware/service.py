@@ -362,21 +362,27 @@ class Service:
             return _error(cmd, REFUSED, "chips on jackpot spots %s: clear them first"
                           % c._seat_list(c.placed))
         jp = c.jackpot
+        asked = jp.requested_config()
         try:
             result = jp.set_config(changes)
         except (ValueError, NotLoaded) as error:    # NotLoaded: no heap for the checks' code
             return _error(cmd, REFUSED, str(error))
         done = result.changes + result.pending
-        if not done:
-            return {"ok": True, "cmd": cmd, "changes": [], "pending": []}
+        # A pool change still waiting for its hit, asked back to the value in force, is taken
+        # back: neither a change now nor a pending one, but a change all the same.
+        listed = [x[0] for x in done]
+        withdrawn = [x for x in jcfg.diff(asked, jp.requested_config()) if x[0] not in listed]
+        if not done and not withdrawn:
+            return {"ok": True, "cmd": cmd, "changes": [], "pending": [], "withdrawn": []}
         events = []
-        for key, old, new in done:
+        for key, old, new in done + withdrawn:
             events.append((ev.CONFIG_CHANGE,) + jcfg.logged_change(jp.config, key, old, new))
         problem = c.commit_admin(events, c.jackpot_sections())
         if problem:
             return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % problem)
         return {"ok": True, "cmd": cmd, "changes": [list(x) for x in result.changes],
-                "pending": [list(x) for x in result.pending]}
+                "pending": [list(x) for x in result.pending],
+                "withdrawn": [list(x) for x in withdrawn]}
 
     def _ram_clear(self, cmd, rest):
         c = self.controller

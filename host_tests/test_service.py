@@ -238,6 +238,24 @@ def test_config_set_logs_a_pay_line_as_odds_and_percent_never_as_a_rate(table, p
     assert change[4:7] == logged
 
 
+def test_config_set_taking_back_a_pending_change_is_committed_logged_and_said(table):
+    # a pool change waits for the pool's next hit; asking for the value in force again takes
+    # it back: that is a change of what the table will do, so it must survive a power cut
+    # (else the taken-back rate comes into force at the next hit), be logged, and be said
+    table.key(True)
+    table.ask('config_set {"main": {"rate": [60, 100]}}')
+    seq = table.memory.seq
+    reply = table.ask('config_set {"main": {"rate": [70, 100]}}')
+    assert reply["ok"] is True and reply["changes"] == [] and reply["pending"] == []
+    assert reply["withdrawn"] == [["main.rate", [60, 100], [70, 100]]]
+    assert table.memory.seq == seq + 1
+    change = [e for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE][-1]
+    assert change[4:7] == (svc.SETTING_BASE + 7, 600000, 700000)
+    table.boot()                                   # power cut
+    assert table.ask("config")["requested"]["main"]["rate"] == [70, 100]
+    assert table.ask("meters")["audit"] == []
+
+
 def test_config_set_split_moves_the_money_and_the_sign_follows(table):
     table.key(True)
     reply = table.ask('config_set {"split": true}')
