@@ -143,6 +143,19 @@ def test_a_script_that_cannot_be_read_is_one_clear_line(tmp_path, capsys):
     assert "Is a directory" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("service", [False, True])
+def test_a_state_folder_that_cannot_be_used_is_one_clear_line(tmp_path, capsys, service):
+    state = tmp_path / "notes.txt"            # --state naming a file, not a folder
+    state.write_text("mine")
+    script = tmp_path / "s.txt"
+    script.write_text("show\n")
+    args = ["--state", str(state)] + (["--service"] if service else ["--script", str(script)])
+    assert simmod.main(args) == simmod.BAD_SCRIPT
+    err = capsys.readouterr().err
+    assert err.startswith("sim: cannot keep the table's state in %s: " % state) and "Not a directory" in err
+    assert state.read_text() == "mine"
+
+
 def test_a_bad_script_from_the_command_line_exits_with_its_line_and_no_traceback(tmp_path):
     import subprocess
     import sys

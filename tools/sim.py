@@ -31,8 +31,9 @@ Script commands (one per line, # starts a comment):
 
 Every line of a script is checked before the table runs: a line with a word missing, extra or
 out of range is reported as "FILE line N: 'LINE': what is wrong" and nothing runs (exit
-status 2, also for a script that cannot be read).  A failed expectation is reported the same
-way with the table as it is, and ends the replay (exit status 1).
+status 2, also for a script that cannot be read or a --state folder that cannot be used).
+A failed expectation is reported the same way with the table as it is, and ends the replay
+(exit status 1).
 """
 
 import argparse
@@ -737,7 +738,8 @@ def main(argv=None):
         except ValueError as error:
             parser.error(str(error))
     if args.service:
-        return serve(Simulation(state, fresh=args.fresh, link=link, game=args.game))
+        sim = _start(state, args.fresh, link, args.game)
+        return BAD_SCRIPT if sim is None else serve(sim)
     if args.script is None and not sys.stdin.isatty():
         # the game's own demo: a UTH table's (demo.txt) would look for the progressive
         args.script = os.path.join(os.path.dirname(__file__), "sim_scripts",
@@ -752,11 +754,24 @@ def main(argv=None):
             sys.stderr.write("sim: cannot read the script %s: %s\n" % (
                 args.script, getattr(error, "strerror", None) or error))
             return BAD_SCRIPT
-    sim = Simulation(state, fresh=args.fresh, link=link, game=args.game)
+    sim = _start(state, args.fresh, link, args.game)
+    if sim is None:
+        return BAD_SCRIPT
     if args.script:
         return run_script(sim, lines, source=args.script, err=sys.stderr, heading=legend_text())
     interactive(sim)
     return 0
+
+
+def _start(state, fresh, link, game):
+    """The Simulation main() runs, or None when its state folder cannot be used (a file of
+    that name, no permission): said on stderr in one line."""
+    try:
+        return Simulation(state, fresh=fresh, link=link, game=game)
+    except OSError as error:
+        sys.stderr.write("sim: cannot keep the table's state in %s: %s\n"
+                         % (state, getattr(error, "strerror", None) or error))
+        return None
 
 
 def link_setup(address, table_id, key_file, timings=None):
