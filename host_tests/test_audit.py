@@ -368,6 +368,8 @@ def test_the_audit_of_a_linked_table_reports_and_exports_its_pool_and_ledger(tmp
             "log": as_log(log), "chain": audit.verify_chain(as_log(log))}
     text = audit.report(data)
     assert "linked table, link UP" in text
+    assert "Books: reconciled by the link controller, not checked here" in text
+    assert "Books: balance" not in text         # the table checked no equations of that pool
     assert [line.split() for line in text.splitlines() if line.startswith("pool ")] == \
         [["pool", "1", "250070"], ["pool", "2", "1000000"]]
     assert "wagered" in text and "200" in text
