@@ -416,21 +416,43 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
     if rom_manifest is None:
         try:
             manifest_bytes = read_at(root, MANIFEST_NAME)
-        except OSError:
-            return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
+        except OSError as error:
+            if _missing(error):
+                return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
+            return Result(BAD_MANIFEST, "%s cannot be read (%s)" % (MANIFEST_NAME, _os_error(error)))
     try:
         key = read_at(root, KEY_NAME)
-    except OSError:
+    except OSError as error:
+        if not _missing(error):
+            # provisioned but unreadable (a damaged flash): never a check without the key
+            return Result(BAD_HMAC, "provisioned key %s cannot be read (%s)"
+                          % (KEY_NAME, _os_error(error)))
         key = None
     if key is not None:
         try:
             check_key(key)
         except ValueError as error:
             return Result(BAD_HMAC, "provisioned key unusable: %s" % error)
-    if rom_manifest is None:
-        return verify(manifest_bytes, lambda path: read_at(root, path), key, walk(listdir, root),
-                      board, lambda path: hash_at(root, path))
-    return _check_rom(rom_manifest, key, board, root, rom, read_at, hash_at, listdir)
+    try:
+        if rom_manifest is None:
+            return verify(manifest_bytes, lambda path: read_at(root, path), key,
+                          walk(listdir, root), board, lambda path: hash_at(root, path))
+        return _check_rom(rom_manifest, key, board, root, rom, read_at, hash_at, listdir)
+    except OSError as error:
+        # a folder that cannot be listed: its files can be neither checked nor ruled out
+        return Result(MISSING_FILE, "the files on the board cannot be listed (%s)"
+                      % _os_error(error))
+
+
+_ENOENT = 2     # the OSError number of a file that is not there (both runtimes)
+
+
+def _missing(error):
+    return (error.args[0] if error.args else 0) == _ENOENT
+
+
+def _os_error(error):
+    return "%s %s" % (type(error).__name__, error.args[0] if error.args else "")
 
 
 def _check_rom(manifest_bytes, key, board, root, rom, read_at, hash_at, listdir):

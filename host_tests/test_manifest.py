@@ -4,6 +4,7 @@ the digest against the documented format, and every kind of tampering."""
 import hashlib
 import hmac
 import json
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -248,6 +249,33 @@ def test_check_device_with_a_key_rejects_an_unkeyed_build(tmp_path):
 def test_check_device_without_a_manifest(tmp_path):
     result = manifest.check_device(str(tmp_path))
     assert (result.reason, result.detail) == ("bad-manifest", "manifest.json is missing")
+
+
+def test_check_device_on_a_damaged_filesystem_names_what_it_could_not_read(tmp_path, monkeypatch):
+    # a flash that fails to read (EIO) is not a missing file, and never stops the boot with
+    # a traceback: the table comes up with PROGRAM ERROR and the reason
+    _install(tmp_path, FILES, build(KEY), KEY)
+    (tmp_path / "manifest.key").unlink()
+    (tmp_path / "manifest.key").mkdir()               # there, but no key can be read from it
+    result = manifest.check_device(str(tmp_path))
+    assert result.reason == "bad-hmac" and "manifest.key cannot be read" in result.detail
+    (tmp_path / "manifest.key").rmdir()
+    (tmp_path / "manifest.key").write_bytes(KEY)
+    real_listdir = os.listdir
+
+    def failing_listdir(path):
+        if path.endswith("poker"):
+            raise OSError(5, "EIO")
+        return real_listdir(path)
+    monkeypatch.setattr(os, "listdir", failing_listdir)
+    result = manifest.check_device(str(tmp_path))
+    assert not result.ok and result.reason == "missing-file"
+    assert "cannot be listed" in result.detail and "5" in result.detail
+    monkeypatch.setattr(os, "listdir", real_listdir)
+    (tmp_path / "manifest.json").unlink()
+    (tmp_path / "manifest.json").mkdir()
+    result = manifest.check_device(str(tmp_path))
+    assert result.reason == "bad-manifest" and "manifest.json cannot be read" in result.detail
 
 
 def test_walk_lists_files_relative_and_sorted():
