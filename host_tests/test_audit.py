@@ -378,3 +378,20 @@ def test_the_audit_of_a_linked_table_reports_and_exports_its_pool_and_ledger(tmp
         rows = {(r["scope"], r["meter"]): int(r["value"]) for r in csv.DictReader(f)}
     assert rows[("linked", "pool 1")] == 250070 and rows[("linked", "pool 2")] == 1000000
     assert rows[("table", "wagered")] == 200
+
+
+@pytest.mark.parametrize("option,value,shown", [
+    ("--command", "status\nmeters", "0x0a"),
+    ("--command", "meters\x03", "0x03"),       # Ctrl-C: on the USB console it stops the table
+    ("--command", "config_set {\"wager\": \u201c200\u201d}", "0x201c"),
+    ("--sim-command", "key on\x04", "0x04"),
+])
+def test_a_command_the_protocol_cannot_carry_is_refused_before_the_table_is_reached(
+        monkeypatch, capsys, option, value, shown):
+    opened = []
+    monkeypatch.setattr(audit, "SimLink", lambda *args: opened.append(args))
+    with pytest.raises(SystemExit) as stop:
+        audit.main(["--sim", option, value])
+    assert stop.value.code == 2 and opened == []
+    err = capsys.readouterr().err
+    assert "%s %r" % (option, value) in err and shown in err

@@ -388,11 +388,27 @@ def parser():
     return p
 
 
+def unsendable(line):
+    """The first character of line that no protocol line may hold (docs/service-protocol.md:
+    printable ASCII and tab), or None.  A line break would split the command in two, and on
+    a board's USB console Ctrl-C (0x03) stops the table's program."""
+    for ch in line:
+        if ch != "\t" and not " " <= ch <= "~":
+            return ch
+    return None
+
+
 def main(argv=None, out=None):
     out = out or sys.stdout
     args = parser().parse_args(argv)
     if args.sim_command and not args.sim:
         parser().error("--sim-command needs --sim")
+    for option, lines in (("--command", args.command), ("--sim-command", args.sim_command)):
+        for line in lines:
+            bad = unsendable(line)
+            if bad is not None:
+                parser().error("%s %r: character 0x%02x is not printable ASCII (one command of "
+                               "printable ASCII per option)" % (option, line, ord(bad)))
     try:
         link = SimLink(args.state, args.fresh) if args.sim else SerialLink(args.port, args.baud)
     except (OSError, ImportError) as error:
