@@ -44,6 +44,7 @@ _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a 
 _DISPLAY_RETRY_MS = const(2000)    # a dealer display that stopped answering is started again
 _OLED_LINES = const(8)
 _NEWLINE = const(10)
+_RETURN = const(13)
 
 # Beep pattern of each controller beep (index = tc.BEEP_*).
 BEEPS = (None, buz.ACCEPT, buz.ERROR, buz.TAMPER, buz.JACKPOT)
@@ -386,6 +387,7 @@ class ConsoleWatch:
         self.program = program
         self.refused = 0                # lines answered with SERVICE_UNAVAILABLE
         self._byte = bytearray(1)
+        self._after_return = False
 
     def poll(self, now):
         if not self.port.any():
@@ -404,7 +406,10 @@ class ConsoleWatch:
         # (a module whose import failed is not left in sys.modules: the next line loads afresh)
         port, byte = self.port, self._byte
         while port.any() and port.readinto(byte):
-            if byte[0] == _NEWLINE:
+            # a line ends at CR, LF or CR LF (counted once), as in firmware.service
+            after_return = self._after_return
+            self._after_return = byte[0] == _RETURN
+            if byte[0] == _RETURN or (byte[0] == _NEWLINE and not after_return):
                 self.refused += 1
                 # MemoryError: built without allocating, the heap being full
                 port.write(SERVICE_NO_HEAP if isinstance(error, MemoryError) else

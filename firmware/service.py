@@ -1,9 +1,10 @@
 """The service protocol: meters, hits, event log, program check and configuration over a stream.
 
 A technician's tool (``tools/audit.py``) or a terminal sends one command per line (ASCII,
-ending in ``\\n``; a ``\\r`` before it is ignored) and gets exactly one reply line: a JSON
-object with ``"ok": true`` and the data, or ``"ok": false`` with ``"error"`` (a sentence) and
-``"code"`` (a word).  docs/service-protocol.md is the reference.  Commands::
+ending in ``\\n``, ``\\r\\n`` or ``\\r``: whatever a terminal's Enter sends) and gets
+exactly one reply line: a JSON object with ``"ok": true`` and the data, or ``"ok": false``
+with ``"error"`` (a sentence) and ``"code"`` (a word).  docs/service-protocol.md is the
+reference.  Commands::
 
     help                         the command list
     status                       phase, round, key switch, memory, log and program state
@@ -115,6 +116,7 @@ class Service:
         self._bad_byte = -1
         self._bad_at = 0
         self._last_byte = 0
+        self._after_return = False      # the last byte ended a line with CR: an LF now is its pair
         self.now_ms = 0
         self.lines = 0                  # lines answered
         self.rejected = 0               # lines answered with an error
@@ -157,10 +159,12 @@ class Service:
     def _byte(self, b, now_ms):
         # the timeout counts from the last byte: a person typing a command by hand is slow
         self._last_byte = now_ms
-        if b == _NEWLINE:
-            self._end_line()
-            return
-        if b == _RETURN:
+        # Enter is CR (PuTTY, minicom, screen), LF (mpremote) or CR LF: each ends one line
+        after_return = self._after_return
+        self._after_return = b == _RETURN
+        if b == _NEWLINE or b == _RETURN:
+            if not (b == _NEWLINE and after_return):
+                self._end_line()
             return
         if (b < _SPACE and b != _TAB) or b > _TILDE:
             if self._bad_byte < 0:

@@ -450,7 +450,10 @@ def test_binary_flood_is_answered_line_by_line_and_the_buffer_recovers(table):
             break
     replies = table.port.replies()
     assert replies and all(r["ok"] is False for r in replies)
-    assert len(replies) == garbage.count(b"\n") + 1
+    # one reply per line end: a CR, an LF, or a CR LF pair (counted once)
+    text = garbage + b"\n"
+    ends = text.count(b"\r") + text.count(b"\n") - text.count(b"\r\n")
+    assert len(replies) == ends
     assert table.fingerprint() == before
     assert table.ask("status")["phase"] == "OPEN"
 
@@ -482,6 +485,40 @@ def test_a_line_split_across_polls_and_crlf_is_one_command(table):
     table.service.poll(table.tick())
     replies = table.port.replies()
     assert len(replies) == 1 and replies[0]["cmd"] == "status"
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"])
+def test_enter_in_any_terminal_program_ends_the_line(table, ending):
+    # PuTTY, minicom, screen and picocom send CR alone for Enter; mpremote LF; others CR LF:
+    # each is one line end, answered at once (not dropped as unfinished two seconds later)
+    table.port.rx += b"status" + ending + b"help" + ending
+    table.service.poll(table.tick())
+    replies = table.port.replies()
+    assert [r["cmd"] for r in replies] == ["status", "help"] and all(r["ok"] for r in replies)
+    table.service.poll(table.tick(svc.LINE_TIMEOUT_MS + 20))
+    assert table.port.replies() == []               # nothing left over, no empty line
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"])
+def test_the_console_watch_answers_each_line_end_while_the_protocol_cannot_load(
+        table, monkeypatch, ending):
+    import sys
+
+    from firmware import app
+    monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
+    watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
+    table.port.rx += b"status" + ending + b"help" + ending
+    watch.poll(table.tick())
+    replies = table.port.replies()
+    assert [r["code"] for r in replies] == [svc.INTERNAL] * 2 and watch.refused == 2
+
+
+def test_a_crlf_split_between_two_polls_is_one_line_end(table):
+    table.port.rx += b"status\r"
+    table.service.poll(table.tick())
+    table.port.rx += b"\nhelp\r\n"
+    table.service.poll(table.tick())
+    assert [r["cmd"] for r in table.port.replies()] == ["status", "help"]
 
 
 def test_poll_reads_at_most_a_chunk_per_pass(table):
