@@ -193,6 +193,28 @@ def test_table_keeps_its_pool_across_a_restart(tmp_path):
     assert "RAM ERROR" in fresh.display()[0]
 
 
+def test_the_chips_stay_on_the_felt_across_a_restart(tmp_path):
+    # README: a later run resumes a locked round "like the real one across a power cut"; the
+    # chips on the spots do not vanish in a power cut, so the resumed round raises no tamper
+    # alarm and deals to the seats that wagered
+    from firmware.store import eventlog as ev
+    sim = simmod.Simulation(str(tmp_path))
+    ram_clear(sim)
+    for line in ("chip 2", "ante 2", "chip 4", "press LOCK"):
+        sim.command(line)
+    again = simmod.Simulation(str(tmp_path))          # the power comes back
+    again.run(2000)
+    assert again.covered(2) and again.covered(2, ante=True) and again.covered(4)
+    assert not again.covered(1)
+    assert again.pattern(2) == "ACCEPTED" and again.controller.tamper == 0
+    assert ev.TAMPER not in [e[3] for e in again.app.memory.log.events()]
+    assert [line.split()[0] for line in again.deal(3)][:2] == ["S2", "S2"]
+    again.command("chip 2 off")                        # a real removal after LOCK still alarms
+    assert again.pattern(2) == "TAMPER"
+    fresh = simmod.Simulation(str(tmp_path), fresh=True)
+    assert not fresh.covered(2) and not fresh.covered(4)
+
+
 def test_garbled_shoe_line_is_shown_and_the_round_goes_on():
     sim = simmod.Simulation(None)
     ram_clear(sim)

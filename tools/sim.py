@@ -57,6 +57,7 @@ LONG_MS = 1200
 LEGEND_CYCLE_MS = 4000   # every spot-light pattern repeats within this (spot_lights' cycle)
 SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beeps
 DEFAULT_STATE = ".sim"
+CHIPS_FILE = "chips.txt"  # in the state folder: the spots a chip lies on, kept across restarts
 # Lines of at most HELP_WIDTH characters: the interactive screen shows them beside the dealer
 # display, so that the whole screen fits an 80 x 24 terminal.
 KEYS_HELP = (
@@ -182,6 +183,11 @@ class Simulation:
         if state_dir and fresh:
             _wipe(state_dir)
         self.table = simulated.make(state_dir)
+        # The chips on the felt outlast a power cut, as the critical memory does: a resumed
+        # locked round finds its wagers where they were (no "chip gone at boot" tamper).
+        self.chips_path = os.path.join(state_dir, CHIPS_FILE) if state_dir else None
+        for pin in _read_chips(self.chips_path):
+            self.table.mcp.cover(pin)
         if before_boot is not None:
             before_boot(self.table)      # what the hardware is like at power-up (tests)
         fs = PathFS(self.table.flash_dir) if state_dir else MemFS()
@@ -276,7 +282,16 @@ class Simulation:
             self.table.mcp.cover(pin)
         else:
             self.table.mcp.uncover(pin)
+        self._save_chips()
         self.run(SETTLE_MS)
+
+    def _save_chips(self):
+        if self.chips_path is None:
+            return
+        levels = self.table.mcp.levels()
+        pins = [str(pin) for pin in range(16) if (levels >> pin) & 1 == 0]
+        with open(self.chips_path, "w") as f:
+            f.write(" ".join(pins) + "\n")
 
     def toggle_chip(self, seat, ante=False):
         covered = self.covered(seat, ante)
@@ -546,6 +561,20 @@ def _whole(word, what, low, high):
             wanted = "%d..%d" % (low, high)
         raise ScriptError("%s must be %s, got %r" % (what, wanted, word))
     return int(word)
+
+
+def _read_chips(path):
+    """The spot pins a chip was left on (CHIPS_FILE), or none: no file, or not one we wrote."""
+    if path is None:
+        return []
+    try:
+        with open(path) as f:
+            words = f.read(200).split()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not all(word.isdigit() and word.isascii() and int(word) < 16 for word in words):
+        return []
+    return [int(word) for word in words]
 
 
 def _wipe(state_dir):
