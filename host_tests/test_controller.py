@@ -220,6 +220,21 @@ def test_settle_needs_the_flop_and_the_jackpot_seats_cards(table):
     assert table.c.phase == tc.RESULTS
 
 
+def test_results_without_the_dealers_cards_name_the_hand_on_the_whole_board(table):
+    """A UTH round settles once the river is dealt, with or without the dealer's cards (the
+    jackpot needs none of them): each seat's line names the hand it holds on the whole board,
+    with no verdict, not the hand it held on the flop."""
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    # seat 1: 2h 7h + Qh Jh 4h is a flush with the turn (hole2_board3 and best5of7 alike);
+    # on the flop (Qh Jh 3c) it was a high card
+    table.deal([(1, "2h 7h"), (2, "Ac Ad"), (8, "Qh Jh 3c 4h 9d")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.RESULTS
+    assert table.c.results == ["S1 Flush", "S2 One Pair"]
+
+
 def lock_seats(table, seats):
     """Each seat puts its jackpot chip and its Ante down, then the dealer presses LOCK."""
     for seat in seats:

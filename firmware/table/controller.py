@@ -989,7 +989,9 @@ class RoundController:
                 continue
             if len(board) < FLOP:
                 continue
-            value = self._player_value(hole, board) if full else hands.best5(hole + board[:FLOP])
+            # the hand the seat holds on the board dealt, whether or not the dealer's cards
+            # are in (a UTH round settles without them: the jackpot needs none)
+            value = self._player_value(hole, board)
             verdict = ""
             if full:
                 verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
