@@ -299,3 +299,47 @@ def test_fixed_lines_are_kept_in_small_lists_and_read_like_one():
     assert max(len(chunk) for chunk in lines.chunks) <= 32 and len(lines.chunks) == 4
     with pytest.raises(IndexError):
         lines[101]
+
+
+def test_a_table_without_the_progressive_shows_no_pool(tmp_path):
+    """A Four Card Poker table has no progressive (its sign shows no pool): its audit menu
+    and its RAM CLEAR screen show no pool and no jackpot meters, and its rounds' lock and
+    settle entries no jackpot wagers or pool amount, where a $10,000.00 pool and "pool $0.00"
+    entries contradicted each other and the sign."""
+    from host_tests.test_controller import Table
+
+    t = Table(tmp_path, tc.FCP)
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_CLEAR
+    assert t.c.view.lines[1:3] == ["FOUR CARD POKER", "no jackpot pool"]
+    assert "$" not in t.screen()
+    t.press(btn.OK)
+    t.key(False)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    t.press(btn.SETTLE)
+    t.chip(1, ante=True, placed=False)
+    lines = list(open_audit(t))
+    assert lines[3:5] == ["FOUR CARD POKER", "no jackpot"]
+    assert not [line for line in lines if "pool" in line or "$" in line], lines
+    assert entry(t.c.menu, 2)[1:] == [" settle", ""]
+    assert entry(t.c.menu, 1)[1:] == [" lock", ""]
+
+
+def test_a_table_changed_to_another_game_still_shows_the_pool_it_has_a_history_of(table):
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.key(True)
+    table.press(btn.BACK, long=True)        # the round void: a wager taken and given back
+    table.key(False)
+    table.chip(1, placed=False)
+    table.chip(1, ante=True, placed=False)
+    table.game = tc.FCP                     # the table's configuration now says Four Card Poker
+    table.boot()
+    table.press(btn.SETTLE)                 # past the void round's results, shown again
+    lines = list(open_audit(table))
+    assert "pool 0 $10000.00" in lines and "wagers         1" in lines

@@ -20,7 +20,7 @@ from firmware.jackpot import meternames
 from firmware.jackpot import paytable as jpay
 from firmware.store import eventlog as ev
 from firmware.store import eventnames
-from firmware.table.phases import CONFIG_ITEMS, WIDTH
+from firmware.table.phases import CONFIG_ITEMS, GAME_TITLES, UTH, WIDTH
 from firmware.table.screens import money, short
 
 ENTRY_LINES = const(3)       # display lines per event log entry
@@ -137,8 +137,12 @@ def hit_lines(out, hit):
             [str(s) for s in envied])), 2, " "))
 
 
-def values(kind, a, b, c):
-    """The words showing an event's values, most important first."""
+def values(kind, a, b, c, jackpot=True):
+    """The words showing an event's values, most important first.  At a table without the
+    progressive (jackpot False) a lock or settle that moved no jackpot money shows none: its
+    zero wagers and pool are no pool's."""
+    if not jackpot and not b and not c and (kind == ev.LOCK or kind == ev.SETTLE):
+        return ()
     if kind == ev.POWER_UP:
         return ("cause %d" % a,)
     if kind == ev.CM_ERROR:
@@ -194,15 +198,15 @@ def values(kind, a, b, c):
     return ()
 
 
-def entry_lines(entry):
-    """The ENTRY_LINES display lines of one unpacked event log entry."""
+def entry_lines(entry, jackpot=True):
+    """The ENTRY_LINES display lines of one unpacked event log entry (jackpot: as values)."""
     seq, time, round_no, kind, a, b, c = entry[:7]
     top = "#%d %s" % (seq, clock(time))
     tag = " r%d" % round_no
     if len(top) + len(tag) <= WIDTH:
         top += tag
     name = eventnames.SHORT_NAMES.get(kind) or "kind %d" % kind
-    rest = wrap((name,) + values(kind, a, b, c), ENTRY_LINES - 1, " ")
+    rest = wrap((name,) + values(kind, a, b, c, jackpot), ENTRY_LINES - 1, " ")
     while len(rest) < ENTRY_LINES - 1:
         rest.append("")
     return [top[:WIDTH]] + rest
@@ -246,11 +250,13 @@ class Lines:
 class AuditMenu:
     """The audit menu's lines: `fixed` (display lines: a Lines, or any sequence of them),
     then the entries `log` (an EventLog) holds when the menu opens, newest first, read on
-    demand.  `marks` are the line numbers where sections start (OK jumps between them)."""
+    demand.  `marks` are the line numbers where sections start (OK jumps between them);
+    `jackpot` False for a table whose game has no progressive (entry_lines)."""
 
-    def __init__(self, fixed, log, marks=()):
+    def __init__(self, fixed, log, marks=(), jackpot=True):
         self.fixed = fixed
         self.log = log
+        self.jackpot = jackpot
         self.marks = list(marks) + [len(fixed)]
         self.newest = log.count - 1
         self.oldest = log.first_available()
@@ -309,7 +315,8 @@ class AuditMenu:
                 else:
                     entry = ev.unpack(raw)
                     # a page overwritten since the menu opened holds newer entries
-                    out.append(entry_lines(entry) if entry[0] == seq else _missing(seq, "overwritten"))
+                    out.append(entry_lines(entry, self.jackpot) if entry[0] == seq
+                               else _missing(seq, "overwritten"))
                 seq += 1
         except Exception:  # noqa: BLE001 - the audit shows what it can read
             pass
@@ -353,6 +360,34 @@ def open_menu(c):
         lines.append("entries %d/%d" % (lk.acked, lk.last_n))
         lines.append("hits queued %d" % len(lk.awaiting))
         lines.append("local pool frozen")
+    if c.game == UTH or jp.table_meters()["wagers"]:
+        # (a table whose game changed keeps showing the jackpot its meters have a history of)
+        _jackpot_lines(lines, marks, jp)
+    else:
+        # no progressive at this game: the reset values in the record the table keeps are no
+        # pool of its (the sign shows none), so none is shown here either
+        marks.append(len(lines))
+        lines.append(GAME_TITLES[c.game][:WIDTH])
+        lines.append("no jackpot")
+    marks.append(len(lines))
+    lines.append("memory " + c.memory.status)
+    config_ok, config_text = c.config_state()
+    lines.append("config " + ("ok" if config_ok else "FAILED"))
+    for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):
+        lines.append(config_text[i:i + WIDTH])
+    lines.append("program " + ("ok" if c.program_ok else "FAILED"))
+    text = c.program_text + " " + c.program_digest
+    for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
+        lines.append(text[i:i + WIDTH])
+    log = c.memory.log
+    marks.append(len(lines))
+    lines.append("events %d" % log.count)
+    lines.append("held from #%d" % log.first_available())
+    return AuditMenu(lines, log, marks, c.game == UTH)
+
+
+def _jackpot_lines(lines, marks, jp):
+    """Every pool's meters, the table meters and the last hits of the Jackpot jp."""
     for slot in jp.active_slots():
         meters = jp.pool_meters(slot)
         marks.append(len(lines))
@@ -369,18 +404,3 @@ def open_menu(c):
     lines.append("last hits %d" % len(hits))
     for hit in hits[::-1]:
         hit_lines(lines, hit)
-    marks.append(len(lines))
-    lines.append("memory " + c.memory.status)
-    config_ok, config_text = c.config_state()
-    lines.append("config " + ("ok" if config_ok else "FAILED"))
-    for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):
-        lines.append(config_text[i:i + WIDTH])
-    lines.append("program " + ("ok" if c.program_ok else "FAILED"))
-    text = c.program_text + " " + c.program_digest
-    for i in range(0, min(len(text), 8 * WIDTH), WIDTH):
-        lines.append(text[i:i + WIDTH])
-    log = c.memory.log
-    marks.append(len(lines))
-    lines.append("events %d" % log.count)
-    lines.append("held from #%d" % log.first_available())
-    return AuditMenu(lines, log, marks)

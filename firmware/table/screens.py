@@ -220,12 +220,17 @@ def render_lines(c):
         lines[7] = "RAM clear"
     elif phase == RAM_CLEAR:
         lines[0] = "RAM CLEAR?"
-        lines[1] = "reset values:"
-        config = c.jackpot_config or jcfg.default()
-        row = 2
-        for slot in config.active_slots():
-            lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))
-            row += 1
+        if c.game != UTH:
+            # no progressive at this game: no pool to reset
+            lines[1] = GAME_TITLES[c.game]
+            lines[2] = "no jackpot pool"
+        else:
+            lines[1] = "reset values:"
+            config = c.jackpot_config or jcfg.default()
+            row = 2
+            for slot in config.active_slots():
+                lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))
+                row += 1
         lines[6] = "OK=accept"
         lines[7] = "BACK=cancel"
     elif phase == AUDIT:
