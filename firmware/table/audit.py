@@ -16,6 +16,7 @@ its entry's lines is left out rather than shown cut.
 
 from firmware.compat import const
 from firmware.drivers import shoe, spot_sensors
+from firmware.jackpot import config as jcfg
 from firmware.jackpot import meternames
 from firmware.jackpot import paytable as jpay
 from firmware.store import eventlog as ev
@@ -37,6 +38,12 @@ _LABEL_WORDS = (
     ("_", " "), ("four of a kind", "quads"), ("straight flush", "str flush"),
     ("royal flush", "royal"), ("contributions", "contrib"), ("reversed", "rev"),
     ("operator additions", "additions"), ("reserve", "rsv"), ("config changes", "config chg"),
+)
+# Jackpot configuration key words shortened for a setting's label (setting_label)
+_SETTING_WORDS = (
+    (".", " "), ("_rate", " rate"), ("reserve", "rsv"), ("four_of_a_kind", "quads"),
+    ("straight_flush", "SF"), ("royal_flush", "royal"), ("full_house", "FH"),
+    ("wager", "JP wager"),
 )
 
 
@@ -137,6 +144,50 @@ def hit_lines(out, hit):
             [str(s) for s in envied])), 2, " "))
 
 
+def setting_label(key):
+    """A jackpot configuration key as a label of at most 15 columns (``main.reserve_rate``
+    -> ``main rsv rate``, ``pay.four_of_a_kind`` -> ``pay quads``)."""
+    for old, new in _SETTING_WORDS:
+        key = key.replace(old, new)
+    return key
+
+
+def setting_value(key, value):
+    """The value a CONFIG_CHANGE carries for key (firmware.jackpot.config.logged_value) as
+    text: money, a rate as a percent, a pay line as odds (and percent of the pool), on/off."""
+    if key == "split":
+        return "on" if value else "off"
+    if key.startswith("pay."):
+        odds, percent = value // 1000, value % 1000
+        if not odds and not percent:
+            return "off"
+        return "%d:1" % odds + ("/%d%%" % percent if percent else "")
+    if key.endswith("rate"):
+        whole, part = value // 10000, value % 10000
+        if not part:
+            return "%d%%" % whole
+        text = "%04d" % part
+        while text.endswith("0"):
+            text = text[:-1]
+        return "%d.%s%%" % (whole, text)
+    if key.endswith("ceiling") and not value:
+        return "off"
+    return money(value)
+
+
+def _setting(a, b, c):
+    """The words of a CONFIG_CHANGE of jackpot setting a (jcfg.SETTING_BASE + its index):
+    its label, then old and new values, or the new one where both do not fit a line."""
+    keys = [item[0] for item in jcfg.default().items()]
+    index = a - jcfg.SETTING_BASE
+    if not 0 <= index < len(keys):
+        return ("setting %d" % a, "%d" % b, "to %d" % c)
+    key = keys[index]
+    old, new = setting_value(key, b), setting_value(key, c)
+    change = "%s to %s" % (old, new)
+    return (setting_label(key), change if len(change) < WIDTH else "to " + new)
+
+
 def values(kind, a, b, c, jackpot=True):
     """The words showing an event's values, most important first.  At a table without the
     progressive (jackpot False) a lock or settle that moved no jackpot money shows none: its
@@ -164,6 +215,8 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.SUPERVISOR_CONFIRM:
         return ("sup %d" % a, "hits %d" % b)
     if kind == ev.CONFIG_CHANGE:
+        if a >= jcfg.SETTING_BASE:
+            return _setting(a, b, c)
         if 1 <= a <= len(CONFIG_ITEMS):
             what, old, new = CONFIG_ITEMS[a - 1][0], money(b), money(c)
         else:
@@ -206,7 +259,11 @@ def entry_lines(entry, jackpot=True):
     if len(top) + len(tag) <= WIDTH:
         top += tag
     name = eventnames.SHORT_NAMES.get(kind) or "kind %d" % kind
-    rest = wrap((name,) + values(kind, a, b, c, jackpot), ENTRY_LINES - 1, " ")
+    words = (name,) + values(kind, a, b, c, jackpot)
+    if kind == ev.CONFIG_CHANGE and a >= jcfg.SETTING_BASE and len(name) + len(words[1]) + 2 > WIDTH:
+        # a jackpot setting's label says what changed; the kind's name only where it fits
+        words = words[1:]
+    rest = wrap(words, ENTRY_LINES - 1, " ")
     while len(rest) < ENTRY_LINES - 1:
         rest.append("")
     return [top[:WIDTH]] + rest
