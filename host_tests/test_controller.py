@@ -292,6 +292,43 @@ def test_restart_after_lock_resumes_the_round(table):
     assert c.view.meter[0] == RESET + PER_WAGER
 
 
+def test_a_jackpot_seats_fold_survives_a_power_cut_that_keeps_the_rounds_cards(table):
+    """Seat 1 folds at the river after the supervisor voided seat 2, whose commit saved the
+    round's cards.  The power goes: the round resumes with every card in, the display says
+    SETTLE again, and seat 1's fold must still be there, or SETTLE would offer its flush the
+    jackpot, which a folded seat cannot win [UTH 10.2]."""
+    lock_seats(table, (1, 2, 3))
+    table.deal([(1, "Ah Kh"), (2, "2c 7d"), (3, "9c 9d"), (8, "Qh 2h 3h 4c 5d"), (0, "8c 8d")])
+    table.press(btn.UP)                     # cursor to seat 2
+    table.key(True)
+    table.press(btn.BACK)                   # void seat 2: committed with the round's cards
+    table.key(False)
+    table.press(btn.DOWN)                   # back to seat 1
+    table.press(btn.OK)                     # seat 1 folds
+    assert table.c.rec.folded == 0b1
+    c = table.boot()                        # the power comes back
+    assert c.phase == tc.LOCKED and "SETTLE again" in table.screen()
+    assert c.rec.folded == 0b1
+    table.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS and c.hits == []
+    assert "S1 fold" in c.results
+    assert events_of(table.memory, ev.JACKPOT_HIT) == []
+
+
+def test_a_fold_whose_commit_fails_is_undone_and_says_so(table, monkeypatch):
+    lock_seats(table, (1,))
+
+    def broken(*args, **kwargs):
+        raise OSError("flash write failed")
+
+    monkeypatch.setattr(table.memory, "commit_admin", broken)
+    table.press(btn.OK)                     # seat 1, with a jackpot wager, folds
+    assert table.c.rec.folded == 0 and "MEMORY FAULT" in table.screen()
+    monkeypatch.undo()
+    table.press(btn.OK)
+    assert table.c.rec.folded == 0b1 and "FOLDED" in table.screen()
+
+
 def test_power_cut_between_confirm_and_settle_pays_exactly_once(table, monkeypatch):
     royal_round(table)
     table.key(True)

@@ -866,6 +866,21 @@ class RoundController:
             return "board %d/%d" % (len(board), self.board_cards)
         return ""
 
+    def _toggle_fold(self, seat):
+        """Fold (or unfold) seat index `seat`.  A seat with a jackpot wager is committed at
+        once with the round: a folded seat cannot win the jackpot [UTH 10.2], and a power cut
+        must not lose its fold while the round's cards, committed before (a seat void), are
+        kept and the resumed round says SETTLE again.  When that commit fails the fold is
+        undone and the dealer sees the memory fault."""
+        bit = 1 << seat
+        self.rec.folded ^= bit
+        if self.rec.accepted & ~self.rec.voided & bit:
+            if self.commit_admin([], self._sections()):
+                self.rec.folded ^= bit
+                return
+            self._link_committed()
+        self.message = ""      # so the screen's own fold line shows at once, not in 4 s
+
     def _jackpot_hands(self):
         out = []
         for s in range(self.seats):

@@ -142,8 +142,7 @@ def _on_locked(c, button, long):
         if c.rec.voided & 1 << c.cursor:
             c._say("Seat %d is void" % (c.cursor + 1), "cannot fold")
         else:
-            c.rec.folded ^= 1 << c.cursor
-            c.message = ""      # so the screen's own fold line shows at once, not in 4 s
+            c._toggle_fold(c.cursor)
 
 
 def _on_confirm(c, button, long):
