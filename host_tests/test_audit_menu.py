@@ -356,3 +356,18 @@ def test_a_table_changed_to_another_game_still_shows_the_pool_it_has_a_history_o
     table.press(btn.SETTLE)                 # past the void round's results, shown again
     lines = list(open_audit(table))
     assert "pool 0 $10000.00" in lines and "wagers         1" in lines
+
+
+def test_a_pay_line_whose_odds_are_below_its_percent_is_logged_as_a_pay_line():
+    """A straight flush paying 10 to 1 or 10% of the pool was logged as if it were a rate
+    (10/10 of a million parts), which reads back as 1000 to 1 and no percent."""
+    from firmware.jackpot import config as jcfg
+    from firmware.table import audit
+
+    config = jcfg.build({"pay": {"straight_flush": (10, 10)}})
+    change = jcfg.logged_change(config, "pay.straight_flush", (1000, 10), (10, 10))
+    assert change == (105, 1000010, 10010)
+    lines = audit.entry_lines((9, WALL, 1, ev.CONFIG_CHANGE) + change + (b"",))
+    assert lines[1:] == [" config pay SF", " to 10:1/10%"]
+    # the rates keep their parts per million
+    assert jcfg.logged_change(config, "main.rate", (70, 100), (3, 8)) == (107, 700000, 375000)
