@@ -73,6 +73,10 @@ SHOWN = [
     ((ev.CM_RECOVERED, 0, 0xFFFF, 5), [" CM recovered", " copy 0 from RAM"]),
     ((ev.LOCK, 0, 0b101, 200), [" lock S1,3 $2.00", ""]),
     ((ev.VOID, 1, 0b1, -100), [" void S1 -$1.00", ""]),
+    ((ev.LOCK, 0, 0b11111, 500), [" lock S1,2,3,4,5", " $5.00"]),
+    # seven seats: the amount beside the name, not left out for want of room
+    ((ev.LOCK, 0, 0b1111111, 700), [" lock $7.00", " S1,2,3,4,5,6,7"]),
+    ((ev.VOID, 0, 0b111111, 600), [" void $6.00", " S1,2,3,4,5,6"]),
     ((ev.JACKPOT_HIT, 3, 4, 1000140), [" jackpot hit S3", " $10001.40 Royal"]),
     ((ev.JACKPOT_HIT, 2, 1, 15000), [" jackpot hit S2", " $150.00 FH"]),
     ((ev.JACKPOT_HIT, 1, 2, 50000), [" jackpot hit S1", " $500.00 Quads"]),

@@ -203,7 +203,13 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.RAM_CLEAR:
         return ("sup %d" % a, "after #%d" % b)
     if kind == ev.LOCK or kind == ev.VOID:
-        return (seats(b), money(c))
+        who, amount = seats(b), money(c)
+        name = eventnames.SHORT_NAMES.get(kind, "")
+        if len(name) + len(who) + 2 > WIDTH and len(who) + len(amount) + 2 > WIDTH:
+            # six or seven seats share no line with the name or the amount: the amount
+            # first, beside the name, so that the wagers taken or returned are never left out
+            return (amount, who)
+        return (who, amount)
     if kind == ev.JACKPOT_HIT or kind == ev.LINK_CLAIM:
         # the amount (won, or the wager of a claim) and the hand share the entry's last line
         amount = money(c)
