@@ -137,3 +137,31 @@ def test_after_a_reboot_the_sign_shows_the_pool_at_once_not_counting_up_from_zer
     again = BoardRig(tmp_path)                   # the power comes back
     again.run(100)
     assert again.sign() == "10000.70"
+
+
+def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(table):
+    """Four flushes with a flop of three hearts: the CONFIRM screen lists three hands; the
+    supervisor verifies every one [11.13], so DOWN brings the fourth on screen (the last
+    line marks the hands above and below) before OK pays them all."""
+    for seat in (1, 2, 3, 4):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "Ah Kh"), (2, "2h 7h"), (3, "5h 6h"), (4, "9h Th"), (8, "Qh Jh 3h 4c 9d"),
+                (0, "9c 9s")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM and len(table.c.hits) == 4
+    lines = table.c.view.lines
+    assert lines[0] == "JACKPOT x4 r1" and lines[1] == "S1 Flush" and lines[7] == "KEY+OK to pay  v"
+    assert "S4" not in table.screen()
+    table.press(btn.DOWN)
+    assert lines[5] == "S4 Flush" and lines[6] == " $100.00" and lines[7] == "KEY+OK to pay ^"
+    table.press(btn.DOWN)                   # at the bottom: stays
+    assert lines[1] == "S2 Flush"
+    table.press(btn.UP)
+    assert lines[1] == "S1 Flush"
+    table.press(btn.DOWN)
+    table.key(True)
+    table.press(btn.OK)
+    assert table.c.phase == tc.RESULTS and table.c.view.lines[1] == "S1 Flush W"
+    assert len(events_of(table.memory, ev.JACKPOT_HIT)) == 4

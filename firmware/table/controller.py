@@ -203,6 +203,7 @@ class RoundController:
         self.config_index = 0
         self.entry_field = 0     # card entry: the field UP/DOWN change (0 to, 1 rank, 2 suit)
         self.results_top = 0     # first result line on the RESULTS screen (UP/DOWN scroll)
+        self.confirm_top = 0     # first jackpot hand on the CONFIRM screen (UP/DOWN scroll)
         self._waiting = 0        # bit per button: pressed, its short action waits for RELEASE
         self._acted = 0          # bit per button: acted on its PRESS; its LONG is ignored
         # linked progressive (None / unused on a standalone table)
@@ -918,6 +919,7 @@ class RoundController:
             if self.commit_admin([], self._sections()):
                 return
             self._set_phase(CONFIRM)
+            self.confirm_top = 0
             self.message = ""
             self._beep(BEEP_JACKPOT)
             return

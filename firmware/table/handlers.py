@@ -20,6 +20,7 @@ from firmware.table.phases import (
     CARD_ENTRY,
     CONFIG,
     CONFIG_ITEMS,
+    CONFIRM_HITS,
     DEALER,
     LINES,
     LOCKED,
@@ -148,6 +149,11 @@ def _on_locked(c, button, long):
 def _on_confirm(c, button, long):
     if button == btn.OK:
         c._confirm()
+    elif button == btn.DOWN:
+        # more jackpot hands than the screen lists: each is seen before it is confirmed
+        c.confirm_top = min(c.confirm_top + 1, max(0, len(c.hits) - CONFIRM_HITS))
+    elif button == btn.UP:
+        c.confirm_top = max(0, c.confirm_top - 1)
     elif button == btn.BACK and c.key_on:
         if long:
             supervised(c, "void_round")

@@ -5,7 +5,9 @@ one-shot win and beep requests).  ``seat_light`` and ``render_lines`` read a Rou
 and fill the view; nothing here changes the round.
 
 The RESULTS screen shows ``RESULT_LINES`` result lines from ``c.results_top`` (UP/DOWN
-scroll); its last line marks more lines above with ``^`` and below with ``v``.  The CARD
+scroll); its last line marks more lines above with ``^`` and below with ``v``.  The CONFIRM
+screen lists ``CONFIRM_HITS`` jackpot hands from ``c.confirm_top``, scrolled and marked
+alike.  The CARD
 ENTRY screen marks the field UP/DOWN change (``c.entry_field``) with ``>``.
 """
 
@@ -195,11 +197,16 @@ def render_lines(c):
             # more winners than lines: the count is on the title, the list in the results
             lines[0] = ("JACKPOT x%d r%d" % (len(c.hits), c.rec.round_no))[:WIDTH]
         row = 1
-        for hit in c.hits[:CONFIRM_HITS]:
+        top = c.confirm_top
+        for hit in c.hits[top:top + CONFIRM_HITS]:
             lines[row] = ("S%d %s" % (hit[jm.H_SEAT], short(hit_name(hit))))[:WIDTH]
             lines[row + 1] = (" ~" if c.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
             row += 2
         lines[7] = "KEY+OK to pay" if not c.key_on else "OK to pay"
+        below = top + CONFIRM_HITS < len(c.hits)
+        if top or below:
+            # UP/DOWN bring the other hands on screen
+            lines[7] += " " + ("^" if top else " ") + ("v" if below else "")
     elif phase == RESULTS:
         results = c.results
         top = min(c.results_top, max(0, len(results) - RESULT_LINES))
