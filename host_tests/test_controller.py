@@ -316,7 +316,13 @@ def test_a_jackpot_seats_fold_survives_a_power_cut_that_keeps_the_rounds_cards(t
 
 
 def test_a_fold_whose_commit_fails_is_undone_and_says_so(table, monkeypatch):
-    lock_seats(table, (1,))
+    lock_seats(table, (1, 2))
+    table.deal([(1, "Ah Kh"), (2, "2c 7d")])
+    table.press(btn.UP)
+    table.key(True)
+    table.press(btn.BACK)                   # void seat 2: the round's cards committed
+    table.key(False)
+    table.press(btn.DOWN)
 
     def broken(*args, **kwargs):
         raise OSError("flash write failed")
@@ -327,6 +333,21 @@ def test_a_fold_whose_commit_fails_is_undone_and_says_so(table, monkeypatch):
     monkeypatch.undo()
     table.press(btn.OK)
     assert table.c.rec.folded == 0b1 and "FOLDED" in table.screen()
+
+
+def test_a_fold_before_any_card_is_committed_costs_no_flash_write(table):
+    """Until the round's cards are in critical memory a power cut loses them with the fold,
+    and the resumed round asks for that jackpot seat's hand again: nothing to commit."""
+    lock_seats(table, (1,))
+    table.deal([(1, "Ah Kh"), (8, "Qh 2h 3h 4c 5d"), (0, "9c 9d")])
+    writes = table.memory.log.count, table.memory.seq
+    table.press(btn.OK)                     # seat 1 folds
+    assert table.c.rec.folded == 0b1
+    assert (table.memory.log.count, table.memory.seq) == writes
+    c = table.boot()
+    assert c.phase == tc.LOCKED and "cards again" in table.screen() and c.rec.folded == 0
+    table.deal([(8, "Qh 2h 3h 4c 5d")])
+    assert "need seat 1 hand" in table.screen()
 
 
 def test_power_cut_between_confirm_and_settle_pays_exactly_once(table, monkeypatch):

@@ -68,6 +68,16 @@ def encode(rec):
     return bytes(out)
 
 
+def holds_cards(data):
+    """True when the encoded round record `data` (None: none) holds a card."""
+    if data is None or len(data) != SIZE:
+        return False
+    for i in range(_HEADER, SIZE):
+        if data[i] != NO_CARD:
+            return True
+    return False
+
+
 def decode(data):
     """A RoundRecord from bytes; ValueError names what is wrong."""
     if not isinstance(data, (bytes, bytearray)):
