@@ -8,6 +8,7 @@ from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.store import eventlog as ev
+from firmware.table import controller as tc
 from host_tests.test_controller import events_of
 from host_tests.test_table_payout import BoardRig
 
@@ -77,3 +78,19 @@ def test_chips_that_stayed_put_through_a_sensor_bus_glitch_are_still_taken_at_lo
     assert c.view.seat_light[0] == lights.PLACED
     b.press("LOCK")
     assert c.rec.accepted == 0b101
+
+
+def test_a_late_chip_handed_back_after_settle_stops_flashing_late(table):
+    # LATE is "a chip put down after LOCK": once the dealer has given it back (the chip is
+    # off the spot) the ring must not go on flashing LATE over an empty spot in RESULTS.
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    table.chip(2)                             # a late bet on seat 2
+    assert table.c.view.seat_light[1] == lights.LATE
+    table.deal([(1, "2h 7c"), (0, "9c 9s"), (8, "Qh Jd 3s 4c 8d")])
+    table.settle()
+    assert table.c.phase == tc.RESULTS
+    assert table.c.view.seat_light[1] == lights.LATE      # still on the spot: still late
+    table.chip(2, placed=False)               # handed back with the round's payouts
+    assert table.c.view.seat_light[1] != lights.LATE

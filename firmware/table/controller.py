@@ -452,8 +452,10 @@ class RoundController:
                     self._say("Seat %d late bet" % (seat + 1), "NOT accepted")
         elif kind == sensors.REMOVED:
             self.placed &= ~bit
+            # a late chip taken away is late no more, whatever the phase: its ring must not
+            # go on flashing LATE over an empty spot in RESULTS
+            self.late &= ~bit
             if self._chips_held() and not self.boot_scan:
-                self.late &= ~bit
                 # a voided seat's chip is handed back: its removal is no tamper
                 if self.rec.accepted & ~self.rec.voided & bit and not self.tamper & bit:
                     self.tamper |= bit
