@@ -3,6 +3,7 @@ sensor and why, not counted, its seat's ring showing FAULT, and logged once per 
 round for the technician."""
 
 
+from boards import base
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
@@ -94,3 +95,43 @@ def test_a_late_chip_handed_back_after_settle_stops_flashing_late(table):
     assert table.c.view.seat_light[1] == lights.LATE      # still on the spot: still late
     table.chip(2, placed=False)               # handed back with the round's payouts
     assert table.c.view.seat_light[1] != lights.LATE
+
+
+def test_a_chip_on_a_spot_in_fault_at_lock_is_not_called_a_late_bet(table):
+    # Seat 2's chip is down in time, but its sensor is in fault when the dealer locks: the
+    # wager cannot be taken, and the dealer is told why at LOCK.  When the sensor recovers
+    # and sees the chip, that chip was not put down after LOCK: no LATE, no "late bet".
+    for seat in (1, 2):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.c.spot(sens.FAULT, jackpot_spot(2), table.tick(), sens.CHATTER)
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0b1
+    assert "Fault, no JP:\nseats 2" in table.screen()
+    table.c.spot(sens.CLEARED, jackpot_spot(2), table.tick())
+    table.c.spot(sens.PLACED, jackpot_spot(2), table.tick())
+    assert table.c.late == 0
+    assert table.c.view.seat_light[1] == lights.LOCKED     # not taken, not late
+    assert "late bet" not in table.screen() and "NOT taken" in table.screen()
+    table.chip(2, placed=False)               # seen empty after LOCK: a chip now is late
+    table.chip(2)
+    assert table.c.view.seat_light[1] == lights.LATE and "late bet" in table.screen()
+
+
+def test_chips_seen_again_after_a_bus_fault_over_lock_are_not_late_bets(tmp_path):
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    for seat in (1, 2):
+        b.chip(seat)
+        b.chip(seat, ante=True)
+    mcp = b.table.mcp
+    b.table.i2c.detach(base.MCP23017_ADDR)    # the expander stops answering
+    b.run(1000)
+    b.press("LOCK")
+    assert c.rec.accepted == 0               # with the bus down every spot is in fault
+    assert "Fault, no JP:" in b.table.oled.lines() and "seats 1234567" in b.table.oled.lines()
+    b.table.i2c.attach(base.MCP23017_ADDR, mcp)
+    b.run(5000)                               # the chips that never moved are seen again
+    assert c.late == 0
+    assert [c.view.seat_light[s] for s in (0, 1)] == [lights.LOCKED, lights.LOCKED]

@@ -181,6 +181,8 @@ class RoundController:
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
         self.late = 0            # chips placed after LOCK
         self.tamper = 0          # accepted chips removed after LOCK
+        self.unseen = 0          # jackpot spots in fault at LOCK (or at a resume's boot scan):
+                                 # a chip seen there later may have been down in time
         self.cursor = 0
         self.key_on = False
         self.door_open = False
@@ -330,6 +332,7 @@ class RoundController:
         self.rec.clear_cards()
         self.late = 0
         self.tamper = 0
+        self.unseen = 0
         self.ante_marked = 0
         self.faults_logged = 0
         self.display_logged = False
@@ -407,6 +410,7 @@ class RoundController:
         if not self._chips_held():
             return
         gone = self.rec.accepted & ~self.rec.voided & ~self.placed & ~self.faults
+        self.unseen |= self.faults
         for seat in range(self.seats):
             bit = 1 << seat
             if gone & bit:
@@ -446,7 +450,12 @@ class RoundController:
         elif kind == sensors.PLACED:
             self.placed |= bit
             if self._chips_held() and not self.boot_scan:
-                if not self.rec.accepted & bit:
+                if self.unseen & bit and not self.rec.accepted & bit:
+                    # its sensor was in fault at LOCK: the chip may have been down in time,
+                    # so it is no late bet, but it was not taken either
+                    self._beep(BEEP_ERROR)
+                    self._say("Seat %d JP chip" % (seat + 1), "NOT taken: fault")
+                elif not self.rec.accepted & bit:
                     self.late |= bit
                     self._beep(BEEP_ERROR)
                     self._say("Seat %d late bet" % (seat + 1), "NOT accepted")
@@ -455,6 +464,7 @@ class RoundController:
             # a late chip taken away is late no more, whatever the phase: its ring must not
             # go on flashing LATE over an empty spot in RESULTS
             self.late &= ~bit
+            self.unseen &= ~bit     # seen empty after LOCK: a chip put there now is late
             if self._chips_held() and not self.boot_scan:
                 # a voided seat's chip is handed back: its removal is no tamper
                 if self.rec.accepted & ~self.rec.voided & bit and not self.tamper & bit:
@@ -823,10 +833,19 @@ class RoundController:
         self._link_committed()
         self._beep(BEEP_OK)
         refused = self.placed & ~accepted
+        # spots whose chip could not be seen: the jackpot spot, or the Ante of a seat with a
+        # jackpot chip, in fault (the dealer must not read "0 wagers" as "no chips")
+        self.unseen = self.faults
+        if self.ante_sensors:
+            faulted = (self.faults | self.placed & self.ante_faults & ~self.ante_marked) & ~accepted
+        else:
+            faulted = self.faults & ~accepted
         if self.game != UTH:
             self._say("No more bets", "")
-        elif refused and not self.jackpot_open():
+        elif (refused or faulted) and not self.jackpot_open():
             self._say("JACKPOT CLOSED", "no wagers taken")
+        elif faulted:
+            self._say("Fault, no JP:", "seats " + self._seat_list(faulted))
         elif refused:
             self._say("No Ante, no JP:", "seats " + self._seat_list(refused))
         else:
