@@ -75,6 +75,12 @@ def test_checksummed_lines():
                       ("reject", BAD_FORMAT), ("reject", BAD_CHECKSUM)]
 
 
+def test_spaces_after_the_checksum_are_spaces_at_the_end_of_the_line():
+    # docs/shoe-protocol.md: spaces at the end of a line are ignored, checksum or not
+    reader, events = feed(b"S3 As*72 \nD Kd*4B  \r\n")
+    assert events == [("card", 3, "As"), ("card", DEALER, "Kd")]
+
+
 def test_heartbeat_and_blank_lines():
     reader, events = feed(b"H\n\n\r\nh\n", start=100)
     assert events == [("heartbeat",), ("heartbeat",)]
@@ -110,6 +116,8 @@ def test_a_cr_anywhere_but_before_the_lf_is_garbage(line):
     (b"S3 As Kd", BAD_FORMAT),
     (b"H As", BAD_FORMAT),
     (b"S3 A*s", BAD_FORMAT),
+    (b"*00", BAD_FORMAT),                  # a checksum of nothing: no card, not an empty line
+    (b"   *20", BAD_FORMAT),               # (0x20: the XOR of the three spaces)
     (b"S3 \x00s", GARBAGE),
     (b"\xff\xfe\xfd", GARBAGE),
     (b"S3 As\x1b", GARBAGE),

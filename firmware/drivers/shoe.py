@@ -187,7 +187,10 @@ class Shoe:
     def _parse(self, now):
         line = self._line
         end = self._len
+        while end and line[end - 1] == _SPACE:
+            end -= 1                    # spaces at the end of the line, after a checksum too
         # Optional checksum: "*HH" at the very end.
+        checked = False
         for i in range(end):
             if line[i] == _STAR:
                 if i != end - 3:
@@ -205,6 +208,7 @@ class Shoe:
                     self._reject(BAD_CHECKSUM)
                     return
                 end = i
+                checked = True
                 break
         while end and line[end - 1] == _SPACE:
             end -= 1
@@ -212,6 +216,8 @@ class Shoe:
         while start < end and line[start] == _SPACE:
             start += 1
         if start == end:
+            if checked:
+                self._reject(BAD_FORMAT)    # a checksum of nothing: no card
             return                      # a line of spaces is an empty line: ignored
         # Destination token.
         dest_end = start
