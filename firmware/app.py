@@ -83,6 +83,7 @@ class App:
         seats = board.seats if seats is None else min(seats, board.seats)
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
                                              seats, game)
+        self.controller.chord_ms = tc.CHORD_MS    # the panel's buttons can be hit together
         self.link_setup = link
         self.station = None      # firmware.link.station.Station of a linked table, after boot
         if link is not None:

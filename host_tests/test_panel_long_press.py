@@ -15,7 +15,7 @@ from firmware.drivers.events import EMPTY, event_detail, event_kind
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.fakes.pins import FakePin
-from host_tests.test_controller import RESET, Table, events_of
+from host_tests.test_controller import RESET, SHORT_MS, Table, events_of
 
 
 @pytest.fixture
@@ -348,3 +348,83 @@ def test_a_button_held_into_the_results_does_not_start_the_next_round(tmp_path):
     assert t.c.phase == tc.RESULTS
     t.c.panel(btn.RELEASE, btn.OK, t.tick())
     assert t.c.phase == tc.RESULTS
+
+
+# --- two buttons hit together ---------------------------------------------------------------
+
+def jackpot_round_settled_with(t, second, gap_ms, key=True):
+    """A locked round with a royal flush on seat 1; SETTLE pressed, and `second` pressed
+    gap_ms later (0: in the same poll of the panel), the key on or off."""
+    t.c.chord_ms = tc.CHORD_MS                          # as the App sets it for its panel
+    locked_round(t, seats=(1,))
+    t.deal([(1, "As Ks"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.key(key)
+    at = t.tick()
+    t.c.panel(btn.PRESS, btn.SETTLE, at)
+    t.c.panel(btn.PRESS, second, at + gap_ms)
+    t.c.panel(btn.RELEASE, btn.SETTLE, t.tick(SHORT_MS))
+    t.c.panel(btn.RELEASE, second, t.tick())
+
+
+@pytest.mark.parametrize("gap_ms", [0, 20])
+def test_ok_hit_together_with_settle_does_not_pay_the_jackpot(table, gap_ms):
+    # rule 11.13: the jackpot hand is shown at CONFIRM for the supervisor to check; an OK
+    # pressed with SETTLE (a palm across the panel, the key left on) must not pay it unseen
+    jackpot_round_settled_with(table, btn.OK, gap_ms)
+    assert table.c.phase == tc.CONFIRM
+    assert events_of(table.memory, ev.JACKPOT_HIT) == []
+    table.press(btn.OK)                                 # the supervisor's own OK pays
+    assert table.c.phase == tc.RESULTS and len(events_of(table.memory, ev.JACKPOT_HIT)) == 1
+
+
+def test_ok_hit_together_with_settle_does_not_skip_the_results(table):
+    table.c.chord_ms = tc.CHORD_MS
+    locked_round(table, seats=(1,))
+    table.deal([(1, "2c 7d"), (8, "Qs Js 9s 3h 4h"), (0, "9c 9d")])
+    at = table.tick()
+    table.c.panel(btn.PRESS, btn.SETTLE, at)
+    table.c.panel(btn.PRESS, btn.OK, at)
+    assert table.c.phase == tc.RESULTS and table.c.rec.round_no == 1
+
+
+def test_ok_hit_together_with_settle_in_the_results_marks_no_ante(table):
+    table.c.chord_ms = tc.CHORD_MS
+    locked_round(table, seats=(1,))
+    table.deal([(1, "2c 7d"), (8, "Qs Js 9s 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.RESULTS
+    at = table.tick()
+    table.c.panel(btn.PRESS, btn.SETTLE, at)            # the next round...
+    table.c.panel(btn.PRESS, btn.OK, at)                # ...and OK with it
+    assert table.c.phase == tc.OPEN and table.c.ante_marked == 0
+
+
+def test_a_second_press_after_the_chord_window_acts(table):
+    jackpot_round_settled_with(table, btn.UP, 200)      # not together: UP does its job
+    assert table.c.phase == tc.CONFIRM
+    table.c.panel(btn.PRESS, btn.OK, table.tick(200))
+    assert table.c.phase == tc.RESULTS
+
+
+def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_path):
+    from host_tests.test_table_payout import BoardRig
+
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    b.chip(1)
+    b.chip(1, ante=True)
+    b.press("LOCK")
+    for line in ("S1 Ah", "S1 Kh", "D 9c", "D 9s", "B Qh", "B Jh", "B Th", "B 4c", "B 9d"):
+        b.shoe(line)
+    b.key(True)
+    pins = b.table.buttons
+    pins["SETTLE"].press()
+    pins["OK"].press()
+    b.run(100)
+    pins["SETTLE"].release()
+    pins["OK"].release()
+    b.run(100)
+    assert c.phase == tc.CONFIRM and events_of(c.memory, ev.JACKPOT_HIT) == []
+    b.press("OK")
+    assert c.phase == tc.RESULTS and len(events_of(c.memory, ev.JACKPOT_HIT)) == 1

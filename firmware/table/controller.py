@@ -113,6 +113,7 @@ RECALL_MS = const(10000)         # the last round's results recalled in OPEN sho
 _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
+CHORD_MS = const(40)             # presses this close (a panel poll or two apart): hit together
 _TWICE = " twice"                 # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
@@ -208,6 +209,11 @@ class RoundController:
         self.confirm_top = 0     # first jackpot hand on the CONFIRM screen (UP/DOWN scroll)
         self._waiting = 0        # bit per button: pressed, its short action waits for RELEASE
         self._acted = 0          # bit per button: acted on its PRESS; its LONG is ignored
+        # Buttons hit together (panel): 0 leaves it off, for callers that send each press on
+        # its own (the service, scripted tests); the App sets CHORD_MS for the dealer's panel.
+        self.chord_ms = 0
+        self._changed_by = -1    # the button whose PRESS changed the phase, while it is held
+        self._changed_ms = 0     # and less than chord_ms ago (else -1), and when
         # linked progressive (None / unused on a standalone table)
         self.link_factory = None     # callable(section bytes or None, log) -> TableLink
         self.tablelink = None
@@ -367,6 +373,8 @@ class RoundController:
         if self.recalling and ticks_diff(now_ms, self.recall_until) >= 0:
             self.recalling = False
             self._render()
+        if self._changed_by >= 0 and ticks_diff(now_ms, self._changed_ms) >= self.chord_ms:
+            self._changed_by = -1
 
     def recall_results(self):
         """Show the previous round's results on the OPEN screen for RECALL_MS (a double tap
@@ -517,6 +525,17 @@ class RoundController:
             return
         if not 0 <= button <= btn.BACK:
             return
+        if kind == btn.RELEASE and button == self._changed_by:
+            self._changed_by = -1           # let go: the next press is a press of its own
+        if kind == btn.PRESS and self._changed_by >= 0 and button != self._changed_by:
+            if 0 <= ticks_diff(now_ms, self._changed_ms) < self.chord_ms:
+                # Hit together with the button that just changed the phase, still held (a
+                # palm across the panel): pressed in the old phase, it does nothing in the
+                # new one, nor its LONG or RELEASE (SETTLE and OK must not pay at CONFIRM).
+                bit = 1 << button
+                self._acted |= bit
+                self._waiting &= ~bit
+                return
         if self.recalling:
             if button == btn.UP or button == btn.DOWN:
                 if kind == btn.PRESS or kind == btn.REPEAT:   # they scroll the recalled lines
@@ -553,7 +572,11 @@ class RoundController:
                     return
             else:
                 return
-        handlers.HANDLERS[self.phase](self, button, long)
+        phase = self.phase
+        handlers.HANDLERS[phase](self, button, long)
+        if kind == btn.PRESS and self.phase != phase:
+            self._changed_by = button
+            self._changed_ms = now_ms
         if self.phase != RESULTS:
             self.results_top = 0
         self._render()
