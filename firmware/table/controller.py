@@ -184,6 +184,8 @@ class RoundController:
         self.tamper = 0          # accepted chips removed after LOCK
         self.unseen = 0          # jackpot spots in fault at LOCK (or at a resume's boot scan):
                                  # a chip seen there later may have been down in time
+        self.recheck = 0         # accepted spots unseen at boot whose sensor just recovered:
+                                 # their chip must be reported by the tick, or it is gone
         self.cursor = 0
         self.key_on = False
         self.door_open = False
@@ -339,6 +341,7 @@ class RoundController:
         self.late = 0
         self.tamper = 0
         self.unseen = 0
+        self.recheck = 0
         self.ante_marked = 0
         self.faults_logged = 0
         self.display_logged = False
@@ -364,6 +367,8 @@ class RoundController:
             self._log_shoe_rejects(now_ms)
         if self.boot_scan and ticks_diff(now_ms, self.boot_scan_ms) >= 0:
             self._check_spots_after_boot()
+        if self.recheck:
+            self._check_recovered_spots()
         if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) >= DOOR_LOG_MS:
             self.door_logged = False
         if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= SHOE_LOG_MS:
@@ -420,13 +425,27 @@ class RoundController:
         gone = self.rec.accepted & ~self.rec.voided & ~self.placed & ~self.faults
         self.unseen |= self.faults
         for seat in range(self.seats):
-            bit = 1 << seat
-            if gone & bit:
-                self.tamper |= bit
-                self._beep(BEEP_ALARM)
-                self._say("TAMPER seat %d" % (seat + 1), "chip gone at boot")
-                self._log_admin(ev.TAMPER, seat + 1)
+            if gone & 1 << seat:
+                self._tamper(seat, "chip gone at boot")
         self._render()
+
+    def _check_recovered_spots(self):
+        """An accepted jackpot spot whose sensor was in fault at the resume's boot scan has
+        recovered: its chip was reported with the CLEARED (the driver announces a covered
+        spot at once), or it was taken while the power was off."""
+        gone = self.recheck & ~self.placed & ~self.faults
+        self.unseen &= ~self.recheck
+        self.recheck = 0
+        for seat in range(self.seats):
+            if gone & 1 << seat and not self.tamper & 1 << seat:
+                self._tamper(seat, "chip gone at boot")
+        self._render()
+
+    def _tamper(self, seat, why):
+        self.tamper |= 1 << seat
+        self._beep(BEEP_ALARM)
+        self._say("TAMPER seat %d" % (seat + 1), why)
+        self._log_admin(ev.TAMPER, seat + 1)
 
     def spot(self, kind, spot, now_ms, reason=0):
         """A bet-spot sensor event (firmware.drivers.spot_sensors kinds); for FAULT, reason is
@@ -455,6 +474,9 @@ class RoundController:
             self.placed &= ~bit
         elif kind == sensors.CLEARED:
             self.faults &= ~bit
+            if (self._chips_held() and self.unseen & self.rec.accepted & ~self.rec.voided & bit
+                    and not self.boot_scan):
+                self.recheck |= bit     # not known since boot: its chip must show (tick)
         elif kind == sensors.PLACED:
             self.placed |= bit
             if self._chips_held() and not self.boot_scan:
@@ -476,10 +498,7 @@ class RoundController:
             if self._chips_held() and not self.boot_scan:
                 # a voided seat's chip is handed back: its removal is no tamper
                 if self.rec.accepted & ~self.rec.voided & bit and not self.tamper & bit:
-                    self.tamper |= bit
-                    self._beep(BEEP_ALARM)
-                    self._say("TAMPER seat %d" % (seat + 1), "chip removed")
-                    self._log_admin(ev.TAMPER, seat + 1)
+                    self._tamper(seat, "chip removed")
         self._render()
 
     def _sensor_fault(self, seat, ante, reason):
