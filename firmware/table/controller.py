@@ -214,8 +214,8 @@ class RoundController:
         # Buttons hit together (panel): 0 leaves it off, for callers that send each press on
         # its own (the service, scripted tests); the App sets CHORD_MS for the dealer's panel.
         self.chord_ms = 0
-        self._changed_by = -1    # the button whose PRESS changed the phase, while it is held
-        self._changed_ms = 0     # and less than chord_ms ago (else -1), and when
+        self._changed_by = -1    # the button whose PRESS changed the phase less than chord_ms
+        self._changed_ms = 0     # ago and is still held (else -1), and when it did
         # linked progressive (None / unused on a standalone table)
         self.link_factory = None     # callable(section bytes or None, log) -> TableLink
         self.tablelink = None
