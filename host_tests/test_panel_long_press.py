@@ -366,7 +366,7 @@ def jackpot_round_settled_with(t, second, gap_ms, key=True):
     t.c.panel(btn.RELEASE, second, t.tick())
 
 
-@pytest.mark.parametrize("gap_ms", [0, 20])
+@pytest.mark.parametrize("gap_ms", [0, 20, 40])
 def test_ok_hit_together_with_settle_does_not_pay_the_jackpot(table, gap_ms):
     # rule 11.13: the jackpot hand is shown at CONFIRM for the supervisor to check; an OK
     # pressed with SETTLE (a palm across the panel, the key left on) must not pay it unseen
@@ -406,7 +406,8 @@ def test_a_second_press_after_the_chord_window_acts(table):
     assert table.c.phase == tc.RESULTS
 
 
-def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_path):
+@pytest.mark.parametrize("gap_ms", [0, 20, 40])
+def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_path, gap_ms):
     from host_tests.test_table_payout import BoardRig
 
     b = BoardRig(tmp_path)
@@ -420,6 +421,7 @@ def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_pa
     b.key(True)
     pins = b.table.buttons
     pins["SETTLE"].press()
+    b.run(gap_ms)                                       # OK a moment later, SETTLE held
     pins["OK"].press()
     b.run(100)
     pins["SETTLE"].release()
