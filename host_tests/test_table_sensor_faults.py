@@ -176,3 +176,27 @@ def test_a_chip_taken_while_the_power_was_off_is_a_tamper_once_the_sensors_answe
     assert c.placed == 0b10 and c.tamper == 0b1
     assert c.view.seat_light[0] == lights.TAMPER and c.view.seat_light[1] == lights.ACCEPTED
     assert [e[4] for e in events_of(c.memory, ev.TAMPER)] == [1]
+
+
+def test_a_refused_chip_seen_again_after_a_bus_glitch_is_not_a_late_bet(tmp_path):
+    # Seat 3's chip, down before LOCK but with no Ante, was refused; it stays on its spot.
+    # A glitch on the sensors' bus after LOCK makes the driver announce every chip anew when
+    # it clears: the chip that never moved is no late bet.
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    b.chip(1)
+    b.chip(1, ante=True)
+    b.chip(3)
+    b.press("LOCK")
+    assert c.rec.accepted == 0b1 and "No Ante, no JP:" in b.table.oled.lines()
+    b.table.i2c.sda_short = "high"
+    b.run(200)
+    b.table.i2c.sda_short = None
+    b.run(5000)
+    assert c.placed == 0b101 and c.late == 0 and c.tamper == 0
+    assert [c.view.seat_light[s] for s in (0, 2)] == [lights.ACCEPTED, lights.LOCKED]
+    assert "late bet" not in " ".join(b.table.oled.lines())
+    b.chip(3, on=False)                       # given back; put down again now: late
+    b.chip(3)
+    assert c.late == 0b100 and c.view.seat_light[2] == lights.LATE

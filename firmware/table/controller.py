@@ -186,6 +186,8 @@ class RoundController:
                                  # a chip seen there later may have been down in time
         self.recheck = 0         # accepted spots unseen at boot whose sensor just recovered:
                                  # their chip must be reported by the tick, or it is gone
+        self.refused_down = 0    # chips not taken, down since before LOCK, whose sensor went
+                                 # into fault: seen again, they are the same chips, not late
         self.cursor = 0
         self.key_on = False
         self.door_open = False
@@ -342,6 +344,7 @@ class RoundController:
         self.tamper = 0
         self.unseen = 0
         self.recheck = 0
+        self.refused_down = 0
         self.ante_marked = 0
         self.faults_logged = 0
         self.display_logged = False
@@ -470,6 +473,8 @@ class RoundController:
             self._render()
             return
         if kind == sensors.FAULT:
+            if self._chips_held() and self.placed & ~self.rec.accepted & ~self.late & bit:
+                self.refused_down |= bit    # not late, so down since before LOCK
             self.faults |= bit
             self.placed &= ~bit
         elif kind == sensors.CLEARED:
@@ -480,7 +485,10 @@ class RoundController:
         elif kind == sensors.PLACED:
             self.placed |= bit
             if self._chips_held() and not self.boot_scan:
-                if self.unseen & bit and not self.rec.accepted & bit:
+                if self.refused_down & bit:
+                    # the driver announces a chip anew after a fault: the same chip as before
+                    self.refused_down &= ~bit
+                elif self.unseen & bit and not self.rec.accepted & bit:
                     # its sensor was in fault at LOCK: the chip may have been down in time,
                     # so it is no late bet, but it was not taken either
                     self._beep(BEEP_ERROR)
@@ -495,6 +503,7 @@ class RoundController:
             # go on flashing LATE over an empty spot in RESULTS
             self.late &= ~bit
             self.unseen &= ~bit     # seen empty after LOCK: a chip put there now is late
+            self.refused_down &= ~bit
             if self._chips_held() and not self.boot_scan:
                 # a voided seat's chip is handed back: its removal is no tamper
                 if self.rec.accepted & ~self.rec.voided & bit and not self.tamper & bit:
