@@ -148,10 +148,17 @@ def _locked_seats_1_and_2(tmp_path):
     return b
 
 
+def _seat_1_chip_taken(table):
+    """The felt at power-up: seat 2's chip still on its spot, seat 1's taken while the power
+    was off (the simulated felt keeps the chips across a restart, tools.sim CHIPS_FILE)."""
+    table.mcp.cover(jackpot_spot(2))
+    table.mcp.uncover(jackpot_spot(1))
+
+
 def test_a_chip_taken_while_the_power_was_off_is_a_tamper_at_boot(tmp_path):
     _locked_seats_1_and_2(tmp_path)
     # the power comes back with seat 2's chip on its spot and seat 1's gone
-    b = BoardRig(tmp_path, before_boot=lambda table: table.mcp.cover(jackpot_spot(2)))
+    b = BoardRig(tmp_path, before_boot=_seat_1_chip_taken)
     b.run(2000)
     c = b.app.controller
     assert c.phase == tc.LOCKED and c.tamper == 0b1
@@ -164,7 +171,7 @@ def test_a_chip_taken_while_the_power_was_off_is_a_tamper_once_the_sensors_answe
     _locked_seats_1_and_2(tmp_path)
 
     def power_up(table):
-        table.mcp.cover(jackpot_spot(2))
+        _seat_1_chip_taken(table)
         table.i2c.detach(base.MCP23017_ADDR)
 
     b = BoardRig(tmp_path, before_boot=power_up)
