@@ -11,10 +11,9 @@
 # Arguments (sys.argv, or the ARGV global the webassembly runner defines), the ROMFS image
 # last for the unix VM only (the webassembly runner gives the VM its image as a board's ROMFS
 # partition):
-#   program STATE [IMAGE]                 the boot's program check (check_program), alone: in
-#                                         one call the webassembly VM would grow its heap for
-#                                         its garbage (about 200 KB over the 75 files), which a
-#                                         board's VM collects as it goes; prints its findings
+#   program STATE [IMAGE]                 the boot's program check (check_program) alone,
+#                                         on the unix VM (tools/heap32.py says why); prints its
+#                                         findings
 #   ROUNDS STATE ROOM [IMAGE]             the run: ROOM bytes of free heap for the firmware
 #                                         (0: no ballast); the check's findings are read from
 #                                         STATE/program.json (an argument of 255 characters
