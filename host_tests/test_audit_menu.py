@@ -109,6 +109,13 @@ SHOWN = [
     ((ev.SENSOR_FAULT, 4, 2, sens.FAULT_NAMES.index("stuck")), [" sensor fault S4", " ante stuck"]),
     ((ev.SENSOR_FAULT, 0, 0, sens.FAULT_NAMES.index("bus")), [" sensor fault", " bus"]),
     ((ev.DISPLAY_FAULT, 1), [" display fault", ""]),
+    # where the card went and which: 51 is the ace of spades, 48 the ace of clubs
+    ((ev.CARD_DUPLICATE, 8, 51), [" card twice", " board As"]),
+    ((ev.CARD_REMOVED, 3, 48), [" card removed", " S3 Ac"]),
+    ((ev.CARD_REMOVED, 0, 0), [" card removed", " dealer 2c"]),
+    # jackpot hands sent back unpaid: the seats, and what they would have been paid
+    ((ev.JACKPOT_SENT_BACK, 1, 0b101, 1000140), [" unpaid S1,3", " $10001.40"]),
+    ((ev.JACKPOT_SENT_BACK, 1, 0b1111111, 2147483647), [" unpaid S1234567", " $21474836.47"]),
 ]
 
 

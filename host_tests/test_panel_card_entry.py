@@ -6,8 +6,9 @@ import pytest
 
 from firmware.drivers import buttons as btn
 from firmware.poker import cards
+from firmware.store import eventlog as ev
 from firmware.table import controller as tc
-from host_tests.test_controller import Table
+from host_tests.test_controller import Table, events_of
 
 
 @pytest.fixture
@@ -168,3 +169,51 @@ def test_the_locked_screen_says_how_to_enter_cards(table):
     table.c.tick(table.tick(5000), 2000)               # LOCK's message has gone
     assert table.c.view.lines[7] == "hold OK=cards"
     open_entry(table)                                  # and holding OK does it
+
+
+def test_the_supervisor_removes_a_wrong_card_and_a_power_cut_does_not_bring_it_back(table):
+    # The shoe misread seat 2's second card: the supervisor takes it out (card entry, key +
+    # SETTLE: the marked destination's last card), and the right one goes in.
+    table.deal([(2, "Ks Qh")])
+    open_entry(table)
+    table.press(btn.SETTLE)                          # no key: refused, the card stays
+    assert table.c.view.lines[6:8] == ["Supervisor key", "to remove a card"]
+    assert table.c._hole(1) == cards.parse("Ks Qh")
+    table.key(True)
+    table.press(btn.SETTLE)
+    assert table.c.view.lines[6:8] == ["Removed Qh", "seat 2"]
+    assert table.c._hole(1) == cards.parse("Ks")
+    assert [e[4:6] for e in events_of(table.memory, ev.CARD_REMOVED)] == [(2, cards.parse("Qh")[0])]
+    table.key(False)
+    table.boot()                                     # a power cut: the removal was committed
+    assert table.c.phase == tc.LOCKED and table.c._hole(1) == cards.parse("Ks")
+    table.deal([(2, "Qh")])                          # the card is free to be dealt again
+    assert table.c._hole(1) == cards.parse("Ks Qh")
+
+
+def test_removing_from_an_empty_place_says_there_is_nothing(table):
+    open_entry(table)
+    table.key(True)
+    table.press(btn.SETTLE)
+    assert table.c.view.lines[6:8] == ["Nothing to undo", "seat 2 is empty"]
+    assert events_of(table.memory, ev.CARD_REMOVED) == []
+
+
+def test_the_last_board_card_goes_first(table):
+    table.deal([(8, "Qh Jh 3h")])
+    open_entry(table)
+    table.press(btn.UP)                              # seat 2 -> seat 3 ... round to the board
+    while table.c.entry[0] != tc.BOARD:
+        table.press(btn.UP)
+    table.key(True)
+    table.press(btn.SETTLE)
+    table.press(btn.SETTLE)
+    assert table.c._cards_of(table.c.rec.board) == cards.parse("Qh")
+    assert [e[4:6] for e in events_of(table.memory, ev.CARD_REMOVED)] == [
+        (tc.BOARD, cards.parse("3h")[0]), (tc.BOARD, cards.parse("Jh")[0])]
+
+
+def test_the_card_entry_screen_says_how_to_remove_a_card(table):
+    open_entry(table)
+    table.c.tick(table.tick(tc.MESSAGE_MS), 0)
+    assert table.c.view.lines[7] == "key+SETTLE=undo"

@@ -165,3 +165,46 @@ def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(
     table.press(btn.OK)
     assert table.c.phase == tc.RESULTS and table.c.view.lines[1] == "S1 Flush W"
     assert len(events_of(table.memory, ev.JACKPOT_HIT)) == 4
+
+
+def test_the_supervisor_sends_a_wrong_jackpot_hand_back_to_the_locked_round(table):
+    # The dealer forgot seat 1's fold: its royal flush waits for the supervisor [11.13], who
+    # sends it back (key + LOCK) rather than pay it or void the whole round.
+    royal_round(table)
+    assert table.c.phase == tc.CONFIRM
+    table.press(btn.LOCK)                   # no key: refused, still waiting
+    assert table.c.phase == tc.CONFIRM and "Supervisor key" in table.screen()
+    assert events_of(table.memory, ev.JACKPOT_SENT_BACK) == []
+    table.key(True)
+    table.c.tick(table.tick(tc.MESSAGE_MS), 0)      # the refusal's message has gone
+    assert table.c.view.lines[7] == "OK=pay LOCK=back"
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.LOCKED and "Not paid: fix" in table.screen()
+    # logged with the seat and what it would have been paid; nothing paid, nothing hit
+    assert [e[4:7] for e in events_of(table.memory, ev.JACKPOT_SENT_BACK)] == [
+        (tc.SUPERVISOR_ID, 0b1, RESET + 2 * PER_WAGER)]
+    assert events_of(table.memory, ev.JACKPOT_HIT) == []
+    assert table.c.jackpot.table_meters()["hits"] == 0
+    assert table.c.view.meter[0] == RESET + 2 * PER_WAGER
+    table.key(False)
+    table.press(btn.OK)                     # the dealer folds seat 1 (the cursor's seat)
+    table.press(btn.SETTLE)                 # no jackpot hand left: the results at once
+    assert table.c.phase == tc.RESULTS
+    assert "S1 fold" in table.screen()
+    assert events_of(table.memory, ev.JACKPOT_HIT) == []
+    assert table.c.view.meter[0] == RESET + 2 * PER_WAGER
+    assert table.c.jackpot.audit() == []
+
+
+def test_a_hand_sent_back_and_settled_again_unchanged_is_paid_once(table):
+    royal_round(table)
+    table.key(True)
+    table.press(btn.LOCK)                   # sent back ...
+    table.press(btn.SETTLE)                 # ... and settled again as it was
+    assert table.c.phase == tc.CONFIRM
+    table.press(btn.OK)
+    assert table.c.phase == tc.RESULTS
+    assert [e[4:7] for e in events_of(table.memory, ev.JACKPOT_HIT)] == [
+        (1, 4, RESET + 2 * PER_WAGER)]
+    assert len(events_of(table.memory, ev.JACKPOT_SENT_BACK)) == 1
+    assert table.c.jackpot.audit() == []

@@ -66,7 +66,11 @@ CARD_DUPLICATE = const(25)  # a destination (0 dealer, 1..7 seat, 8 board), b ca
 LINK_REFUSED = const(26)    # b round: the link controller refused the round's claimed hit, paid nothing
 JACKPOT_ENVY = const(27)    # a seat whose jackpot hand paid the envy bonus, b seats paid it, c each
                             # seat's bonus (cents)
-LAST_KIND = const(27)
+JACKPOT_SENT_BACK = const(28)  # a supervisor id, b seats whose jackpot hands were sent back unpaid
+                            # (a card or a fold to correct), c what they would have been paid (cents)
+CARD_REMOVED = const(29)    # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): taken
+                            # out of the round by the supervisor (a misread or mistyped card)
+LAST_KIND = const(29)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 

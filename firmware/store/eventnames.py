@@ -16,7 +16,8 @@ NAMES = {
     ev.LINK_CLAIM: "jackpot hit claimed on the link", ev.SHOE_REJECT: "shoe line rejected",
     ev.SENSOR_FAULT: "spot sensor fault", ev.DISPLAY_FAULT: "dealer display fault",
     ev.CARD_DUPLICATE: "card dealt twice", ev.LINK_REFUSED: "jackpot claim refused by the link",
-    ev.JACKPOT_ENVY: "envy bonus",
+    ev.JACKPOT_ENVY: "envy bonus", ev.JACKPOT_SENT_BACK: "jackpot hands sent back unpaid",
+    ev.CARD_REMOVED: "card removed by the supervisor",
 }
 
 # Names short enough for a dealer-display line with a leading column (at most 15 characters,
@@ -32,7 +33,8 @@ SHORT_NAMES = {
     ev.LINK_CLAIM: "link claim", ev.SHOE_REJECT: "shoe reject",
     ev.SENSOR_FAULT: "sensor fault", ev.DISPLAY_FAULT: "display fault",
     ev.CARD_DUPLICATE: "card twice", ev.LINK_REFUSED: "link refused",
-    ev.JACKPOT_ENVY: "envy",
+    ev.JACKPOT_ENVY: "envy", ev.JACKPOT_SENT_BACK: "unpaid",
+    ev.CARD_REMOVED: "card removed",
 }
 
 # Short names of the CM_ERROR reason codes (eventlog.REASON_*), indexed by code

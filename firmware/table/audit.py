@@ -19,9 +19,10 @@ from firmware.drivers import shoe, spot_sensors
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meternames
 from firmware.jackpot import paytable as jpay
+from firmware.poker import cards as cardlib
 from firmware.store import eventlog as ev
 from firmware.store import eventnames
-from firmware.table.phases import CONFIG_ITEMS, GAME_TITLES, UTH, WIDTH
+from firmware.table.phases import BOARD, CONFIG_ITEMS, DEALER, GAME_TITLES, UTH, WIDTH
 from firmware.table.screens import money, short
 
 ENTRY_LINES = const(3)       # display lines per event log entry
@@ -63,6 +64,14 @@ def seats(mask):
         mask >>= 1
         seat += 1
     return "S" + (out or "-")
+
+
+def dealt(dest, card):
+    """Where a card went and which (CARD_DUPLICATE, CARD_REMOVED): ``S3 Ah``, ``board 7d``,
+    ``dealer Kc``."""
+    where = "dealer" if dest == DEALER else "board" if dest == BOARD else "S%d" % dest
+    what = cardlib.name(card) if 0 <= card < cardlib.DECK_SIZE else "card %d" % card
+    return "%s %s" % (where, what)
 
 
 def hand(category, room=WIDTH):
@@ -220,6 +229,15 @@ def values(kind, a, b, c, jackpot=True):
         return (money(c), "S%d>%s" % (a, seats(b)[1:]))
     if kind == ev.SUPERVISOR_CONFIRM:
         return ("sup %d" % a, "hits %d" % b)
+    if kind == ev.JACKPOT_SENT_BACK:
+        # the seats beside the name, as digits (S1234567) where S1,2,3,... would not fit
+        # there, and what they would have been paid on the last line
+        who = seats(b)
+        if len(eventnames.SHORT_NAMES[kind]) + len(who) + 2 > WIDTH:
+            who = who.replace(",", "")
+        return (who, money(c))
+    if kind == ev.CARD_DUPLICATE or kind == ev.CARD_REMOVED:
+        return (dealt(a, b),)
     if kind == ev.CONFIG_CHANGE:
         if a >= jcfg.SETTING_BASE:
             return _setting(a, b, c)

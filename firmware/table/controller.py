@@ -115,6 +115,7 @@ _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 CHORD_MS = const(60)             # presses this close (up to three panel polls): hit together
 _TWICE = " twice"                 # the end of a refusal for a card already in the round
+_I32_MAX = const(0x7FFFFFFF)      # the most an event's value (a signed 32-bit int) carries
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measured (25 hits
@@ -998,6 +999,56 @@ class RoundController:
             self._beep(BEEP_JACKPOT)
             return
         self._pay(None)
+
+    def _send_back(self):
+        """CONFIRM, the supervisor's key and LOCK: the jackpot hands are not paid but sent
+        back to the locked round, where the dealer corrects a fold or a card (card entry) and
+        settles again, and SETTLE checks the hands anew.  Logged first (JACKPOT_SENT_BACK,
+        with the seats and what they would have been paid); nothing else was committed for
+        CONFIRM but the round's cards, so nothing is undone."""
+        if not self.key_on:
+            self._beep(BEEP_ERROR)
+            self._say("Supervisor key", "to send back")
+            return
+        seats, total = 0, 0
+        for hit in self.hits:
+            seats |= 1 << (hit[jm.H_SEAT] - 1)
+            total += hit[jm.H_AMOUNT]
+        if not self._log_admin(ev.JACKPOT_SENT_BACK, SUPERVISOR_ID, seats, min(total, _I32_MAX)):
+            return
+        self.hits = []
+        self.results = []
+        self._set_phase(LOCKED)
+        self._beep(BEEP_OK)
+        self._say("Not paid: fix", "then SETTLE")
+
+    def _remove_card(self, dest):
+        """Card entry, the supervisor's key and SETTLE: the last card given to dest (0
+        dealer, 1..7 a seat, 8 the board) is taken out of the round, a misread or mistyped
+        card.  Committed with the round's cards and logged (CARD_REMOVED) at once, so that a
+        power cut cannot bring it back; when that fails the card stays."""
+        if not self.key_on:
+            self._beep(BEEP_ERROR)
+            self._say("Supervisor key", "to remove a card")
+            return
+        buf, label = self._dest_buffer(dest)
+        last = -1
+        if buf is not None:
+            for i in range(len(buf)):
+                if buf[i] != NO_CARD:
+                    last = i
+        if last < 0:
+            self._beep(BEEP_ERROR)
+            self._say("Nothing to undo", label if buf is None else label + " is empty")
+            return
+        card = buf[last]
+        buf[last] = NO_CARD
+        if self.commit_admin([(ev.CARD_REMOVED, dest, card, 0)], self._sections()):
+            buf[last] = card
+            return
+        self._link_committed()
+        self._beep(BEEP_OK)
+        self._say("Removed " + cardlib.name(card), label)
 
     def _confirm(self):
         if not self.key_on:

@@ -154,6 +154,9 @@ def _on_confirm(c, button, long):
         c.confirm_top = min(c.confirm_top + 1, max(0, len(c.hits) - CONFIRM_HITS))
     elif button == btn.UP:
         c.confirm_top = max(0, c.confirm_top - 1)
+    elif button == btn.LOCK:
+        # a hand to correct (a fold not made, a card misread): back to the locked round
+        c._send_back()
     elif button == btn.BACK and c.key_on:
         if long:
             supervised(c, "void_round")
@@ -250,6 +253,8 @@ def _on_card_entry(c, button, long):
             entry[2] = (entry[2] + step) % len(cardlib.SUITS)
     elif button == btn.OK:
         c.entry_field = (c.entry_field + 1) % _FIELDS
+    elif button == btn.SETTLE:
+        c._remove_card(entry[0])         # the supervisor's: the destination's last card
     elif button == btn.LOCK:
         problem = c._add_card(entry[0], cardlib.make(entry[1], entry[2]))
         if problem:

@@ -202,11 +202,13 @@ def render_lines(c):
             lines[row] = ("S%d %s" % (hit[jm.H_SEAT], short(hit_name(hit))))[:WIDTH]
             lines[row + 1] = (" ~" if c.hits_estimated else " ") + money(hit[jm.H_AMOUNT])
             row += 2
-        lines[7] = "KEY+OK to pay" if not c.key_on else "OK to pay"
         below = top + CONFIRM_HITS < len(c.hits)
         if top or below:
-            # UP/DOWN bring the other hands on screen
-            lines[7] += " " + ("^" if top else " ") + ("v" if below else "")
+            # UP/DOWN bring the other hands on screen (their marks take LOCK=back's place)
+            lines[7] = ("KEY+OK to pay" if not c.key_on else "OK to pay") + " " + (
+                "^" if top else " ") + ("v" if below else "")
+        else:
+            lines[7] = "KEY+OK to pay" if not c.key_on else "OK=pay LOCK=back"
     elif phase == RESULTS:
         results = c.results
         top = min(c.results_top, max(0, len(results) - RESULT_LINES))
@@ -275,6 +277,7 @@ def render_lines(c):
         lines[4] = "UP/DN change >"
         lines[5] = "OK=next LOCK=add"
         lines[6] = "BACK=done"
+        lines[7] = "key+SETTLE=undo"
     if c.message and phase != AUDIT:
         first, second = c.message.split("\n")
         lines[6] = first[:WIDTH]

@@ -1,7 +1,8 @@
 # The table's behaviours at the edges, through the app on the simulated board, on both
 # runtimes: two jackpot wins in one round both reach the meter sign; chips collected after the
 # payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
-# once; an envy bonus paid, logged and listed; the dealer display unplugged and plugged back;
+# once; an envy bonus paid, logged and listed; a jackpot hand sent back and a misread card
+# taken out by the supervisor; the dealer display unplugged and plugged back;
 # test mode lights every sign digit; an idle pass still allocates nothing (heap_lock).
 # Amounts: the default configuration (100-cent wager, 70 cents to a $10,000.00 pool) and a
 # flush paid 100 to 1 [rules.md 11.7, 11.9].
@@ -16,7 +17,7 @@ from host_tests.fakes.flash import MemFS
 from host_tests.fakes.ssd1306 import FakeSSD1306
 from host_tests.scenario_support import AppClock, Checker
 
-checker = Checker(40)
+checker = Checker(43)
 check = checker.check
 table = simulated.make(None)
 app = App(table.board, MemFS(), now=0)
@@ -106,6 +107,33 @@ for seat in (1, 3):
 run(200)
 press("SETTLE")
 check("next round after the envy", c.phase, 0)
+# A misread card: seat 1's flush waits for the supervisor, who sends it back unpaid (key +
+# LOCK); in card entry the supervisor takes the wrong card out (key + SETTLE), the right one
+# goes in, and the round settles with no jackpot hand.
+table.mcp.cover(jackpot_spot(1))
+run(200)
+press("LOCK")
+for line in (b"S1 Ah", b"S1 Kh", b"D 9c", b"D 9s", b"B Qh", b"B Jh", b"B 3h", b"B 4c", b"B 9d"):
+    table.shoe.inject(line + b"\n")
+    run(2 * TICK_MS)
+press("SETTLE")
+key(True)
+press("LOCK")
+check("sent back unpaid, logged", (c.phase, logged(ev.JACKPOT_SENT_BACK)), (1, [(1, 0b1, 10000)]))
+key(False)
+press("OK", 1200)                           # card entry, on the cursor's seat 1
+key(True)
+press("SETTLE")
+key(False)
+check("the card taken out, logged", (c._hole(0), logged(ev.CARD_REMOVED)), ([50], [(1, 46, 0)]))  # Ah, Kh
+table.shoe.inject(b"S1 Kc\n")
+run(2 * TICK_MS)
+press("BACK")
+press("SETTLE")
+check("settled again with no jackpot hand", (c.phase, c.hits), (3, []))
+table.mcp.uncover(jackpot_spot(1))
+run(200)
+press("SETTLE")
 c.spot(sens.FAULT, jackpot_spot(5), clock.now, sens.CHATTER)
 c.spot(sens.CLEARED, jackpot_spot(5), clock.now)
 c.spot(sens.FAULT, jackpot_spot(5), clock.now, sens.CHATTER)
