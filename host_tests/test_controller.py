@@ -170,6 +170,7 @@ def test_faulty_sensor_is_reported_not_counted(table):
 def test_bad_cards_are_refused_with_the_reason(table):
     table.c.card(1, 0, table.tick())
     assert "not dealing now" in table.screen()
+    table.chip(1, ante=True)
     table.press(btn.LOCK)
     table.deal([(1, "As Ks")])
     table.c.card(1, cards.parse("Qs")[0], table.tick())
@@ -181,6 +182,56 @@ def test_bad_cards_are_refused_with_the_reason(table):
     table.c.card(8, 77, table.tick())
     assert "bad card 77" in table.screen()
     assert table.c._cards_of(table.c.rec.board) == []
+
+
+def test_cards_dealt_to_a_spot_without_a_wager_are_discarded(table):
+    # rules.md 5 [FCP 11.4, BRS 6.9]: cards dealt to a spot without a wager are discarded and
+    # play continues.  A UTH hand needs an Ante [UTH 3.1], which the Ante sensors see.
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.chip(2, ante=True)                     # seat 2: Ante, no jackpot wager
+    table.press(btn.LOCK)
+    table.deal([(1, "As Ks"), (2, "2c 3d"), (5, "Qh Jh")])
+    assert table.c.last_refusal == "Card refused: S5 no wager"
+    assert table.c._hole(4) == [] and table.c._hole(1) == cards.parse("2c 3d")
+    # the discarded cards are no part of the round: the deal goes on
+    table.deal([(0, "9c 9h"), (8, "Qs Js Ts 6h 7h")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM          # seat 1's royal
+    assert not any(line.startswith("S5") for line in table.c.results)
+
+
+def test_a_spot_whose_wager_the_table_cannot_see_keeps_its_cards(table):
+    # Where the table cannot know a seat has no wager, its cards are taken: an Ante marked on
+    # the panel, an Ante sensor in fault, an accepted jackpot wager whose Ante chip the
+    # sensors lost after LOCK.
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.UP)
+    table.press(btn.UP)                          # cursor to seat 3
+    table.press(btn.OK)                          # the dealer marks seat 3's Ante
+    table.c.spot(sens.FAULT, sens.ante_spot(4), table.tick(), sens.STUCK)
+    table.press(btn.LOCK)
+    table.chip(1, placed=False, ante=True)
+    table.deal([(1, "As Ks"), (3, "2c 3d"), (4, "4c 5d")])
+    assert [len(table.c._hole(s)) for s in (0, 2, 3)] == [2, 2, 2]
+
+
+def test_a_table_that_cannot_see_every_wager_keeps_every_seats_cards(tmp_path):
+    # Four Card Poker: Aces Up may be played alone [FCP 5.1]; a table without Ante sensors
+    # knows only the seats the dealer marks.
+    (tmp_path / "fcp").mkdir()
+    (tmp_path / "uth").mkdir()
+    fcp = new_table(tmp_path / "fcp", tc.FCP)
+    fcp.press(btn.LOCK)
+    fcp.deal([(3, "Ah Ad 7c 5s 2d")])
+    assert len(fcp.c._hole(2)) == 5
+    t = Table(tmp_path / "uth")
+    t.c.ante_sensors = False
+    t.ram_clear()
+    t.press(btn.LOCK)
+    t.deal([(3, "Ah Ad")])
+    assert len(t.c._hole(2)) == 2
 
 
 def test_a_card_dealt_twice_is_logged_once_a_round_and_kept_for_the_technician(table):
@@ -226,6 +277,7 @@ def test_results_without_the_dealers_cards_name_the_hand_on_the_whole_board(tabl
     with no verdict, not the hand it held on the flop."""
     table.chip(1)
     table.chip(1, ante=True)
+    table.chip(2, ante=True)
     table.press(btn.LOCK)
     # seat 1: 2h 7h + Qh Jh 4h is a flush with the turn (hole2_board3 and best5of7 alike);
     # on the flop (Qh Jh 3c) it was a high card
@@ -660,6 +712,8 @@ def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_pat
 def test_big_raise_stud_round_reads_the_risk_raise_table(tmp_path):
     t = new_table(tmp_path, tc.BRS)
     assert "BIG RAISE STUD" in t.screen()
+    for seat in (1, 2, 3, 4):
+        t.chip(seat, ante=True)              # each seat's Risk bet [BRS 3.1]
     t.press(btn.LOCK)
     t.c.card(0, cards.parse("2c")[0], t.tick())
     assert "no dealer hand" in t.screen()

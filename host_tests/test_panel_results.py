@@ -69,6 +69,8 @@ def test_the_next_round_starts_at_the_top(table):
 
 
 def test_results_that_fit_have_no_scroll_mark_and_do_not_scroll(table):
+    table.chip(1, ante=True)
+    table.chip(2, ante=True)
     table.press(btn.LOCK)
     table.deal([(1, "As Ks"), (2, "2c 3d"), (0, "9c 9h"), (8, "Qs Js Ts 6h 7h")])
     table.press(btn.SETTLE)

@@ -218,6 +218,7 @@ def test_the_chips_stay_on_the_felt_across_a_restart(tmp_path):
 def test_garbled_shoe_line_is_shown_and_the_round_goes_on():
     sim = simmod.Simulation(None)
     ram_clear(sim)
+    sim.command("ante 1")
     sim.command("press LOCK")
     sim.command("shoe S9 As")
     assert "Shoe line bad" in "\n".join(sim.display())

@@ -322,12 +322,15 @@ class Simulation:
         return text
 
     def deal(self, seed=None):
-        """Random cards, as a shoe deals them, for every seat with a chip, the dealer and board."""
+        """Random cards, as a shoe deals them, for every seat with a chip that the table does
+        not know to have no wager (a jackpot chip without an Ante plays no hand), the dealer
+        and board."""
         rng = random.Random(seed)
         deck = list(range(52))
         rng.shuffle(deck)
-        seats = [s for s in range(1, 8) if self.covered(s) or self.covered(s, True)]
         c = self.controller
+        seats = [s for s in range(1, 8)
+                 if (self.covered(s) or self.covered(s, True)) and not c.no_wager(s - 1)]
         lines = []
         for seat in seats:
             lines += ["S%d %s" % (seat, cardlib.name(deck.pop())) for _ in range(c.seat_cards)]

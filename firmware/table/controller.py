@@ -828,6 +828,9 @@ class RoundController:
         buf, label = self._dest_buffer(dest)
         if buf is None:
             return label
+        if DEALER < dest < BOARD and self.no_wager(dest - 1):
+            # dealt to an empty spot: discarded, and play continues [FCP 11.4, BRS 6.9]
+            return "S%d no wager" % dest
         if self._has_card(card):
             return cardlib.name(card) + _TWICE
         for i in range(len(buf)):
@@ -835,6 +838,15 @@ class RoundController:
                 buf[i] = card
                 return ""
         return "%s full" % label
+
+    def no_wager(self, seat):
+        """True when seat index `seat` is known to have no wager: a game whose every hand
+        needs an Ante (UTH [3.1]; Big Raise Stud's Risk bet [BRS 3.1]; a Four Card Poker seat
+        may play Aces Up alone [FCP 5.1]), Ante sensors fitted, the seat's Ante spot empty,
+        sound and not marked on the panel, and no jackpot wager of its accepted."""
+        if self.game == FCP or not self.ante_sensors:
+            return False
+        return not (self.ante | self.ante_marked | self.ante_faults | self.rec.accepted) & (1 << seat)
 
     def _cards_of(self, buf):
         out = []

@@ -3,6 +3,7 @@
 # six, the player winning ties [FCP 10.2]; BRS three cards and two community cards against the
 # Risk/Raise table [BRS 5.2-5.4].
 from firmware.drivers import buttons as btn
+from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
@@ -13,7 +14,9 @@ from host_tests.scenario_support import Checker
 checker = Checker(24)
 
 
-def table(game):
+def table(game, antes=()):
+    """A table of game, RAM-cleared and locked with an Ante (a Risk bet) on each seat of
+    antes: a seat without one gets no cards [BRS 6.9]."""
     fs = MemFS({})
     c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
                            game=game)
@@ -22,6 +25,8 @@ def table(game):
     c.panel(btn.LONG, btn.OK, 2)
     c.panel(btn.PRESS, btn.OK, 3)
     c.panel(btn.KEY_OFF, 0, 4)
+    for seat in antes:
+        c.spot(sens.PLACED, sens.ante_spot(seat), 4)
     c.panel(btn.PRESS, btn.LOCK, 5)
     return c
 
@@ -39,7 +44,7 @@ deal(c, ((1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
 c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("fcp results", c.results, ["D One Pair", "S1 Trips W", "S2 High L", "S3 One Pair W"])
 
-c = table(tc.BRS)
+c = table(tc.BRS, antes=(1, 2, 3, 4))
 deal(c, ((8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s 6d")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("brs results", c.results,
