@@ -726,6 +726,18 @@ def test_big_raise_stud_round_reads_the_risk_raise_table(tmp_path):
     assert t.c.results == ["S1 Flush 6:1", "S2 One Pair 1:1", "S3 One Pair P", "S4 High L"]
 
 
+def test_big_raise_stud_lines_name_the_best_hands_whole(tmp_path):
+    # Royal 500 to 1, straight flush 100, full house 8 [BRS 5.2]: "S1 Royal Flush 500:1" is
+    # longer than the display, and a name cut to "Royal F" or "Full Hous" reads as a typo.
+    t = new_table(tmp_path, tc.BRS)
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(8, "Th Jh"), (1, "Ah Kh Qh"), (2, "9h 8h 7h"), (3, "Tc Td Jd")])
+    t.press(btn.SETTLE)
+    assert t.c.results == ["S1 Royal 500:1", "S2 SF 100:1", "S3 FH 8:1"]
+
+
 def test_unknown_game_is_refused():
     with pytest.raises(ValueError, match="game must be one of brs, fcp, uth, got 'poker'"):
         tc.RoundController(None, game="poker")

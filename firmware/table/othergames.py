@@ -93,4 +93,9 @@ def _seat_status(c, s, hole):
 
 
 def _seat_line(c, s, text, verdict):
-    return ("S%d %s" % (s + 1, screens.short(text)))[:WIDTH - len(verdict)] + verdict
+    """``S1 Flush 6:1``: the hand's name at its shortest (``S1 FH 8:1``) where the verdict
+    leaves the short one no room, never cut."""
+    line = "S%d %s" % (s + 1, screens.short(text))
+    if len(line) + len(verdict) > WIDTH:
+        line = "S%d %s" % (s + 1, screens.tiny(screens.short(text)))
+    return line[:WIDTH - len(verdict)] + verdict

@@ -89,6 +89,19 @@ def short(name):
             .replace("Straight Flush", "Str Flush").replace("High Card", "High"))
 
 
+# The shortest hand names, for a line whose verdict leaves short() names no room
+_TINY = (("Royal Flush", "Royal"), ("Str Flush", "SF"), ("Full House", "FH"),
+         ("Straight", "Str"), ("Two Pair", "2 Pair"))
+
+
+def tiny(name):
+    """A short() hand name at its shortest: ``FH`` for ``Full House``."""
+    for long_name, code in _TINY:
+        if name == long_name:
+            return code
+    return name
+
+
 def seat_light(c, s):
     """The spot-light pattern of seat index s in the controller's present state."""
     bit = 1 << s
