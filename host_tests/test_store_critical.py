@@ -1,5 +1,7 @@
 """Critical memory: boot recovery, copies, RAM ERROR and RAM clear, the round journal."""
 
+import struct
+
 import pytest
 
 from firmware.drivers.fram import FRAM
@@ -609,3 +611,34 @@ def test_ram_error_names_each_copy_and_the_ram_clear_logs_why():
 
 def test_a_device_that_does_not_answer_is_an_io_error_in_the_log():
     assert eventlog.reason_code("io error [Errno 5] EIO") == eventlog.REASON_IO
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("_journal", b"\x05\x00\x00", "journal"),                       # not round u32 + step u8
+    ("_journal", struct.pack("<IB", 9, 7), "journal"),              # no step 7
+    ("_log", b"\x00" * 5, "log"),                                    # shorter than the anchor
+    ("_log", struct.pack("<I8s", 3, bytes(8)), "log"),               # 3 events, no tail entries
+])
+def test_a_copy_whose_store_sections_do_not_parse_is_a_bad_copy_not_a_crash(name, value, words):
+    # A copy with a good CRC (written by other firmware, or crafted by a test lab) whose own
+    # sections are malformed must be refused like any bad copy: boot takes the other copy and
+    # rebuilds this one, never crashes, and never copies the bad state over the good one.
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [], 200)
+    seq, payload = record.decode(cm._record)
+    sections = record.unpack_sections(payload)
+    sections[name] = value
+    raw = record.encode(seq + 1, record.pack_sections(sections))
+    board.fram[:len(raw)] = raw
+    again = board.boot()
+    assert board.status == "repaired" and again.copy_status == ["ok", "ok"]
+    assert again.section("jackpot") == b"J1" and (again.round_no, again.step) == (1, STEP_LOCK)
+    error = [e for e in again.log.events() if e[3] == eventlog.CM_ERROR][-1]
+    assert error[4] == 0 and error[5] == eventlog.REASON_OTHER
+    assert again.log.verify() is None
+    assert board.boot() and board.status == "ok"
+    # both copies so: RAM ERROR naming the section, not a crash
+    board.fram[:len(raw)] = raw
+    board.files["cm_b.bin"] = raw
+    third = board.boot()
+    assert board.status == "RAM ERROR" and words in third.copy_status[0]

@@ -45,6 +45,9 @@ MODE_ONE_DEVICE = "one device"
 JOURNAL = "_journal"
 LOG = "_log"
 _JOURNAL_FORMAT = "<IB"
+_JOURNAL_SIZE = const(5)
+# the event log's anchor: event count u32 and newest link (8 bytes), then the unfinished page
+_ANCHOR_SIZE = const(12)
 _MAX_ROUND = 0xFFFFFFFF
 # Room a record buffer keeps beyond the record it was sized for (sections grow: hits, link queue)
 _SLACK = const(256)
@@ -64,6 +67,23 @@ def _timed(event, now):
     """(kind, a, b, c, time): the event (kind[, a[, b[, c]]]) with the time it happened, for
     logging later."""
     return tuple(event) + (0,) * (4 - len(event)) + (now,)
+
+
+def _store_sections_problem(journal, log):
+    """What is wrong with a copy's journal and event-log anchor sections, or ''."""
+    if len(journal) != _JOURNAL_SIZE:
+        return "journal of %d bytes, not %d" % (len(journal), _JOURNAL_SIZE)
+    step = journal[4]
+    if step >= len(STEP_NAMES):
+        return "journal step %d unknown" % step
+    if len(log) < _ANCHOR_SIZE:
+        return "log anchor of %d bytes, under %d" % (len(log), _ANCHOR_SIZE)
+    count = struct.unpack_from("<I", log, 0)[0]
+    tail = (count % eventlog.PAGE_ENTRIES) * eventlog.ENTRY_SIZE
+    if len(log) != _ANCHOR_SIZE + tail:
+        return "log tail of %d bytes for %d events (%d expected)" % (
+            len(log) - _ANCHOR_SIZE, count, tail)
+    return ""
 
 
 def _ended(step):
@@ -167,6 +187,11 @@ class CriticalMemory:
         sections = record.unpack_sections(payload)
         if JOURNAL not in sections or LOG not in sections:
             raise RecordError("missing journal or log section")
+        problem = _store_sections_problem(sections[JOURNAL], sections[LOG])
+        if problem:
+            # a good CRC over sections this firmware cannot use (other firmware, a crafted
+            # copy): a bad copy like any other, never a crash at boot nor the state to keep
+            raise RecordError("malformed sections: " + problem)
         return seq, sections, bytes(raw)
 
     def boot(self, now, reset_cause=0):
