@@ -68,6 +68,8 @@ def test_lifetime_meters_beyond_64_bits_round_trip():
     big = 3 ** 50   # > 2**79
     jp.meters[cfg.MAIN][m.VOIDS] = big
     jp.table[m.T_VOIDS] = big
+    jp.meters[cfg.MAIN][m.WAGERS] = big + 1   # voids cannot outnumber the wagers
+    jp.table[m.T_WAGERS] = big + 1
     assert record.decode(record.encode(jp)).meters[cfg.MAIN][m.VOIDS] == big
 
 
@@ -121,6 +123,64 @@ def test_padded_and_over_long_numbers_rejected():
 ])
 def test_inconsistent_state_rejected_with_reason(edit, words):
     jp = busy_table()
+    edit(jp)
+    with pytest.raises(ValueError) as err:
+        record.decode(record.encode(jp))
+    for word in words:
+        assert word in str(err.value)
+
+
+def _more(jp, slot, meter, by, value=True, table=None):
+    """Raise a pool meter (and the matching table meter, and the pool value) so the pool and
+    conservation equations still hold."""
+    jp.meters[slot][meter] += by
+    if table is not None:
+        jp.table[table] += by
+    if value:
+        jp.value[slot] += by
+
+
+def _reversed_above_contributions(jp):
+    by = jp.meters[cfg.MAJOR][m.CONTRIB] - jp.meters[cfg.MAJOR][m.REVERSED] + 7
+    _more(jp, cfg.MAJOR, m.REVERSED, by, value=False)
+    jp.value[cfg.MAJOR] -= by
+    jp.table[m.T_RETENTION] += by        # the wagers equation still holds
+
+
+def _retention_reversed_above_retention(jp):
+    by = jp.table[m.T_RETENTION] - jp.table[m.T_RETENTION_REVERSED] + 1
+    jp.table[m.T_RETENTION_REVERSED] += by
+    _more(jp, cfg.MAJOR, m.CONTRIB, by)  # credited to the pool instead: the equations hold
+
+
+def _hand_moved(jp):
+    jp.table[m.T_HIT_COUNT + 0] -= 1     # the flush counted as a full house: total unchanged
+    jp.table[m.T_HIT_COUNT + 1] += 1
+
+
+@pytest.mark.parametrize("edit, words", [
+    # every equation balances, and yet the numbers cannot be
+    (lambda jp: _more(jp, cfg.MAJOR, m.SHORTFALL, jp.meters[cfg.MAJOR][m.PAID] + 500,
+                      table=m.T_SHORTFALL), ["major shortfall", "above paid"]),
+    (_reversed_above_contributions, ["major contributions_reversed", "above contributions"]),
+    (lambda jp: _more(jp, cfg.MAJOR, m.VOIDED, 10_000, value=False),
+     ["major voided", "above wagered"]),
+    (lambda jp: _more(jp, cfg.MINOR, m.VOIDS, 10, value=False), ["minor voids", "above wagers"]),
+    (_retention_reversed_above_retention, ["retention_reversed", "above retention"]),
+    (_hand_moved, ["table hits_flush", "table hits_full_house"]),
+    (lambda jp: _more(jp, cfg.MINOR, m.ADDITIONS, 200_000, table=m.T_ADDITIONS),
+     ["minor value", "above its ceiling 150000"]),
+    # hits on record that the meters or the pool do not account for
+    (lambda jp: (jp.hits[0].__setitem__(m.H_SHORTFALL, 100),
+                 jp.hits[0].__setitem__(m.H_AFTER, jp.hits[0][m.H_AFTER] + 100)),
+     ["hit shortfall 100"]),
+    (lambda jp: jp.hits.append(list(jp.hits[0])), ["hits on record", "hits_flush 2", "minor"]),
+    (lambda jp: jp.hits[0].__setitem__(m.H_ROUND, 2), ["round 1 recorded after", "round 2"]),
+    (lambda jp: setattr(jp, "open_wager", 50), ["open wager 50", "wager 100"]),
+])
+def test_state_that_balances_but_cannot_be_is_rejected(edit, words):
+    jp = busy_table()
+    assert jp.audit() == []
     edit(jp)
     with pytest.raises(ValueError) as err:
         record.decode(record.encode(jp))

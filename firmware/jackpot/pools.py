@@ -27,6 +27,19 @@ MAX_SEATS = const(7)
 MAX_TIME = const(0x7FFFFFFF)
 
 
+# (whole, part) pool meters: a part can never exceed its whole
+_PARTS = ((m.PAID, m.SHORTFALL), (m.CONTRIB, m.REVERSED), (m.RESERVE_CONTRIB, m.RESERVE_REVERSED),
+          (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS))
+_TABLE_PARTS = ((m.T_WAGERED, m.T_VOIDED), (m.T_WAGERS, m.T_VOIDS),
+                (m.T_RETENTION, m.T_RETENTION_REVERSED))
+# (table meter, pool meter) pairs: the table's equals the sum of the pools'
+_TABLE_SUMS = (((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
+                (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
+                (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT))
+               + tuple((m.T_HIT_COUNT + h, m.HIT_COUNT + h) for h in range(paytable.HAND_TYPES))
+               + tuple((m.T_HIT_AMOUNT + h, m.HIT_AMOUNT + h) for h in range(paytable.HAND_TYPES)))
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -232,13 +245,31 @@ class Jackpot:
                 # every envy bonus is at least a cent
                 problems.append("%s envy paid %d for %d bonuses" % (
                     cfg.POOL_KEYS[slot], pm[m.ENVY_AMOUNT], pm[m.ENVY_COUNT]))
+            for gross, part in _PARTS:
+                if pm[part] > pm[gross]:
+                    # the equations hold whatever these are; a part above its whole is still
+                    # money from nowhere (a shortfall above what was paid raises the pool)
+                    from firmware.jackpot import meternames as mn
+
+                    problems.append("%s %s %d above %s %d" % (
+                        cfg.POOL_KEYS[slot], mn.POOL_METER_NAMES[part], pm[part],
+                        mn.POOL_METER_NAMES[gross], pm[gross]))
+            ceiling = self.config.pools[slot].ceiling
+            if ceiling and slot in self.active_slots() and self.value[slot] > ceiling:
+                problems.append("%s value %d above its ceiling %d" % (
+                    cfg.POOL_KEYS[slot], self.value[slot], ceiling))
         retention = self.table[m.T_RETENTION] - self.table[m.T_RETENTION_REVERSED]
         if wagers != credited + retention + self.carried_cents():
             problems.append("wagers %d != increments %d + retention %d + carried %d" % (
                 wagers, credited, retention, self.carried_cents()))
-        for tm, pmi in ((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
-                        (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
-                        (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT)):
+        for gross, part in _TABLE_PARTS:
+            if self.table[part] > self.table[gross]:
+                from firmware.jackpot import meternames as mn
+
+                problems.append("table %s %d above %s %d" % (
+                    mn.TABLE_METER_NAMES[part], self.table[part], mn.TABLE_METER_NAMES[gross],
+                    self.table[gross]))
+        for tm, pmi in _TABLE_SUMS:
             total = 0
             for slot in range(cfg.POOL_SLOTS):
                 total += self.meters[slot][pmi]

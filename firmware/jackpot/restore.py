@@ -18,6 +18,11 @@ _VERSION_1 = const(1)
 _POOL_METERS_V1 = const(30)
 _TABLE_METERS_V1 = const(24)
 _HIT_FIELDS_V1 = const(14)
+# the pool meters that count at least what the recorded hits of the pool hold, in the order
+# _check_hits_on_meters sums them
+_HIT_METERS = (tuple(m.HIT_COUNT + h for h in range(paytable.HAND_TYPES))
+               + tuple(m.HIT_AMOUNT + h for h in range(paytable.HAND_TYPES))
+               + (m.ENVY_COUNT, m.ENVY_AMOUNT, m.SHORTFALL))
 
 
 def _range(what, value, low, high=None):
@@ -44,6 +49,30 @@ def _check_meters(values, what):
 
             names = mn.TABLE_METER_NAMES if what == "table meter" else mn.POOL_METER_NAMES
             _range(what + " " + names[i], values[i], 0)
+
+
+def _check_hits_on_meters(jp):
+    """ValueError if the recorded hits hold more than their pools' meters counted (the
+    record keeps the last 25: each pool's meters count at least those)."""
+    for slot in range(cfg.POOL_SLOTS):
+        pm = jp.meters[slot]
+        found = [0] * (2 * paytable.HAND_TYPES + 3)  # counts, amounts, envy seats, envy, short
+        for h in jp.hits:
+            if h[m.H_POOL] != slot:
+                continue
+            found[h[m.H_HAND]] += 1
+            found[paytable.HAND_TYPES + h[m.H_HAND]] += h[m.H_AMOUNT]
+            seats = len(mask_seats(h[m.H_ENVY_SEATS]))
+            found[-3] += seats
+            found[-2] += seats * h[m.H_ENVY_EACH]
+            found[-1] += h[m.H_SHORTFALL] + h[m.H_ENVY_SHORTFALL]
+        for i, meter in enumerate(_HIT_METERS):
+            if found[i] > pm[meter]:
+                from firmware.jackpot import meternames as mn
+
+                raise ValueError("jackpot state: the hits on record hold %s %d, pool %s meter "
+                                 "%d" % (mn.POOL_METER_NAMES[meter], found[i],
+                                         cfg.POOL_KEYS[slot], pm[meter]))
 
 
 def decode(data):
@@ -98,13 +127,18 @@ def decode(data):
     jp.open_seats = r.int("open seats")
     jp.open_overflow = r.ints(cfg.POOL_SLOTS, "open overflow")
     if jp.open_round:
-        _range("open wager", jp.open_wager, 1, cfg.MAX_WAGER)
+        if jp.open_wager != config.wager:
+            # the configuration cannot change while a round is open: a void would reverse
+            # another amount than the one contributed
+            raise ValueError("jackpot state: open wager %d is not the configured wager %d"
+                             % (jp.open_wager, config.wager))
         _range("open seats", jp.open_seats, 0, (1 << MAX_SEATS) - 1)
         for slot in range(cfg.POOL_SLOTS):
             _range("open overflow", jp.open_overflow[slot], 0, jp.reserve[slot])
     elif jp.open_wager or jp.open_seats or jp.open_overflow != [0, 0, 0]:
         raise ValueError("jackpot state: round details present with no open round")
     count = _range("hit count", r.int("hit count"), 0, m.LAST_HITS)
+    previous = 0
     for _ in range(count):
         h = _padded(r, _HIT_FIELDS_V1 if old else m.HIT_FIELDS, m.HIT_FIELDS, "hit record")
         _range("hit time", h[m.H_TIME], 0, MAX_TIME)
@@ -116,6 +150,14 @@ def decode(data):
         _range("hit amount", h[m.H_AMOUNT], 0)
         _range("hit shortfall", h[m.H_SHORTFALL], 0, h[m.H_AMOUNT])
         _range("hit pool before", h[m.H_BEFORE], 0)
+        if h[m.H_SHORTFALL] != max(0, h[m.H_AMOUNT] - h[m.H_BEFORE]):
+            # the pool pays what it holds; only the rest is operator-funded
+            raise ValueError("jackpot state: hit shortfall %d for %d paid from a pool of %d"
+                             % (h[m.H_SHORTFALL], h[m.H_AMOUNT], h[m.H_BEFORE]))
+        if h[m.H_ROUND] < previous:
+            raise ValueError("jackpot state: hit of round %d recorded after one of round %d"
+                             % (h[m.H_ROUND], previous))
+        previous = h[m.H_ROUND]
         envied = _range("hit envy seats", h[m.H_ENVY_SEATS], 0, (1 << MAX_SEATS) - 1)
         if envied & (1 << (h[m.H_SEAT] - 1)):
             raise ValueError("jackpot state: seat %d paid an envy bonus for its own hand"
@@ -135,6 +177,7 @@ def decode(data):
                              "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))
         jp.hits.append(h)
     r.end()
+    _check_hits_on_meters(jp)
     problems = jp.audit()
     if problems:
         raise ValueError("jackpot state: books do not balance: " + "; ".join(problems))
