@@ -504,6 +504,24 @@ def test_config_errors_name_key_and_value(changes, words):
     assert snapshot(jp) == before
 
 
+def test_jackpot_pays_after_2038_and_the_record_keeps_the_time():
+    # the table passes seconds since 1970: 2**31 is 2038-01-19 03:14:08 UTC, within the
+    # product's life; the event log holds u32 times (to 2106), so must the jackpot
+    after_2038 = 2**31 + 3600
+    last = 0xFFFFFFFF
+    jp = table()
+    jp.contribute(1, [1])
+    plan = jp.settle(1, after_2038, C(HEART_FLOP), [hand(1, FLUSH_HOLE)])
+    assert plan.hits[0][m.H_TIME] == after_2038
+    jp.contribute(2, [1])
+    jp.settle(2, last, C(HEART_FLOP), [hand(1, FLUSH_HOLE)])
+    again = record.decode(record.encode(jp))
+    assert [h["time"] for h in again.last_hits()] == [after_2038, last]
+    jp.contribute(3, [1])
+    with pytest.raises(ValueError, match="bad time"):
+        jp.settle(3, last + 1, C(HEART_FLOP), [hand(1, FLUSH_HOLE)])
+
+
 @pytest.mark.parametrize("action, words", [
     (lambda jp: jp.contribute(0, [1]), ["round number 0"]),
     (lambda jp: jp.contribute(5, [1]), ["round 5 is still open"]),

@@ -24,7 +24,9 @@ from firmware.poker import cards as cardlib
 from firmware.poker import hands as evaluator
 
 MAX_SEATS = const(7)
-MAX_TIME = const(0x7FFFFFFF)
+# seconds (the table passes seconds since 1970): u32 as the event log keeps them, so a table
+# still pays after 2038-01-19 (2**31); not a const, a big int on 32-bit ports
+MAX_TIME = 0xFFFFFFFF
 
 
 # (whole, part) pool meters: a part can never exceed its whole
