@@ -379,6 +379,18 @@ def test_addition_above_ceiling_rejected():
     assert jp.add(MAIN, 4000) == 5000
 
 
+def test_additions_never_take_a_pool_without_ceiling_above_the_largest_amount():
+    # Two additions of $10,737,418.23 made a pool of $21,484,836.46: the table logs the pool
+    # after each settle as a 32-bit signed number, so every later round failed to commit
+    # ("MEMORY FAULT event c ...") and stayed locked.  A pool holds at most MAX_AMOUNT.
+    jp = table(main={"reset": 1000})
+    assert jp.add(MAIN, cfg.MAX_AMOUNT - 1000) == cfg.MAX_AMOUNT
+    before = snapshot(jp)
+    with pytest.raises(ValueError, match="above %d" % cfg.MAX_AMOUNT):
+        jp.add(MAIN, 1)
+    assert snapshot(jp) == before
+
+
 # ----------------------------------------------------------------------------- rules.md 5 voids
 
 

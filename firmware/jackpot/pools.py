@@ -377,6 +377,11 @@ class Jackpot:
         if ceiling and self.value[slot] + amount > ceiling:
             raise ValueError("addition %d would take pool %s to %d, above its ceiling %d"
                              % (amount, cfg.POOL_KEYS[slot], self.value[slot] + amount, ceiling))
+        if self.value[slot] + amount > cfg.MAX_AMOUNT:
+            # the most a pool parameter may be; the table logs the pools as 32-bit numbers
+            raise ValueError("addition %d would take pool %s to %d, above %d, the most a pool "
+                             "may hold" % (amount, cfg.POOL_KEYS[slot], self.value[slot] + amount,
+                                           cfg.MAX_AMOUNT))
         self._addition(slot, amount)
         return self.value[slot]
 
