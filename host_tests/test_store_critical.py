@@ -229,11 +229,17 @@ def test_commit_failing_on_every_copy_raises_and_keeps_ram_state():
         def write(self, data):
             raise OSError(5)
 
-    cm.copies = [Dead(MemFS(), "a"), Dead(MemFS(), "b")]
+    class Full(FileSlot):
+        def write(self, data):
+            raise MemoryError
+
+    cm.copies = [Dead(MemFS(), "a"), Full(MemFS(), "b")]
     seq = cm.seq
-    with pytest.raises(StoreError, match="every copy"):
+    with pytest.raises(StoreError, match="every copy") as err:
         cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
     assert cm.seq == seq and cm.section("jackpot") == b"J0"
+    # the technician sees why each copy refused it
+    assert "copy 0 5" in str(err.value) and "copy 1 MemoryError" in str(err.value)
 
 
 def test_check_finds_a_corrupted_copy_while_running():

@@ -461,18 +461,21 @@ class CriticalMemory:
             raise
         data = memoryview(self._scratch)[:length]
         written = 0
+        why = ""
         for i in range(len(self.copies)):
             try:
                 self.copies[i].write(data)
                 self.copy_status[i] = "ok"
                 written += 1
-            except (OSError, MemoryError):
+            except (OSError, MemoryError) as error:
                 # a copy the device (or, for a littlefs file, the heap) refused: the others
                 # carry the commit, and the read-back logs and rebuilds this one
                 self.copy_status[i] = "write failed"
+                why += "%s copy %d %s" % (";" if why else ":", i,
+                                          str(error) or type(error).__name__)
         if written == 0:
             self.log.abandon()
-            raise StoreError("commit %d failed on every copy" % (self.seq + 1))
+            raise StoreError("commit %d failed on every copy%s" % (self.seq + 1, why))
         self.log.confirm()
         if carried:
             self._pending = self._pending[carried:]
