@@ -64,7 +64,9 @@ def test_ram_clear_needs_accepted_reset_values_and_changes_nothing_otherwise():
                         (({}, 1, 5, True), "reset values"),
                         (({"jackpot": b"x"}, 1, -1, True), "supervisor"),
                         (({"_journal": b"x"}, 1, 5, True), "section name"),
-                        (({"jackpot": "text"}, 1, 5, True), "bytes")]:
+                        (({"jackpot": "text"}, 1, 5, True), "bytes"),
+                        (({"jackpot": b"x"}, 1, 5, True, -1), "round number -1"),
+                        (({"jackpot": b"x"}, 1, 5, True, 2**32), "round number")]:
         with pytest.raises(ValueError, match=words):
             cm.ram_clear(*args)
         assert cm.ram_error and board.files == {}

@@ -405,6 +405,8 @@ class CriticalMemory:
             raise ValueError("RAM clear needs the reset values of every section, got %r" % (sections,))
         if not isinstance(supervisor, int) or supervisor < 0 or supervisor > 0xFFFF:
             raise ValueError("supervisor id %r is not an integer 0..65535" % (supervisor,))
+        if not isinstance(round_no, int) or round_no < 0 or round_no > _MAX_ROUND:
+            raise ValueError("round number %r is not an integer 0..2**32-1" % (round_no,))
         self._check_sections(sections)
         previous = self.seq
         if self.status == STATUS_RAM_ERROR or self.status == STATUS_UNBOOTED:
