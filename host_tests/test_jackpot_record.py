@@ -188,6 +188,13 @@ def test_state_that_balances_but_cannot_be_is_rejected(edit, words):
         assert word in str(err.value)
 
 
+def test_a_bad_hit_on_record_is_named_by_its_place_and_round():
+    jp = busy_table()
+    jp.hits[2][m.H_SEAT] = 8          # the third of three hits (the royal of round 1)
+    with pytest.raises(ValueError, match=r"hit 3 of 3 on record \(round 1\): hit seat 8"):
+        record.decode(record.encode(jp))
+
+
 def test_bad_config_in_the_record_rejected():
     jp = Jackpot()
     jp.config.pools[cfg.MAIN].rate = (1, 3)

@@ -18,6 +18,7 @@ _VERSION_1 = const(1)
 _POOL_METERS_V1 = const(30)
 _TABLE_METERS_V1 = const(24)
 _HIT_FIELDS_V1 = const(14)
+_PREFIX = "jackpot state: "
 # the pool meters that count at least what the recorded hits of the pool hold, in the order
 # _check_hits_on_meters sums them
 _HIT_METERS = (tuple(m.HIT_COUNT + h for h in range(paytable.HAND_TYPES))
@@ -49,6 +50,44 @@ def _check_meters(values, what):
 
             names = mn.TABLE_METER_NAMES if what == "table meter" else mn.POOL_METER_NAMES
             _range(what + " " + names[i], values[i], 0)
+
+
+def _check_hit(h, previous, last_round):
+    """ValueError naming what is wrong with one recorded hit (previous: the round of the hit
+    before it)."""
+    _range("hit time", h[m.H_TIME], 0, MAX_TIME)
+    _range("hit round", h[m.H_ROUND], 1, last_round)
+    _range("hit seat", h[m.H_SEAT], 1, MAX_SEATS)
+    _range("hit hand", h[m.H_HAND], 0, paytable.HAND_TYPES - 1)
+    _range("hit pool", h[m.H_POOL], 0, cfg.POOL_SLOTS - 1)
+    cardlib.check(h[m.H_CARDS:m.H_CARDS + 5], 5, "jackpot state hit cards")
+    _range("hit amount", h[m.H_AMOUNT], 0)
+    _range("hit shortfall", h[m.H_SHORTFALL], 0, h[m.H_AMOUNT])
+    _range("hit pool before", h[m.H_BEFORE], 0)
+    if h[m.H_SHORTFALL] != max(0, h[m.H_AMOUNT] - h[m.H_BEFORE]):
+        # the pool pays what it holds; only the rest is operator-funded
+        raise ValueError("jackpot state: hit shortfall %d for %d paid from a pool of %d"
+                         % (h[m.H_SHORTFALL], h[m.H_AMOUNT], h[m.H_BEFORE]))
+    if h[m.H_ROUND] < previous:
+        raise ValueError("jackpot state: hit of round %d recorded after one of round %d"
+                         % (h[m.H_ROUND], previous))
+    envied = _range("hit envy seats", h[m.H_ENVY_SEATS], 0, (1 << MAX_SEATS) - 1)
+    if envied & (1 << (h[m.H_SEAT] - 1)):
+        raise ValueError("jackpot state: seat %d paid an envy bonus for its own hand"
+                         % h[m.H_SEAT])
+    each = _range("hit envy bonus", h[m.H_ENVY_EACH], 0, cfg.MAX_ENVY)
+    if (envied == 0) != (each == 0):
+        raise ValueError("jackpot state: hit envy bonus %d for seats mask %d"
+                         % (each, envied))
+    paid = each * len(mask_seats(envied))
+    _range("hit envy shortfall", h[m.H_ENVY_SHORTFALL], 0, paid)
+    if h[m.H_AFTER] == 0 and h[m.H_ENVY_SHORTFALL] != paid:
+        # the hand emptied its pool: every bonus after it was operator-funded
+        raise ValueError("jackpot state: hit envy shortfall %d of %d paid after the pool "
+                         "was emptied" % (h[m.H_ENVY_SHORTFALL], paid))
+    if h[m.H_AFTER] != h[m.H_BEFORE] - (h[m.H_AMOUNT] - h[m.H_SHORTFALL]):
+        raise ValueError("jackpot state: hit record pool after %d does not follow from "
+                         "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))
 
 
 def _check_hits_on_meters(jp):
@@ -139,42 +178,18 @@ def decode(data):
         raise ValueError("jackpot state: round details present with no open round")
     count = _range("hit count", r.int("hit count"), 0, m.LAST_HITS)
     previous = 0
-    for _ in range(count):
+    for i in range(count):
         h = _padded(r, _HIT_FIELDS_V1 if old else m.HIT_FIELDS, m.HIT_FIELDS, "hit record")
-        _range("hit time", h[m.H_TIME], 0, MAX_TIME)
-        _range("hit round", h[m.H_ROUND], 1, jp.last_round)
-        _range("hit seat", h[m.H_SEAT], 1, MAX_SEATS)
-        _range("hit hand", h[m.H_HAND], 0, paytable.HAND_TYPES - 1)
-        _range("hit pool", h[m.H_POOL], 0, cfg.POOL_SLOTS - 1)
-        cardlib.check(h[m.H_CARDS:m.H_CARDS + 5], 5, "jackpot state hit cards")
-        _range("hit amount", h[m.H_AMOUNT], 0)
-        _range("hit shortfall", h[m.H_SHORTFALL], 0, h[m.H_AMOUNT])
-        _range("hit pool before", h[m.H_BEFORE], 0)
-        if h[m.H_SHORTFALL] != max(0, h[m.H_AMOUNT] - h[m.H_BEFORE]):
-            # the pool pays what it holds; only the rest is operator-funded
-            raise ValueError("jackpot state: hit shortfall %d for %d paid from a pool of %d"
-                             % (h[m.H_SHORTFALL], h[m.H_AMOUNT], h[m.H_BEFORE]))
-        if h[m.H_ROUND] < previous:
-            raise ValueError("jackpot state: hit of round %d recorded after one of round %d"
-                             % (h[m.H_ROUND], previous))
+        try:
+            _check_hit(h, previous, jp.last_round)
+        except ValueError as error:
+            # which of the hits on record, as the supervisor's list numbers them
+            text = str(error)
+            if text.startswith(_PREFIX):
+                text = text[len(_PREFIX):]
+            raise ValueError("%shit %d of %d on record (round %d): %s"
+                             % (_PREFIX, i + 1, count, h[m.H_ROUND], text)) from None
         previous = h[m.H_ROUND]
-        envied = _range("hit envy seats", h[m.H_ENVY_SEATS], 0, (1 << MAX_SEATS) - 1)
-        if envied & (1 << (h[m.H_SEAT] - 1)):
-            raise ValueError("jackpot state: seat %d paid an envy bonus for its own hand"
-                             % h[m.H_SEAT])
-        each = _range("hit envy bonus", h[m.H_ENVY_EACH], 0, cfg.MAX_ENVY)
-        if (envied == 0) != (each == 0):
-            raise ValueError("jackpot state: hit envy bonus %d for seats mask %d"
-                             % (each, envied))
-        paid = each * len(mask_seats(envied))
-        _range("hit envy shortfall", h[m.H_ENVY_SHORTFALL], 0, paid)
-        if h[m.H_AFTER] == 0 and h[m.H_ENVY_SHORTFALL] != paid:
-            # the hand emptied its pool: every bonus after it was operator-funded
-            raise ValueError("jackpot state: hit envy shortfall %d of %d paid after the pool "
-                             "was emptied" % (h[m.H_ENVY_SHORTFALL], paid))
-        if h[m.H_AFTER] != h[m.H_BEFORE] - (h[m.H_AMOUNT] - h[m.H_SHORTFALL]):
-            raise ValueError("jackpot state: hit record pool after %d does not follow from "
-                             "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))
         jp.hits.append(h)
     r.end()
     _check_hits_on_meters(jp)
