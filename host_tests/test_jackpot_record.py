@@ -177,6 +177,11 @@ def _hand_moved(jp):
     (lambda jp: jp.hits.append(list(jp.hits[0])), ["hits on record", "hits_flush 2", "minor"]),
     (lambda jp: jp.hits[0].__setitem__(m.H_ROUND, 2), ["round 1 recorded after", "round 2"]),
     (lambda jp: setattr(jp, "open_wager", 50), ["open wager 50", "wager 100"]),
+    (lambda jp: _more(jp, cfg.MINOR, m.RESETS, 5, value=False, table=m.T_RESETS),
+     ["minor resets 5", "above hits 1"]),
+    (lambda jp: jp.table.__setitem__(m.T_ROUNDS, 99), ["table rounds 99 above wagers"]),
+    (lambda jp: jp.table.__setitem__(m.T_COLLECTED, jp.table[m.T_WAGERED]),
+     ["table collected", "above wagered"]),
 ])
 def test_state_that_balances_but_cannot_be_is_rejected(edit, words):
     jp = busy_table()

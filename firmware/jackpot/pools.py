@@ -31,9 +31,10 @@ MAX_TIME = 0xFFFFFFFF
 
 # (whole, part) pool meters: a part can never exceed its whole
 _PARTS = ((m.PAID, m.SHORTFALL), (m.CONTRIB, m.REVERSED), (m.RESERVE_CONTRIB, m.RESERVE_REVERSED),
-          (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS))
+          (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS),
+          (m.HITS, m.RESETS))                  # a pool resets only after a hit of its own
 _TABLE_PARTS = ((m.T_WAGERED, m.T_VOIDED), (m.T_WAGERS, m.T_VOIDS),
-                (m.T_RETENTION, m.T_RETENTION_REVERSED))
+                (m.T_RETENTION, m.T_RETENTION_REVERSED), (m.T_WAGERS, m.T_ROUNDS))
 # (table meter, pool meter) pairs: the table's equals the sum of the pools'
 _TABLE_SUMS = (((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
                 (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
@@ -271,6 +272,11 @@ class Jackpot:
                 problems.append("table %s %d above %s %d" % (
                     mn.TABLE_METER_NAMES[part], self.table[part], mn.TABLE_METER_NAMES[gross],
                     self.table[gross]))
+        t = self.table
+        if t[m.T_COLLECTED] + t[m.T_VOIDED] > t[m.T_WAGERED]:
+            # a wager is collected after its round's payout [11.12] or voided, not both
+            problems.append("table collected %d + voided %d above wagered %d" % (
+                t[m.T_COLLECTED], t[m.T_VOIDED], t[m.T_WAGERED]))
         for tm, pmi in _TABLE_SUMS:
             total = 0
             for slot in range(cfg.POOL_SLOTS):
