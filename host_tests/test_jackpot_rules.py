@@ -505,6 +505,10 @@ def test_last_25_hits_are_kept_oldest_dropped():
     ({"pay": {"five_aces": (1, 0)}}, ["pay.five_aces"]),
     ({"main": {"rate": (8, 10), "reserve_rate": (3, 10)}}, ["main", "(8, 10)", "(3, 10)"]),
     ({"split": True, "minor": {"rate": (6, 10)}, "major": {"rate": (5, 10)}}, ["minor+major"]),
+    # a fixed award the table could not log (32-bit event amounts): the royal would never pay
+    ({"wager": 100_000, "pay": {"royal_flush": (25_000, 100)}},
+     ["pay.royal_flush", "25000 to 1", "100000", "2500000000"]),
+    ({"pay": {"flush": (1_000_000, 0)}, "wager": 2000}, ["pay.flush", "2000000000"]),
 ])
 def test_config_errors_name_key_and_value(changes, words):
     jp = table()

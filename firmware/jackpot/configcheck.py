@@ -122,6 +122,11 @@ def build(changes, base=None):
         for hand, key, cents in _by_hand(changes, "envy", "cents"):
             envy[hand] = _int(key, cents, 0, MAX_ENVY)
     for hand in range(paytable.HAND_TYPES):
+        if odds[hand] * wager > MAX_AMOUNT:
+            # the table logs each award as a 32-bit number: a larger one could never be paid
+            raise ValueError("config pay.%s: %d to 1 on a %d-cent wager is %d cents, above %d"
+                             % (paytable.KEYS[hand], odds[hand], wager, odds[hand] * wager,
+                                MAX_AMOUNT))
         if envy[hand] and not (odds[hand] or percent[hand]):
             raise ValueError("config envy.%s: %d cents for a hand the pay table does not pay "
                              "(pay.%s is 0 to 1 and 0%%)" % (paytable.KEYS[hand], envy[hand],
