@@ -176,6 +176,7 @@ def _hand_moved(jp):
      ["hit shortfall 100"]),
     (lambda jp: jp.hits.append(list(jp.hits[0])), ["hits on record", "hits_flush 2", "minor"]),
     (lambda jp: jp.hits[0].__setitem__(m.H_ROUND, 2), ["round 1 recorded after", "round 2"]),
+    (lambda jp: jp.hits[0].__setitem__(m.H_POOL, cfg.MAJOR), ["Flush paid by the major pool"]),
     (lambda jp: setattr(jp, "open_wager", 50), ["open wager 50", "wager 100"]),
     (lambda jp: _more(jp, cfg.MINOR, m.RESETS, 5, value=False, table=m.T_RESETS),
      ["minor resets 5", "above hits 1"]),

@@ -60,6 +60,10 @@ def _check_hit(h, previous, last_round):
     _range("hit seat", h[m.H_SEAT], 1, MAX_SEATS)
     _range("hit hand", h[m.H_HAND], 0, paytable.HAND_TYPES - 1)
     _range("hit pool", h[m.H_POOL], 0, cfg.POOL_SLOTS - 1)
+    if h[m.H_POOL] != cfg.MAIN and (h[m.H_HAND] >= paytable.STRAIGHT_FLUSH) != (h[m.H_POOL] == cfg.MAJOR):
+        # sub-pools [11.6A-B]: Minor pays flush, full house and quads, Major the rest
+        raise ValueError("jackpot state: a %s paid by the %s pool" % (
+            paytable.NAMES[h[m.H_HAND]], cfg.POOL_KEYS[h[m.H_POOL]]))
     cardlib.check(h[m.H_CARDS:m.H_CARDS + 5], 5, "jackpot state hit cards")
     _range("hit amount", h[m.H_AMOUNT], 0)
     _range("hit shortfall", h[m.H_SHORTFALL], 0, h[m.H_AMOUNT])
