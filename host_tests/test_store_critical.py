@@ -650,3 +650,28 @@ def test_a_copy_whose_store_sections_do_not_parse_is_a_bad_copy_not_a_crash(name
     board.files["cm_b.bin"] = raw
     third = board.boot()
     assert board.status == "RAM ERROR" and words in third.copy_status[0]
+
+
+def test_a_flash_copy_that_cannot_be_read_is_an_io_error_not_blank_memory():
+    # A flash file the filesystem refuses to read (EIO: a failing chip, a corrupt littlefs)
+    # is not a missing copy: with the FRAM blank too, the board said "memory blank" as if it
+    # were new and logged nothing of the copies it could not read.
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [], 200)
+    board.fram[:] = bytes(len(board.fram))            # the FRAM replaced by a new chip
+
+    class Unreadable(MemFS):
+        def open(self, name, mode):
+            if name == "cm_b.bin" and "r" in mode:
+                raise OSError(5)                      # EIO
+            return MemFS.open(self, name, mode)
+
+    board.bus = FramBus(board.fram)
+    fs = Unreadable(board.files)
+    again = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(fs, "cm_b.bin")], fs)
+    assert again.boot(300, 1) == "RAM ERROR"
+    assert again.ram_error_reason == "no good copy"
+    assert again.copy_status[0] == "blank" and again.copy_status[1].startswith("io error")
+    assert board.files["cm_b.bin"]                    # the evidence is kept
+    # a missing file is still a blank copy
+    assert FileSlot(MemFS({}), "cm_b.bin").read() is None

@@ -64,6 +64,17 @@ class FramSlot:
         self.fram.write(self.offset, bytes(record.HEADER_SIZE))
 
 
+_ENOENT = 2  # the same number on every MicroPython port and on CPython
+
+
+def _missing(error):
+    """True if an OSError says the file does not exist."""
+    code = getattr(error, "errno", None)
+    if code is None and error.args:
+        code = error.args[0]
+    return code == _ENOENT
+
+
 class FileSlot:
     """One copy in a file of a filesystem object (a mounted ``vfs.VfsLfs2``, or ``PathFS``).
 
@@ -85,12 +96,15 @@ class FileSlot:
         self.rename = rename
 
     def read(self):
-        """Return the file's bytes, or None if it does not exist."""
+        """Return the file's bytes, or None if it does not exist; OSError if it exists but
+        cannot be read (a failing chip is not a blank copy: boot says "io error")."""
         try:
             with self.fs.open(self.name, "rb") as f:
                 return f.read()
-        except OSError:
-            return None
+        except OSError as error:
+            if _missing(error):
+                return None
+            raise
 
     def read_into(self, buf):
         """Put what read() returns into buf (as much as fits) and return how many bytes were
