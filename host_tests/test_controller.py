@@ -738,6 +738,33 @@ def test_big_raise_stud_lines_name_the_best_hands_whole(tmp_path):
     assert t.c.results == ["S1 Royal 500:1", "S2 SF 100:1", "S3 FH 8:1"]
 
 
+def test_a_pool_beyond_what_an_event_carries_still_settles(table):
+    # An event's values are signed 32-bit ($21,474,836.47 in cents).  At the largest wager the
+    # configuration allows ($1,000) seven seats put $4,900 a round into the pool, past that
+    # after about 4,400 rounds without a hit; the settle's log entry must not then refuse the
+    # commit and leave every round locked.  The entry carries the largest value; the jackpot
+    # record keeps the exact pool.
+    jp = table.c.jackpot
+    jp.set_config({"wager": 100000})
+    round_no = table.c.rec.round_no
+    while sum(jp.value) <= (1 << 31) + 20000000:   # past it, by more than a flush pays
+        round_no += 1
+        jp.contribute(round_no, [1, 2, 3, 4, 5, 6, 7])
+        jp.settle(round_no, 1000, cards.parse("2c 3d 4h"), [(s, None, False) for s in range(1, 8)])
+    table.c.rec.round_no = round_no + 1         # the round open for bets
+    assert table.c.commit_admin([], table.c._sections()) == ""
+    lock_seats(table, (1,))
+    table.deal([(1, "Ah Kh"), (8, "Qh 2h 3h 4c 5d"), (0, "9c 9d")])
+    table.settle()                              # a flush: 100 to 1 on $1,000
+    assert table.c.phase == tc.RESULTS
+    settle = events_of(table.memory, ev.SETTLE)[-1]
+    assert settle[5:7] == (10000000, (1 << 31) - 1)
+    assert sum(table.c.jackpot.value) > 1 << 31
+    pool = list(table.c.jackpot.value)
+    table.boot()                                # the record keeps the exact pool
+    assert list(table.c.jackpot.value) == pool and table.c.jackpot.audit() == []
+
+
 def test_unknown_game_is_refused():
     with pytest.raises(ValueError, match="game must be one of brs, fcp, uth, got 'poker'"):
         tc.RoundController(None, game="poker")

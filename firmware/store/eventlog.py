@@ -74,6 +74,15 @@ LAST_KIND = const(29)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 
+
+def clamp(value):
+    """value as an entry's b or c field carries it: an amount beyond the signed 32-bit range
+    ($21,474,836.47 in cents) is logged as that end, rather than refuse the commit that moves
+    the money (the jackpot record keeps the exact amounts)."""
+    if value > _I32_MAX:
+        return _I32_MAX
+    return _I32_MIN if value < _I32_MIN else value
+
 # Reasons of LINK_REJECT (firmware.link.codec.REJECT_REASONS, in its order)
 LINK_REASONS = ("malformed", "forged", "replayed", "stale", "unknown table")
 

@@ -115,7 +115,6 @@ _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 CHORD_MS = const(60)             # presses this close (up to three panel polls): hit together
 _TWICE = " twice"                 # the end of a refusal for a card already in the round
-_I32_MAX = const(0x7FFFFFFF)      # the most an event's value (a signed 32-bit int) carries
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measured (25 hits
@@ -1026,7 +1025,7 @@ class RoundController:
         for hit in self.hits:
             seats |= 1 << (hit[jm.H_SEAT] - 1)
             total += hit[jm.H_AMOUNT]
-        if not self._log_admin(ev.JACKPOT_SENT_BACK, SUPERVISOR_ID, seats, min(total, _I32_MAX)):
+        if not self._log_admin(ev.JACKPOT_SENT_BACK, SUPERVISOR_ID, seats, ev.clamp(total)):
             return
         self.hits = []
         self.results = []
@@ -1091,7 +1090,7 @@ class RoundController:
             return
         events = []
         for hit in plan.hits:
-            events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], hit[jm.H_AMOUNT]))
+            events.append((ev.JACKPOT_HIT, hit[jm.H_SEAT], hit[jm.H_HAND], ev.clamp(hit[jm.H_AMOUNT])))
             if hit[jm.H_ENVY_SEATS]:
                 events.append((ev.JACKPOT_ENVY, hit[jm.H_SEAT], hit[jm.H_ENVY_SEATS],
                                hit[jm.H_ENVY_EACH]))
@@ -1100,7 +1099,7 @@ class RoundController:
             for key, old, new in applied[1]:
                 events.append((ev.CONFIG_CHANGE,) + jcfg.logged_change(self.jackpot.config, key,
                                                                        old, new))
-        events.append((ev.SETTLE, 0, plan.total_paid(), sum(self.jackpot.value)))
+        events.append((ev.SETTLE, 0, ev.clamp(plan.total_paid()), ev.clamp(sum(self.jackpot.value))))
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_SETTLE, events):
             self._set_phase(CONFIRM if confirmed is None and plan.hits else LOCKED)

@@ -26,7 +26,6 @@ _RETRY_MS = const(1000)        # wait before committing the link section again a
 # up to an hour, and is back to its shortest after a window without any
 _REJECT_LOG_MS = const(10000)
 _REJECT_LOG_MAX_MS = const(3600000)
-_I32_MAX = const(0x7FFFFFFF)
 # Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
 TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
 
@@ -76,7 +75,7 @@ class LinkedRound:
         lk = self.c.tablelink
         remote = lk.remote
         theirs = remote[0] if remote else 0
-        return (ev.LINK_MISMATCH, a, _i32(lk.totals[0]), _i32(theirs))
+        return (ev.LINK_MISMATCH, a, ev.clamp(lk.totals[0]), ev.clamp(theirs))
 
     def poll(self, now_ms):
         """RoundController.link_poll on a linked table with a jackpot and good memory: payouts
@@ -155,11 +154,11 @@ class LinkedRound:
         events = []
         for result in results:
             for row in result.rows:
-                events.append((ev.JACKPOT_HIT, row[0], row[1], _i32(row[2])))
+                events.append((ev.JACKPOT_HIT, row[0], row[1], ev.clamp(row[2])))
             if not result.rows:
                 # the controller answered the claim with no payout (a claim its pay table
                 # cannot pay): the supervisor must hear of it, the player was not paid
-                events.append((ev.LINK_REFUSED, 0, _i32(result.round), 0))
+                events.append((ev.LINK_REFUSED, 0, ev.clamp(result.round), 0))
         if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
             events = events[:ev.MAX_EVENTS_PER_COMMIT]
         if not self._commit(events):
@@ -353,7 +352,7 @@ class LinkedRound:
             claims.append([hit[jm.H_SEAT], hit[jm.H_HAND], wager])
             events.append((ev.LINK_CLAIM, hit[jm.H_SEAT], hit[jm.H_HAND], wager))
         amounts = lk.amounts()
-        events.append((ev.SETTLE, 0, 0, _i32(sum(amounts))))
+        events.append((ev.SETTLE, 0, 0, ev.clamp(sum(amounts))))
         before = self.mark()
         if claims:
             try:
@@ -383,8 +382,3 @@ class Plan:
 
     def __init__(self, hits):
         self.hits = hits
-
-
-def _i32(value):
-    """A value for a signed 32-bit event field (clamped: the log keeps i32)."""
-    return value if value < _I32_MAX else _I32_MAX
