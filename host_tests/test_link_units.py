@@ -559,3 +559,21 @@ def test_a_hit_held_for_an_earlier_locked_one_does_not_flood_the_tables_with_sta
     for now in range(1900, 2100, 2):
         c.service(now)
     assert [row[0] for row in sorted(c.ledger()["paid"], key=lambda row: row[5])] == [2, 1]
+
+
+def test_a_claim_for_a_hand_the_linked_pay_table_does_not_pay_is_refused_not_paid_nothing(tmp_path):
+    # the table's pay table pays a flush, the controller's (flush 0 to 1 and 0%) does not: the
+    # claim is refused for the supervisor (empty payout, "hit refused" naming the hand), not
+    # "paid" $0.00 and counted as a jackpot hit on both ledgers
+    w = Wire(tmp_path, config={"pay": {"flush": [0, 0]}})
+    w.step(100, 5)
+    link = w.links[1]
+    link.contribute(1, NOW, 1, 100)
+    n = link.hit(1, NOW, [[3, 0, 100]])
+    w.step(100, 5)
+    result = link.take_results()[0]
+    assert (result.entry, result.rows) == (n, [])
+    assert link.totals[3:] == [0, 0] and w.controller.totals(1)[3:] == [0, 0]
+    refused = [e[2] for e in read_ledger(w.db)["events"] if e[1] == "hit refused"]
+    assert len(refused) == 1 and "Flush" in refused[0] and "seat 3" in refused[0]
+    assert link.state == UP

@@ -97,7 +97,8 @@ class LinkedPool:
 
         hits: [[seat, hand type, wager], ...] in dealing order.  Returns (rows, before, after):
         rows [[seat, hand, amount, shortfall], ...] in payment order and the active pools'
-        values before and after (resets included).
+        values before and after (resets included).  ValueError (nothing changed) for a wager
+        other than the linked one or a hand the linked pay table does not pay.
         """
         before = self.amounts()
         winners = [[], [], []]
@@ -105,6 +106,10 @@ class LinkedPool:
             paytable.check_type(hand)
             if w != wager:
                 raise ValueError("hit at seat %d has wager %d, the linked wager is %d" % (seat, w, wager))
+            if not self.config.pays(hand):
+                # the table's pay table differs from the link's: refused, not "paid" 0 as a hit
+                raise ValueError("hit at seat %d: the linked pay table does not pay a %s"
+                                 % (seat, paytable.type_name(hand)))
             winners[self.config.pool_for(hand)].append((seat, hand))
         rows = []
         for slot in self.config.active_slots():
