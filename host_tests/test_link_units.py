@@ -577,3 +577,33 @@ def test_a_claim_for_a_hand_the_linked_pay_table_does_not_pay_is_refused_not_pai
     refused = [e[2] for e in read_ledger(w.db)["events"] if e[1] == "hit refused"]
     assert len(refused) == 1 and "Flush" in refused[0] and "seat 3" in refused[0]
     assert link.state == UP
+
+
+def test_the_controller_logs_every_disagreement_the_table_finds_once_with_both_figures(tmp_path):
+    # docs/link.md: ledgers that disagree are a MISMATCH and both sides log the figures; a
+    # table in MISMATCH says hello every second, which must not add an event every second
+    w = Wire(tmp_path)
+    w.step(100, 5)
+    link = w.links[1]
+    link.contribute(1, NOW, 2, 200)
+    w.step(100, 5)
+
+    def mismatches():
+        return [e[2] for e in read_ledger(w.db)["events"] if e[1] == "mismatch"]
+
+    link.totals[3] += 500  # the table's paid meter no longer matches the controller's
+    link.state = DOWN
+    w.step(100, 50)
+    assert link.state == MISMATCH and "payouts differ" in link.mismatch_text
+    assert mismatches() == ["payouts differ: table totals [200, 2, 0, 500, 0], ledger [200, 2, 0, 0, 0]"]
+    link.totals[3] -= 500
+    link.totals[0] += 1  # now the wagers differ: a new disagreement, logged once more
+    link.clear_mismatch()
+    w.step(100, 50)
+    assert link.state == MISMATCH
+    assert mismatches()[1:] == ["table totals [201, 2, 0, 0, 0], ledger [200, 2, 0, 0, 0]"]
+    link.last_n = 0  # the table lost its entry: the ledger has one the table never made
+    link.totals[0] -= 1
+    link.clear_mismatch()
+    w.step(100, 20)
+    assert mismatches()[2:] == ["ledger applied entry 1, the table made only 0"]

@@ -104,6 +104,7 @@ class Controller:
         self.windows = {}  # table -> (top, bitmask) of accepted up-link sequence numbers
         self.down_seq = {}
         self.due = {}  # (tb, n) -> ms tick when the hit may be paid
+        self.mismatches = {}  # table -> the disagreement last logged for it (None: agrees)
         self.pool_dirty = True
         self.last_broadcast = None
         self.hold_until = None  # ms tick before which the waiting hits cannot be paid (_pay_waiting)
@@ -287,9 +288,7 @@ class Controller:
         if msg.kind == codec.ENTRY:
             self._entry(table, msg, now)
         elif msg.kind == codec.HELLO:
-            mine = self.totals(table)
-            if msg.get("n") == self._row(table)["last_n"] and msg.get("tot")[:3] != mine[:3]:
-                self._event(table, "mismatch", "table totals %r, ledger %r" % (msg.get("tot"), mine))
+            self._compare(table, msg.get("n"), msg.get("tot"), msg.get("hw"))
         # the payouts the table still waits for, then the status: each paid message carries the
         # pool as it was after that payment, so the status, with the pool now, must come last
         for n in msg.get("hw") if msg.kind != codec.ENTRY else ():
@@ -297,6 +296,29 @@ class Controller:
         if msg.kind != codec.ENTRY:
             self.send_status(table)
         return True
+
+    def _compare(self, table, n, tot, waiting):
+        """A table's hello against the ledger, as the table compares the ledger's status with
+        its own (TableLink._status): a disagreement is logged as a `mismatch` event with both
+        sides' figures, once until it changes or ends (a table in MISMATCH says hello every
+        second)."""
+        last_n = self._row(table)["last_n"]
+        mine = self.totals(table)
+        text = None
+        if last_n > n:
+            text = "ledger applied entry %d, the table made only %d" % (last_n, n)
+        elif n > last_n:
+            pass  # entries on their way: compared when they are applied
+        elif tot[:3] != mine[:3]:
+            text = "table totals %r, ledger %r" % (tot, mine)
+        elif tot[codec.T_HITS] > mine[codec.T_HITS] or (tot[codec.T_HITS] == mine[codec.T_HITS]
+                                                      and tot[codec.T_PAID] != mine[codec.T_PAID]):
+            text = "payouts differ: table totals %r, ledger %r" % (tot, mine)
+        elif tot[codec.T_HITS] < mine[codec.T_HITS] and not waiting:
+            text = "ledger paid hits the table never claimed: table totals %r, ledger %r" % (tot, mine)
+        if text is not None and self.mismatches.get(table) != text:
+            self._event(table, "mismatch", text)
+        self.mismatches[table] = text
 
     def _entry(self, table, msg, now):
         f = msg.fields
