@@ -653,3 +653,23 @@ def test_a_payout_for_an_earlier_round_is_not_shown_as_this_rounds_after_a_power
     rig.boot()
     assert rig.c.rec.round_no == 2 and rig.c.phase == tc.RESULTS
     assert [line for line in rig.c.results if line.startswith("JP ")] == []
+
+
+def test_more_payouts_than_one_commit_holds_are_all_logged_even_across_a_power_cut(rig):
+    # five hit entries answered together, seven seats each: 35 JACKPOT_HIT entries, more than
+    # one commit takes (MAX_EVENTS_PER_COMMIT): none may be dropped from the log, whose money
+    # must match the link meters
+    from firmware.link.tablelink import Result
+
+    for n in range(5):
+        rows = [[seat, 0, 10000 + 100 * n + seat, 0] for seat in range(1, 8)]
+        rig.link.results.append(Result(100 + n, 1, rows, [RESET], [RESET]))
+    rig.c.link_poll(rig.now)                 # the first commit: what fits
+    logged = len(rig.events(ev.JACKPOT_HIT))
+    assert 0 < logged <= ev.MAX_EVENTS_PER_COMMIT
+    rig.link = None
+    rig.boot()                               # power cut: the rest come back from the section
+    rig.step(100, 5)
+    hits = rig.events(ev.JACKPOT_HIT)
+    assert len(hits) == 35
+    assert sorted(e[6] for e in hits) == sorted(10000 + 100 * n + s for n in range(5) for s in range(1, 8))

@@ -150,19 +150,25 @@ class LinkedRound:
         """Payouts the link controller confirmed: log, commit, then show them."""
         c = self.c
         lk = c.tablelink
-        results = lk.take_results()
+        waiting = lk.take_results()
+        results = []
         events = []
-        for result in results:
+        for result in waiting:
+            mine = []
             for row in result.rows:
-                events.append((ev.JACKPOT_HIT, row[0], row[1], ev.clamp(row[2])))
+                mine.append((ev.JACKPOT_HIT, row[0], row[1], ev.clamp(row[2])))
             if not result.rows:
                 # the controller answered the claim with no payout (a claim its pay table
                 # cannot pay): the supervisor must hear of it, the player was not paid
-                events.append((ev.LINK_REFUSED, 0, ev.clamp(result.round), 0))
-        if events and len(events) > ev.MAX_EVENTS_PER_COMMIT:
-            events = events[:ev.MAX_EVENTS_PER_COMMIT]
+                mine.append((ev.LINK_REFUSED, 0, ev.clamp(result.round), 0))
+            if results and len(events) + len(mine) > ev.MAX_EVENTS_PER_COMMIT:
+                break  # one commit takes so many events: the rest are logged next pass
+            results.append(result)
+            events.extend(mine)
+        # those not logged now stay in the link's section, committed with these
+        lk.results = waiting[len(results):]
         if not self._commit(events):
-            lk.results = results + lk.results
+            lk.results = waiting
             return
         refused = False
         for result in results:
