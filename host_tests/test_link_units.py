@@ -607,3 +607,21 @@ def test_the_controller_logs_every_disagreement_the_table_finds_once_with_both_f
     link.clear_mismatch()
     w.step(100, 20)
     assert mismatches()[2:] == ["ledger applied entry 1, the table made only 0"]
+
+
+def test_a_hit_of_a_table_taken_off_the_keys_file_is_paid_without_stopping_the_controller(tmp_path):
+    # the controller stopped inside a hit's ordering window; the table was then taken off
+    # keys.json: the restarted controller pays the hit in its ledger (the player won it) and
+    # goes on serving the other tables, instead of ending on a KeyError with nobody to sign for
+    tables = RoyalSender((1, 2))
+    db = str(tmp_path / "l.db")
+    c = tables.c = Controller(db, tables.keys, lambda t, p: None, clock_s=lambda: NOW,
+                              order_window=60000)
+    tables.royal(2, -3, 0)
+    c.close()
+    sent = []
+    c = Controller(db, {1: tables.keys[1]}, lambda t, p: sent.append(t), clock_s=lambda: NOW,
+                   order_window=0)
+    c.service(link_controller.now_ms() + 10)
+    assert [(row[0], row[6]["rows"][0][:2]) for row in read_ledger(db)["paid"]] == [(2, [1, 4])]
+    assert "jackpot/link/2/down" not in sent and "jackpot/link/1/down" in sent

@@ -199,6 +199,8 @@ class Controller:
         self.pool_dirty = False
 
     def _send_paid(self, table, n):
+        if table not in self.keys:
+            return False  # taken off keys.json with a hit waiting: paid in the ledger, not sent
         row = self.db.execute("SELECT status, result FROM hits WHERE tb=? AND n=?", (table, n)).fetchone()
         if row is None or row[0] != "paid":
             return False
