@@ -673,3 +673,51 @@ def test_more_payouts_than_one_commit_holds_are_all_logged_even_across_a_power_c
     hits = rig.events(ev.JACKPOT_HIT)
     assert len(hits) == 35
     assert sorted(e[6] for e in hits) == sorted(10000 + 100 * n + s for n in range(5) for s in range(1, 8))
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("boot_set, ntp_up_at, expect", [
+    # NTP not reachable at boot (the floor's network came up after the boot's wait): tried
+    # every minute until it answers, then every hour
+    (False, 300, [60, 120, 180, 240, 300, 3900]),
+    # set at boot: the next in an hour
+    (True, 0, [3600]),
+])
+def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkeypatch, boot_set,
+                                                                          ntp_up_at, expect):
+    # while the clock is not set every controller message is stale: the linked table's jackpot
+    # stays closed, so waiting an hour for the next try kept it closed an hour after a power cut
+    import sys
+    import types
+
+    from firmware import app as appmod
+
+    clock = [0.0]                         # seconds since boot (the board's epoch, unset RTC)
+    fake = types.SimpleNamespace(
+        time=lambda: clock[0], ticks_ms=lambda: int(clock[0] * 1000) & 0x3FFFFFFF,
+        ticks_diff=lambda a, b: ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000,
+        sleep_ms=lambda ms: clock.__setitem__(0, clock[0] + ms / 1000.0),
+        gmtime=lambda t: (2000, 1, 1, 0, 0, 0, 5, 1))
+    tries = []
+
+    def set_clock():
+        tries.append(int(clock[0]))
+        return clock[0] >= ntp_up_at
+
+    class FakeApp:
+        def step(self, now, wall):
+            clock[0] += 0.02
+            if clock[0] > 4000:
+                raise _Stop()
+
+    setup = linksetup.LinkSetup(TABLE, KEY, None)
+    setup.clock_set = boot_set
+    monkeypatch.setitem(sys.modules, "time", fake)
+    monkeypatch.setattr(appmod, "start", lambda hw, checks: (FakeApp(), setup))
+    monkeypatch.setattr(linksetup, "set_clock", set_clock)
+    with pytest.raises(_Stop):
+        appmod.run(None, None)
+    assert [t - t % 60 for t in tries] == expect

@@ -25,6 +25,7 @@ class LinkSetup:
         self.keepalive = keepalive
         self.client_factory = client_factory
         self.client_name = client_name
+        self.clock_set = False  # board_link: NTP set the clock at boot
 
     def station(self, section, log):
         """The Station (MQTT client + TableLink), restored from its section when there is one."""
@@ -64,7 +65,7 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     start = clock()
     while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
         sleep(100)
-    set_clock()
+    clock_set = set_clock()
     factory, name = None, "mqtt.Client (umqtt.simple not installed)"
     try:
         opener = mqtt.tcp_opener(settings.broker, settings.port)
@@ -72,12 +73,15 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
             factory, name = umqtt_client.factory(settings.broker, settings.port), "umqtt.simple"
     except OSError as error:
         return None, "link broker %s: %s" % (settings.broker, error)
-    return LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name), ""
+    setup = LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name)
+    setup.clock_set = clock_set
+    return setup, ""
 
 
 def set_clock():
-    """Set the RTC from NTP once (a failure is left to the next try: the link then stays
-    DOWN, its messages being refused as stale, which keeps jackpot wagering closed)."""
+    """Set the RTC from NTP once; True when it was set (a failure is left to the next try,
+    a minute later in app.run: the link stays DOWN meanwhile, its messages being refused as
+    stale, which keeps jackpot wagering closed)."""
     try:
         import ntptime
         ntptime.settime()
