@@ -524,3 +524,43 @@ def test_board_link_picks_umqtt_when_it_is_installed_else_the_own_client(tmp_pat
     assert isinstance(client, umqtt_client.UmqttClient)
     assert client.address == ("127.0.0.1", 1884) and client.keepalive == 5  # Station's KEEPALIVE
     assert broker.clients[-1].client_id == "table-9"
+
+
+class Stream(Conn):
+    """A socket that hands out the bytes of `data` as they are asked for."""
+
+    def __init__(self, data):
+        Conn.__init__(self)
+        self.data = bytearray(data)
+        self.asked = []
+
+    def read(self, n):
+        self.asked.append(n)
+        if not self.data:
+            return None if self.timeout == 0 else b""
+        out = bytes(self.data[:n])
+        del self.data[:n]
+        return out
+
+
+def test_an_oversized_topic_or_payload_is_skipped_not_allocated_and_the_stream_stays_aligned():
+    # umqtt reads a payload with one read(size): a retained 20 KB message on the table's topic
+    # was a 20 KB allocation (MemoryError on the board) at every reconnect, the link never up.
+    # The wire reads it in small pieces and hands umqtt b"" (rejected by the link as malformed);
+    # the packet after it is read as usual
+    big = bytes(range(256)) * 80            # 20,480 bytes
+    conn = Stream(big + b"\x30rest")
+    wire = umqtt_client._Wire(conn)
+    assert wire.read(len(big)) == b"" and wire.heard
+    assert max(conn.asked) <= 256
+    wire.setblocking(False)
+    assert wire.read(1) == b"\x30"
+    wire.setblocking(True)
+    assert wire.read(4) == b"rest"
+    limit = umqtt_client.MAX_READ             # up to the limit: read as usual
+    assert umqtt_client._Wire(Stream(b"x" * limit)).read(limit) == b"x" * limit
+    # larger than the skip bound: dropped (the loop is not held while it arrives), named
+    with pytest.raises(OSError, match="packet part of 100000 bytes"):
+        umqtt_client._Wire(Stream(b"")).read(100000)
+    with pytest.raises(OSError, match="read 0 of 5000 bytes"):
+        umqtt_client._Wire(Stream(b"")).read(5000)   # cut short inside the skip

@@ -42,6 +42,14 @@ PROBE_TIMEOUT = mqtt.CONNACK_TIMEOUT   # ms a TCP probe may take before it is gi
 _CONNECTED = (106, 56, 127)
 _PENDING = (114, 37, 120, 115, 36, 119, 11, 35)
 _ETIMEDOUT = const(110)  # the errno our own bounded-step errors carry (Linux's ETIMEDOUT)
+# A topic or payload longer than this (the own client's buffer; link messages are at most 1 KB)
+# is read and thrown away in small pieces, and umqtt is given b"" for it, which the link
+# rejects as malformed: umqtt would allocate it whole (MemoryError on the board) and a retained
+# one would come back at every reconnect, keeping the link down.  Longer than _MAX_SKIP: the
+# connection is dropped rather than the loop held while it arrives.
+MAX_READ = const(4096)
+_MAX_SKIP = const(65536)
+_SKIP_PIECE = const(256)
 
 NO_MEMORY = "mqtt down: out of memory"
 
@@ -85,12 +93,28 @@ class _Wire:
             self.sock.setblocking(False)
 
     def read(self, n):
+        if self.blocking and n > MAX_READ:
+            self._skip(n)
+            return b""
         data = self.sock.read(n)
         if data:
             self.heard = True
         if self.blocking and (data is None or len(data) < n):
             raise OSError(_ETIMEDOUT, "read %d of %d bytes" % (0 if data is None else len(data), n))
         return data
+
+    def _skip(self, n):
+        """Throw away the next n bytes of the stream (a topic or payload over MAX_READ)."""
+        if n > _MAX_SKIP:
+            raise OSError(_ETIMEDOUT, "packet part of %d bytes is over %d" % (n, _MAX_SKIP))
+        left = n
+        while left:
+            piece = left if left < _SKIP_PIECE else _SKIP_PIECE
+            data = self.sock.read(piece)
+            if not data:
+                raise OSError(_ETIMEDOUT, "read %d of %d bytes" % (n - left, n))
+            self.heard = True
+            left -= len(data)
 
     def write(self, data, n=None):
         want = len(data) if n is None else n
