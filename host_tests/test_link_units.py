@@ -350,6 +350,10 @@ def test_load_keys_names_bad_entries(tmp_path):
     path.write_text(json.dumps({"one": "00" * 16}))
     with pytest.raises(ValueError, match="table 'one'"):
         load_keys(str(path))
+    # the same table twice under two spellings: one of the keys would be dropped unseen
+    path.write_text(json.dumps({"1": "00" * 16, "01": "11" * 16}))
+    with pytest.raises(ValueError, match="table '01' is given twice"):
+        load_keys(str(path))
 
 
 def test_split_pools_reach_every_table_and_a_straight_flush_pays_from_the_major(tmp_path):

@@ -75,6 +75,10 @@ def load_keys(path):
             raise ValueError("%s: table %r: %s" % (path, name, error)) from error
         if table < 1 or table > codec.MAX_TABLE:
             raise ValueError("%s: table %r is not 1..%d" % (path, name, codec.MAX_TABLE))
+        if table in keys:
+            # "1" and "01" (or " 1") are the same table: which key would win is not for JSON
+            # order to decide
+            raise ValueError("%s: table %r is given twice" % (path, name))
         keys[table] = hmac256.check_key(key)
     return keys
 
