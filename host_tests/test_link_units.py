@@ -354,6 +354,12 @@ def test_load_keys_names_bad_entries(tmp_path):
     path.write_text(json.dumps({"1": "00" * 16, "01": "11" * 16}))
     with pytest.raises(ValueError, match="table '01' is given twice"):
         load_keys(str(path))
+    path.write_text('{"1": "%s", "1": "%s"}' % ("00" * 16, "11" * 16))
+    with pytest.raises(ValueError, match="table '1' is given twice"):
+        load_keys(str(path))
+    path.write_text('[["1", "%s"]]' % ("00" * 16))
+    with pytest.raises(ValueError, match="expected a JSON object"):
+        load_keys(str(path))
 
 
 def test_split_pools_reach_every_table_and_a_straight_flush_pays_from_the_major(tmp_path):

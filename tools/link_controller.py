@@ -60,14 +60,19 @@ def now_ms():
     return int(time.monotonic() * 1000) & 0x3FFFFFFF
 
 
+class _Pairs(list):
+    """A JSON object's (name, value) pairs in file order, repeats kept."""
+
+
 def load_keys(path):
     """{table: key bytes} from a JSON file of {"table": "hex key"}; ValueError names a bad line."""
     with open(path) as f:
-        raw = json.load(f)
-    if not isinstance(raw, dict) or not raw:
+        # the pairs as written: a table given twice must not lose one of its keys unseen
+        raw = json.load(f, object_pairs_hook=_Pairs)
+    if not isinstance(raw, _Pairs) or not raw:
         raise ValueError("%s: expected a JSON object of table number -> hex key" % path)
     keys = {}
-    for name, text in raw.items():
+    for name, text in raw:
         try:
             table = int(name)
             key = bytes.fromhex(text)
