@@ -194,7 +194,7 @@ def test_forged_replayed_stale_and_malformed_messages_are_rejected_and_logged(ri
     stale = codec.encode(table_key(1), codec.ENTRY, 1, 10 ** 6 + 5, now - 3600,
                          [tables[0].link.last_n + 1, codec.CONTRIBUTION, 99, now, 700, 7, []])
     forged_status = codec.encode(b"not the key of table one", codec.STATUS, 1, 10 ** 9, now,
-                                 [0, [0, 0, 0, 0, 0], [123]])
+                                 [0, [0, 0, 0, 0, 0], [123], WAGER])
     attacks = [("jackpot/link/1/up", forged_hit), ("jackpot/link/1/up", entry),
                ("jackpot/link/1/up", stale), ("jackpot/link/1/up", b"{not json"),
                ("jackpot/link/2/up", entry), ("jackpot/link/1/down", forged_status),

@@ -64,7 +64,7 @@ def test_round_trip_of_every_kind():
         (codec.HELLO, [3, [300, 3, 0, 0, 0], [2]]),
         (codec.ENTRY, [1, codec.HIT, 5, NOW, 0, 0, [[1, 4, 100], [7, 0, 100]]]),
         (codec.PING, [3, []]),
-        (codec.STATUS, [3, [300, 3, 0, 0, 0], [1000210]]),
+        (codec.STATUS, [3, [300, 3, 0, 0, 0], [1000210], 100]),
         (codec.PAID, [2, [[1, 4, 1000210, 0]], [1000210], [1000000]]),
     ]
     for kind, values in cases:
@@ -284,12 +284,12 @@ def test_table_rejects_forged_replayed_stale_and_malformed_controller_messages(t
     link = w.links[1]
     pool = list(link.amounts())
     base = link.down_sq + 1000
-    good = codec.encode(w.keys[1], codec.STATUS, 1, base, NOW, [0, [0, 0, 0, 0, 0], pool])
+    good = codec.encode(w.keys[1], codec.STATUS, 1, base, NOW, [0, [0, 0, 0, 0, 0], pool, 100])
     assert link.on_message(link.topic_down, good, w.now)
     cases = [
-        (codec.encode(KEY2, codec.STATUS, 1, base + 1, NOW, [0, [0, 0, 0, 0, 0], [5]]), "forged"),
+        (codec.encode(KEY2, codec.STATUS, 1, base + 1, NOW, [0, [0, 0, 0, 0, 0], [5], 100]), "forged"),
         (good, "replayed"),
-        (codec.encode(w.keys[1], codec.STATUS, 1, base + 2, NOW - 3600, [0, [0, 0, 0, 0, 0], [5]]),
+        (codec.encode(w.keys[1], codec.STATUS, 1, base + 2, NOW - 3600, [0, [0, 0, 0, 0, 0], [5], 100]),
          "stale"),
         (b"0" * 64 + b"{}", "forged"),
         (hmac256.hexdigest(w.keys[1], b"[]") + b"[]", "malformed"),
@@ -422,8 +422,8 @@ def test_a_late_status_neither_rolls_the_meter_back_nor_raises_a_mismatch(tmp_pa
     link.contribute(1, NOW, 2, 200)
     w.step(100, 3)
     base = link.down_sq
-    older = codec.encode(w.keys[1], codec.STATUS, 1, base + 1, NOW, [0, [0, 0, 0, 0, 0], [1000000]])
-    newer = codec.encode(w.keys[1], codec.STATUS, 1, base + 2, NOW, [1, [200, 2, 0, 0, 0], [1000140]])
+    older = codec.encode(w.keys[1], codec.STATUS, 1, base + 1, NOW, [0, [0, 0, 0, 0, 0], [1000000], 100])
+    newer = codec.encode(w.keys[1], codec.STATUS, 1, base + 2, NOW, [1, [200, 2, 0, 0, 0], [1000140], 100])
     assert link.on_message(link.topic_down, newer, w.now)
     assert link.on_message(link.topic_down, older, w.now)  # accepted once (inside the window)...
     assert link.state == UP and link.amounts() == [1000140] and link.acked == 1  # ...but not applied

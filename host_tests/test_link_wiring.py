@@ -568,8 +568,9 @@ def test_a_flood_of_rejected_messages_cannot_push_the_round_records_out_of_the_l
 
 
 def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path):
-    # the controller's wager (500) is not the table's (100): its pay table cannot pay the
-    # claim, and it answers with no payout
+    # the controller's pay table does not pay a royal (0 to 1 and 0%), the table's does: it
+    # cannot pay the claim, and it answers with no payout (a wager that differs keeps the
+    # table closed instead: test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed)
     class RefusingRig(Rig):
         def __init__(self, path):
             super().__init__(path)
@@ -577,7 +578,7 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
             os.remove(self.db)
             self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
                                          clock_s=lambda: WALL, order_window=0, broadcast_every=0,
-                                         config={"wager": 500})
+                                         config={"pay": {"royal_flush": [0, 0]}})
 
     r = RefusingRig(tmp_path)
     r.ram_clear()
@@ -721,3 +722,29 @@ def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkey
     with pytest.raises(_Stop):
         appmod.run(None, None)
     assert [t - t % 60 for t in tries] == expect
+
+
+def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
+    # the controller's wager (500) is not the table's (100): every claim would be refused, so
+    # no jackpot wager may be accepted; the sign says LINK Err, the log has the mismatch, and
+    # the link's acknowledgements still go on
+    class OtherWagerRig(Rig):
+        def __init__(self, path):
+            super().__init__(path)
+            self.controller.close()
+            os.remove(self.db)
+            self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
+                                         clock_s=lambda: WALL, order_window=0, broadcast_every=0,
+                                         config={"wager": 500})
+
+    r = OtherWagerRig(tmp_path)
+    r.ram_clear()
+    r.step(100, 10)
+    assert r.link.state == MISMATCH and not r.c.jackpot_open()
+    assert "wager differs: table 100, link 500" in r.link.mismatch_text
+    assert r.c.view.meter_fault == "LINK Err"
+    assert len(r.events(ev.LINK_MISMATCH)) == 1
+    r.chips(1, 2)
+    r.press(btn.LOCK)
+    r.step(100, 5)
+    assert r.ledger()["tables"][TABLE]["totals"] == [0, 0, 0, 0, 0]   # no wager taken

@@ -199,7 +199,8 @@ class Controller:
 
     def send_status(self, table):
         r = self._row(table)
-        self._send(table, codec.STATUS, [r["last_n"], self.totals(table), self.pool.amounts()])
+        self._send(table, codec.STATUS, [r["last_n"], self.totals(table), self.pool.amounts(),
+                                         self.config.wager])
 
     def broadcast(self, now):
         for table in sorted(self.keys):

@@ -71,7 +71,7 @@ FIELDS = {
     HELLO: ("n", "tot", "hw"),
     ENTRY: ("n", "e", "r", "lt", "a", "c", "h"),
     PING: ("n", "hw"),
-    STATUS: ("n", "tot", "pool"),
+    STATUS: ("n", "tot", "pool", "w"),
     PAID: ("n", "pay", "pb", "pa"),
 }
 
@@ -187,6 +187,7 @@ def _check(kind, obj):
         _int_list(obj, "tot", TOTALS, TOTALS, 0, MAX_TOTAL)
         if kind == STATUS:
             _int_list(obj, "pool", 1, _MAX_SLOTS, 0, _MAX_MONEY)
+            _int_in(obj, "w", 1, _MAX_MONEY)
     if kind == PING or kind == HELLO:
         _int_in(obj, "n", 0, MAX_U32)
         _int_list(obj, "hw", 0, MAX_WAIT, 1, MAX_U32)

@@ -110,6 +110,7 @@ class TableLink:
         self.pool = [0]
         self.pool_known = False
         self.remote = None  # controller's last totals
+        self.wager = None  # this table's jackpot wager (cents), checked against the link's
         self.heard = 0
         self.last_ping = 0
         self.last_resend = 0
@@ -323,6 +324,10 @@ class TableLink:
             self.state = SYNCING
             self._log(EV_SYNC, "controller heard; %d entries to confirm" % len(self.entries))
             self.last_resend = now - self.resend_every  # resend at once
+        if self.wager is not None and msg.get("w") != self.wager:
+            # the link pays claims at its own wager only: every claim would be refused
+            self._mismatch("jackpot wager differs: table %d, link %d cents" % (self.wager, msg.get("w")))
+            return
         if n < self.last_n:
             return  # still resending; compare when every entry is applied
         t = self.totals

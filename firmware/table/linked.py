@@ -48,6 +48,8 @@ class LinkedRound:
         self.retry = 0           # tick after which a failed link commit is tried again
         self.retry_wait = False  # a link commit failed: wait for retry
         c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
+        if c.jackpot is not None:
+            c.tablelink.wager = c.jackpot.config.wager  # closed while the link's differs
         c.link_required = True
         c.link_up = False
         data = c.memory.section(SECTION_LINK_ROUND)
@@ -83,6 +85,7 @@ class LinkedRound:
         meter sign.  Allocates nothing while nothing changes."""
         c = self.c
         lk = c.tablelink
+        lk.wager = c.jackpot.config.wager  # a RAM clear may have brought another configuration
         if lk.results:
             self._results()
         if self.reject_logged and ticks_diff(now_ms, self.reject_logged_ms) >= self.reject_window:

@@ -17,7 +17,7 @@ cases = [
     (codec.HELLO, [3, [300, 3, 0, 0, 0], [2]]),
     (codec.ENTRY, [1, codec.HIT, 5, NOW, 0, 0, [[1, 4, 100], [7, 0, 100]]]),
     (codec.PING, [3, []]),
-    (codec.STATUS, [3, [300, 3, 0, 0, 0], [1000210, 5]]),
+    (codec.STATUS, [3, [300, 3, 0, 0, 0], [1000210, 5], 100]),
     (codec.PAID, [2, [[1, 4, 1000210, 0]], [1000210], [1000000]]),
 ]
 for kind, values in cases:

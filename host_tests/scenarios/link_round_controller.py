@@ -71,7 +71,7 @@ class Ledger:
                     self.paid.append(won)
                     out.append(self.sign(codec.PAID, [self.n, rows, [before], [self.pool]]))
             if msg.kind in (codec.HELLO, codec.PING, codec.ENTRY):
-                out.append(self.sign(codec.STATUS, [self.n, list(self.tot), [self.pool]]))
+                out.append(self.sign(codec.STATUS, [self.n, list(self.tot), [self.pool], WAGER]))
         return out
 
 

@@ -33,7 +33,7 @@ down = [0]
 
 def status(n, tot, pool, key=KEY, ts=NOW, seq=None):
     down[0] += 1
-    return codec.encode(key, codec.STATUS, 3, seq or down[0], ts, [n, tot, pool])
+    return codec.encode(key, codec.STATUS, 3, seq or down[0], ts, [n, tot, pool, 100])
 
 
 t = 10000
