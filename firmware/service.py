@@ -264,9 +264,10 @@ class Service:
             # A linked table's pool belongs to the link controller; its own meters are the
             # totals of its ledger, which reconciliation compares with the controller's.
             lk = c.tablelink
+            # link_problem: why the link is in MISMATCH (the sign only says LINK Err)
             return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": True,
-                    "link": lk.state_name(), "pools": {"linked": list(lk.amounts())},
-                    "table": linked, "audit": []}
+                    "link": lk.state_name(), "link_problem": lk.mismatch_text,
+                    "pools": {"linked": list(lk.amounts())}, "table": linked, "audit": []}
         pools = {}
         for slot in jp.active_slots():
             pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)

@@ -526,7 +526,7 @@ def test_service_protocol_on_a_linked_table_reads_the_ledger_and_refuses_config(
     rig.press(btn.LOCK)
     rig.step(100, 3)
     meters = service.handle("meters")
-    assert meters["linked"] is True and meters["link"] == "UP"
+    assert meters["linked"] is True and meters["link"] == "UP" and meters["link_problem"] == ""
     assert meters["table"]["wagered"] == WAGER
     assert meters["pools"]["linked"][0] == rig.ledger()["pool"][0]
 
@@ -744,6 +744,10 @@ def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
     assert "wager differs: table 100, link 500" in r.link.mismatch_text
     assert r.c.view.meter_fault == "LINK Err"
     assert len(r.events(ev.LINK_MISMATCH)) == 1
+    # the technician can read why (the sign says LINK Err, the log entry has equal wagers)
+    from firmware.service import Service
+    meters = Service(r.c).handle("meters")
+    assert meters["link"] == "MISMATCH" and "wager differs: table 100, link 500" in meters["link_problem"]
     r.chips(1, 2)
     r.press(btn.LOCK)
     r.step(100, 5)
