@@ -680,15 +680,19 @@ class _Stop(Exception):
     pass
 
 
-@pytest.mark.parametrize("boot_set, ntp_up_at, expect", [
-    # NTP not reachable at boot (the floor's network came up after the boot's wait): tried
-    # every minute until it answers, then every hour
-    (False, 300, [60, 120, 180, 240, 300, 3900]),
+@pytest.mark.parametrize("boot_retry, ntp_up_at, slow, expect", [
+    # NTP not reachable at boot (the floor's network came up after the boot's wait), failing
+    # quickly: tried every minute until it answers, then every hour
+    (True, 300, 0, [60, 120, 180, 240, 300, 3900]),
+    # ntptime waiting its 1 s for an answer that does not come is still a quick failure
+    (True, 200, 1.0, [60, 120, 180, 240, 3840]),
     # set at boot: the next in an hour
-    (True, 0, [3600]),
+    (False, 0, 0, [3600]),
+    # a try that fails slowly (a name lookup that hangs) holds the loop: not every minute
+    (True, 10 ** 9, 1.5, [60, 3660]),
 ])
-def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkeypatch, boot_set,
-                                                                          ntp_up_at, expect):
+def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkeypatch, boot_retry,
+                                                                          ntp_up_at, slow, expect):
     # while the clock is not set every controller message is stale: the linked table's jackpot
     # stays closed, so waiting an hour for the next try kept it closed an hour after a power cut
     import sys
@@ -706,6 +710,7 @@ def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkey
 
     def set_clock():
         tries.append(int(clock[0]))
+        clock[0] += slow
         return clock[0] >= ntp_up_at
 
     class FakeApp:
@@ -715,13 +720,31 @@ def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkey
                 raise _Stop()
 
     setup = linksetup.LinkSetup(TABLE, KEY, None)
-    setup.clock_set = boot_set
+    setup.clock_retry = boot_retry
     monkeypatch.setitem(sys.modules, "time", fake)
     monkeypatch.setattr(appmod, "start", lambda hw, checks: (FakeApp(), setup))
     monkeypatch.setattr(linksetup, "set_clock", set_clock)
     with pytest.raises(_Stop):
         appmod.run(None, None)
+    expect = [t for t in expect if t <= 4000]
     assert [t - t % 60 for t in tries] == expect
+
+
+def test_board_link_says_whether_the_clock_is_to_be_tried_again_soon(tmp_path, monkeypatch):
+    path = tmp_path / "link.key"
+    path.write_text(KEY.hex())
+    settings = parse({"table": 9, "broker": "127.0.0.1", "key_file": "/link.key"}).link
+    settings.key_file = str(path)
+    clock = [0]
+    for answer, took, retry in ((True, 10, False), (False, 10, True), (False, 3000, False)):
+        def set_clock(answer=answer, took=took):
+            clock[0] += took
+            return answer
+
+        monkeypatch.setattr(linksetup, "set_clock", set_clock)
+        setup, problem = linksetup.board_link(FakeBoard(FakeWLAN(0)), settings, lambda: clock[0],
+                                              lambda ms: None)
+        assert problem == "" and setup.clock_retry is retry
 
 
 def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):

@@ -25,7 +25,7 @@ class LinkSetup:
         self.keepalive = keepalive
         self.client_factory = client_factory
         self.client_name = client_name
-        self.clock_set = False  # board_link: NTP set the clock at boot
+        self.clock_retry = False  # board_link: NTP did not set the clock at boot, quickly
 
     def station(self, section, log):
         """The Station (MQTT client + TableLink), restored from its section when there is one."""
@@ -65,7 +65,11 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     start = clock()
     while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
         sleep(100)
+    tried = clock()
     clock_set = set_clock()
+    # retried within a minute by app.run only if it failed quickly (ntptime waits 1 s for
+    # an answer; a name lookup that hangs takes longer)
+    retry = not clock_set and ticks_diff(clock(), tried) < 1500
     factory, name = None, "mqtt.Client (umqtt.simple not installed)"
     try:
         opener = mqtt.tcp_opener(settings.broker, settings.port)
@@ -74,7 +78,7 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     except OSError as error:
         return None, "link broker %s: %s" % (settings.broker, error)
     setup = LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name)
-    setup.clock_set = clock_set
+    setup.clock_retry = retry
     return setup, ""
 
 
