@@ -775,3 +775,36 @@ def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
     r.press(btn.LOCK)
     r.step(100, 5)
     assert r.ledger()["tables"][TABLE]["totals"] == [0, 0, 0, 0, 0]   # no wager taken
+
+
+def test_a_ram_clear_after_a_bad_record_keeps_the_link_ledger_and_its_waiting_claim(rig):
+    # the jackpot record is unreadable at boot (RAM ERROR "bad record"), the link's section is
+    # good: the link was never built, and the supervisor's RAM clear must still keep the link's
+    # ledger (docs/link.md): its claimed royal waits to be paid, its numbers go on
+    royal_claimed(rig, False)                 # the claim is queued, the link down
+    claimed = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+    assert claimed.awaiting and claimed.last_n == 2
+    rig.memory.commit_admin({tc.SECTION_JACKPOT: b"not a jackpot record"}, (), WALL)
+    rig.link = None
+    rig.boot()
+    assert rig.c.phase == tc.RAM_ERROR and rig.c.tablelink is None
+    rig.ram_clear()
+    kept = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+    assert kept.awaiting == claimed.awaiting and kept.last_n == 2 and kept.totals == claimed.totals
+    rig.wire_up = True
+    rig.step(100, 40)
+    assert rig.link.state == UP and rig.link.awaiting == []
+    assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]    # the royal, paid
+
+
+def test_a_ram_clear_after_an_unreadable_link_section_starts_a_new_link_closed(rig):
+    # the link's own section is the bad record: the RAM clear cannot keep it; a new link starts
+    # (the controller will refuse it until the table is re-enrolled) and the jackpot stays
+    # closed: never the frozen local pool
+    rig.memory.commit_admin({tc.SECTION_LINK: b"[9, 1]"}, (), WALL)
+    rig.link = None
+    rig.boot()
+    assert rig.c.phase == tc.RAM_ERROR and rig.c.tablelink is None
+    rig.ram_clear()
+    assert rig.c.tablelink is not None and rig.c.tablelink.last_n == 0
+    assert rig.c.link_required and not rig.c.jackpot_open()

@@ -62,6 +62,22 @@ TOPIC_UP = "jackpot/link/%d/up"
 TOPIC_DOWN = "jackpot/link/%d/down"
 
 
+def _section_state(data):
+    """The parsed state of section() bytes, or None when they are not a version-1 link state."""
+    try:
+        s = json.loads(data)
+    except (ValueError, TypeError):
+        return None
+    if isinstance(s, list) and len(s) == 11 and s[0] == _SECTION_VERSION:
+        return s
+    return None
+
+
+def section_ok(data):
+    """True when data (bytes or None) is a link section TableLink.restore can read."""
+    return data is not None and _section_state(data) is not None
+
+
 def _ticks_diff(later, earlier):
     return ((later - earlier + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
@@ -400,12 +416,8 @@ class TableLink:
     def restore(cls, table, key, send, data, log=None):
         """A TableLink rebuilt from section() bytes; ValueError if they are not a valid section."""
         link = cls(table, key, send, log)
-        try:
-            s = json.loads(data)
-            ok = isinstance(s, list) and len(s) == 11 and s[0] == _SECTION_VERSION
-        except (ValueError, TypeError):
-            ok = False
-        if not ok:
+        s = _section_state(data)
+        if s is None:
             raise ValueError("link section is not a version %d link state" % _SECTION_VERSION)
         link.sq_floor = s[1]
         link.sq = s[1]  # messages sent before the cut used numbers below the saved lease

@@ -129,6 +129,14 @@ def ram_clear(c):
         if c.tablelink is not None:
             # the link's ledger is not the table's to reset: keep what the link knows
             sections[SECTION_LINK] = c.tablelink.section()
+        elif c.link_factory is not None:
+            # the boot stopped at a bad record before it built the link: the link's committed
+            # ledger (unacknowledged entries, claims waiting to be paid, its numbers) is kept
+            # all the same, when it is readable
+            from firmware.link.tablelink import section_ok
+            kept = c.memory.section(SECTION_LINK)
+            if section_ok(kept):
+                sections[SECTION_LINK] = kept
         c.memory.ram_clear(sections, c.wall, SUPERVISOR_ID, True)
     except Exception as error:  # noqa: BLE001
         c._refuse("RAM clear failed", error)
@@ -139,6 +147,7 @@ def ram_clear(c):
     if c.tablelink is not None:
         c.tablelink.saved()
     elif c.link_factory is not None:
+        c.link_required = True  # a link that cannot be built never opens the local pool
         try:
             c._start_link()
         except ValueError as error:
