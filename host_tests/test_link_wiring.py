@@ -771,6 +771,13 @@ def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
     from firmware.service import Service
     meters = Service(r.c).handle("meters")
     assert meters["link"] == "MISMATCH" and "wager differs: table 100, link 500" in meters["link_problem"]
+    # ... and so can the supervisor, in the audit menu under the link's state
+    from firmware.table import audit
+
+    menu = list(audit.open_menu(r.c))
+    at = menu.index("link MISMATCH")
+    assert "wager differs: table 100, link 500" in " ".join(
+        line.strip() for line in menu[at + 1:at + 4])
     r.chips(1, 2)
     r.press(btn.LOCK)
     r.step(100, 5)

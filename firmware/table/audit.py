@@ -32,6 +32,7 @@ _DAY = const(86400)
 _FROM_RAM = const(0xFFFF)    # CM_RECOVERED source: the record just committed, held in RAM
 # jackpot hands (firmware.jackpot.paytable.NAMES order) in a few columns
 _HAND_CODES = ("Flush", "FH", "Quads", "SF", "Royal")
+_MISMATCH_LINES = const(6)   # the most lines a link mismatch's reason takes in the menu
 # Meter names whose value is a count (or parts per million), not cents
 _COUNTS = ("wagers", "voids", "resets", "hits", "rounds", "config_changes", "envy_bonuses")
 # Meter name words shortened so that label and value share a line more often
@@ -429,6 +430,9 @@ def open_menu(c):
     if lk is not None:
         lines.append("LINKED table %d" % lk.table)
         lines.append("link " + lk.state_name())
+        if lk.mismatch_text:
+            # what disagrees, for the technician: the sign only says LINK Err
+            lines.extend(wrap(lk.mismatch_text.split(), _MISMATCH_LINES, " "))
         for i in range(len(lk.amounts())):
             lines.extend(wrap(("pool %d" % i, money(lk.amounts()[i])), 2))
         marks.append(len(lines))
