@@ -68,6 +68,7 @@ def test_every_event_kind_has_a_short_distinct_name_that_fits():
 # (event, its three lines as the audit menu shows them, after the '#seq hh:mm:ss' line)
 SHOWN = [
     ((ev.POWER_UP, 3), [" power up", " cause 3"]),
+    ((ev.POWER_UP, 3, 3), [" power up", " watchdog"]),      # the cause named at boot
     ((ev.CM_ERROR, 1, ev.REASON_BAD_CRC), [" CM error copy 1", " bad crc"]),
     ((ev.CM_RECOVERED, 1, 0, 77), [" CM recovered", " copy 1 from 0"]),
     ((ev.CM_RECOVERED, 0, 0xFFFF, 5), [" CM recovered", " copy 0 from RAM"]),

@@ -11,6 +11,7 @@ import types
 import pytest
 
 from boards import base
+from firmware.store import eventlog
 
 BOARD_NAMES = ("pico_w", "esp32_s3")
 
@@ -181,6 +182,11 @@ def test_reset_cause_is_named(fake_machine, cause, name):
     fake_machine.cause = cause
     board = load("pico_w").make()
     assert (board.reset_cause, board.reset_cause_name) == (cause, name)
+
+
+def test_the_boards_cause_names_are_the_event_logs():
+    # POWER_UP entries carry the name's number (firmware.store.eventlog.RESET_CAUSES)
+    assert [name for _, name in base.RESET_CAUSE_NAMES] == list(eventlog.RESET_CAUSES)
 
 
 def test_a_port_without_a_constant_does_not_name_it():

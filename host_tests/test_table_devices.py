@@ -103,6 +103,9 @@ def test_a_watchdog_reset_is_logged_with_the_boards_cause_and_shown(tmp_path):
     assert c.phase == tc.OPEN
     assert [e[4] for e in events_of(c.memory, ev.POWER_UP)][-1] == WDT_RESET
     assert "Restarted after" in b.table.oled.lines() and "watchdog" in b.table.oled.lines()
+    # the entry names the cause too, as ports number the causes differently: the audit menu
+    # shows " watchdog", not " cause 3"
+    assert [e[5] for e in events_of(c.memory, ev.POWER_UP)][-1] == ev.RESET_CAUSES.index("watchdog") + 1
 
 
 def test_a_plain_power_on_shows_nothing_about_the_reset(tmp_path):

@@ -194,9 +194,10 @@ class CriticalMemory:
             raise RecordError("malformed sections: " + problem)
         return seq, sections, bytes(raw)
 
-    def boot(self, now, reset_cause=0):
+    def boot(self, now, reset_cause=0, cause=0):
         """Validate every copy, take the newest good one, rebuild the others from it and log
-        power-up and every repair.  Returns the status (STATUS_RAM_ERROR if no copy is good)."""
+        power-up (the board's reset_cause code and its name's number, eventlog.POWER_UP) and
+        every repair.  Returns the status (STATUS_RAM_ERROR if no copy is good)."""
         found = []
         best = None
         for i in range(len(self.copies)):
@@ -217,14 +218,14 @@ class CriticalMemory:
             if not blank:
                 # logged with the RAM clear: this power-up and why each copy was refused (a
                 # new board's blank memory needs no explaining)
-                self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF, 0, 0, now)]
+                self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF, cause, 0, now)]
                 for i in range(len(found)):
                     self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i]), 0,
                                           now))
             return self.status
         seq, sections, raw = found[best]
         self._load(seq, sections, raw)
-        events = [(eventlog.POWER_UP, reset_cause & 0xFFFF)]
+        events = [(eventlog.POWER_UP, reset_cause & 0xFFFF, cause)]
         repaired = False
         for i in range(len(self.copies)):
             item = found[i]

@@ -37,7 +37,8 @@ _I32_MAX = 0x7FFFFFFF
 # Event kinds, numbered without a gap from POWER_UP to LAST_KIND (stage() accepts that range;
 # a new kind comes after the last and LAST_KIND becomes it).  The `a`, `b`, `c` arguments
 # each carries are listed with it.
-POWER_UP = const(1)         # a reset cause
+POWER_UP = const(1)         # a the board's reset cause code, b its name (RESET_CAUSES index + 1;
+                            # 0: none of them), as the codes differ from port to port
 POWER_DOWN = const(2)
 CM_ERROR = const(3)         # a copy index, b reason code (REASON_*)
 CM_RECOVERED = const(4)     # a copy index rebuilt, b source copy index, c sequence number
@@ -73,6 +74,9 @@ CARD_REMOVED = const(29)    # a destination (0 dealer, 1..7 seat, 8 board), b ca
 LAST_KIND = const(29)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
+
+# The reset causes a board names (boards.base.RESET_CAUSE_NAMES), as POWER_UP's b counts them
+RESET_CAUSES = ("power-on", "hard reset", "watchdog", "deep-sleep wake", "soft reset")
 
 
 def clamp(value):

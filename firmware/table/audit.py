@@ -205,7 +205,8 @@ def values(kind, a, b, c, jackpot=True):
     if not jackpot and not b and not c and (kind == ev.LOCK or kind == ev.SETTLE):
         return ()
     if kind == ev.POWER_UP:
-        return ("cause %d" % a,)
+        # the cause's name, where the board named it (the codes differ from port to port)
+        return (ev.RESET_CAUSES[b - 1],) if 0 < b <= len(ev.RESET_CAUSES) else ("cause %d" % a,)
     if kind == ev.CM_ERROR:
         return ("copy %d" % a, _named(eventnames.REASON_NAMES, b, "reason"))
     if kind == ev.CM_RECOVERED:

@@ -233,11 +233,13 @@ class RoundController:
     def boot(self, now_ms, wall, reset_cause=0, cause_name=""):
         """Read critical memory and resume: the open round in its committed state, or RAM ERROR.
 
-        reset_cause (the board's code) goes into the power-up log entry; cause_name, when it
-        is not a plain power-on, is shown to the dealer unless the boot has more to say."""
+        reset_cause (the board's code) and cause_name (its name, which ports agree on where
+        codes differ: eventlog.RESET_CAUSES) go into the power-up log entry; cause_name, when
+        it is not a plain power-on, is shown to the dealer unless the boot has more to say."""
         self.now_ms = now_ms
         self.wall = wall
-        status = self.memory.boot(wall, reset_cause)
+        cause = ev.RESET_CAUSES.index(cause_name) + 1 if cause_name in ev.RESET_CAUSES else 0
+        status = self.memory.boot(wall, reset_cause, cause)
         if status == critical.STATUS_RAM_ERROR:
             self._enter_ram_error()
             return self.phase
