@@ -567,20 +567,22 @@ def test_a_flood_of_rejected_messages_cannot_push_the_round_records_out_of_the_l
     assert rig.c.linked.rejects == 0 and sum(e[5] for e in rig.events(ev.LINK_REJECT)) == 30000
 
 
+def rig_with_link_config(path, config):
+    """A Rig whose link controller starts afresh with its own jackpot configuration."""
+    r = Rig(path)
+    r.controller.close()
+    os.remove(r.db)
+    r.controller = Controller(r.db, {TABLE: KEY}, lambda t, p: r.down.append((t, p)),
+                              clock_s=lambda: WALL, order_window=0, broadcast_every=0,
+                              config=config)
+    return r
+
+
 def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path):
     # the controller's pay table does not pay a royal (0 to 1 and 0%), the table's does: it
     # cannot pay the claim, and it answers with no payout (a wager that differs keeps the
     # table closed instead: test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed)
-    class RefusingRig(Rig):
-        def __init__(self, path):
-            super().__init__(path)
-            self.controller.close()
-            os.remove(self.db)
-            self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
-                                         clock_s=lambda: WALL, order_window=0, broadcast_every=0,
-                                         config={"pay": {"royal_flush": [0, 0]}})
-
-    r = RefusingRig(tmp_path)
+    r = rig_with_link_config(tmp_path, {"pay": {"royal_flush": [0, 0]}})
     r.ram_clear()
     r.step(100, 5)
     royal_at_seat_1(r)
@@ -751,16 +753,7 @@ def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
     # the controller's wager (500) is not the table's (100): every claim would be refused, so
     # no jackpot wager may be accepted; the sign says LINK Err, the log has the mismatch, and
     # the link's acknowledgements still go on
-    class OtherWagerRig(Rig):
-        def __init__(self, path):
-            super().__init__(path)
-            self.controller.close()
-            os.remove(self.db)
-            self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
-                                         clock_s=lambda: WALL, order_window=0, broadcast_every=0,
-                                         config={"wager": 500})
-
-    r = OtherWagerRig(tmp_path)
+    r = rig_with_link_config(tmp_path, {"wager": 500})
     r.ram_clear()
     r.step(100, 10)
     assert r.link.state == MISMATCH and not r.c.jackpot_open()
