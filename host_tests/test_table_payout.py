@@ -208,3 +208,55 @@ def test_a_hand_sent_back_and_settled_again_unchanged_is_paid_once(table):
         (1, 4, RESET + 2 * PER_WAGER)]
     assert len(events_of(table.memory, ev.JACKPOT_SENT_BACK)) == 1
     assert table.c.jackpot.audit() == []
+
+
+def test_hands_whose_confirmation_is_committed_cannot_be_sent_back_nor_changed(table, monkeypatch):
+    """OK committed the supervisor's confirmation, but the payout's commit failed (a flash
+    write error): the boot after a power cut pays the confirmed hands as they are in critical
+    memory.  So they cannot be sent back unpaid (a cut would pay the hand logged as sent
+    back), nor a card taken out or a jackpot seat folded: the supervisor pays with OK again,
+    or voids the round."""
+    royal_round(table)
+    table.key(True)
+    real_commit = table.memory.commit
+    failures = [OSError(5, "flash write failed")]
+
+    def settle_fails_once(round_no, step, *args, **kwargs):
+        if step == 3 and failures:
+            raise failures.pop()
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(table.memory, "commit", settle_fails_once)
+    table.press(btn.OK)                     # confirmed; the payout's commit fails
+    assert table.memory.step == 2 and "MEMORY FAULT" in table.screen()
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM
+    table.press(btn.LOCK)                   # send back: refused, it is confirmed
+    assert table.c.phase == tc.CONFIRM and "OK pays or void" in table.screen()
+    assert events_of(table.memory, ev.JACKPOT_SENT_BACK) == []
+    table.c._set_phase(tc.LOCKED)           # as the failed payout left it
+    table.press(btn.OK)                     # seat 1 (the cursor's) folds: refused
+    assert table.c.rec.folded == 0 and "cannot fold" in table.screen()
+    table.press(btn.OK, long=True)          # card entry: seat 1's last card out, refused
+    table.press(btn.SETTLE)
+    assert "cannot change" in table.screen() and len(table.c._hole(0)) == 2
+    assert events_of(table.memory, ev.CARD_REMOVED) == []
+    table.press(btn.BACK)
+    table.press(btn.SETTLE)
+    table.press(btn.OK)                     # paid, once
+    assert table.c.phase == tc.RESULTS
+    assert [e[4:7] for e in events_of(table.memory, ev.JACKPOT_HIT)] == [
+        (1, 4, RESET + 2 * PER_WAGER)]
+    assert table.c.jackpot.audit() == []
+
+
+def test_a_sent_back_hand_is_not_paid_by_the_boot_after_a_power_cut(table, monkeypatch):
+    """Sent back before any confirmation: the power goes, the round resumes LOCKED with its
+    cards, and nothing is paid."""
+    royal_round(table)
+    table.key(True)
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.LOCKED
+    c = table.boot()
+    assert c.phase == tc.LOCKED and events_of(table.memory, ev.JACKPOT_HIT) == []
+    assert c.view.meter[0] == RESET + 2 * PER_WAGER

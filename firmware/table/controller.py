@@ -961,6 +961,10 @@ class RoundController:
         that, a cut loses the cards with the fold, and the display asks for that seat's hand
         again.)  When the commit fails the fold is undone and the dealer sees the fault."""
         bit = 1 << seat
+        if self.rec.accepted & ~self.rec.voided & bit and self._confirmed():
+            self._beep(BEEP_ERROR)
+            self._say("Hands confirmed", "cannot fold")
+            return
         self.rec.folded ^= bit
         if (self.rec.accepted & ~self.rec.voided & bit
                 and roundrecord.holds_cards(self.memory.section(SECTION_ROUND))):
@@ -969,6 +973,14 @@ class RoundController:
                 return
             self._link_committed()
         self.message = ""      # so the screen's own fold line shows at once, not in 4 s
+
+    def _confirmed(self):
+        """True when the supervisor's confirmation of this round's jackpot hands is committed
+        (STEP_CONFIRM) and its payout is not: the boot after a power cut pays the hands as
+        committed, unseen, so they must not change (a pay that failed, or a link that
+        could not take the claim, leaves the round there until it is paid or void)."""
+        return (self.memory.step == critical.STEP_CONFIRM
+                and self.memory.round_no == self.rec.round_no)
 
     def _jackpot_hands(self):
         out = []
@@ -1023,6 +1035,12 @@ class RoundController:
             self._beep(BEEP_ERROR)
             self._say("Supervisor key", "to send back")
             return
+        if self._confirmed():
+            # OK was pressed and committed: a power cut pays these hands, so they cannot go
+            # back unpaid (the supervisor pays them with OK again, or voids the round)
+            self._beep(BEEP_ERROR)
+            self._say("Confirmed:", "OK pays or void")
+            return
         seats, total = 0, 0
         for hit in self.hits:
             seats |= 1 << (hit[jm.H_SEAT] - 1)
@@ -1043,6 +1061,10 @@ class RoundController:
         if not self.key_on:
             self._beep(BEEP_ERROR)
             self._say("Supervisor key", "to remove a card")
+            return
+        if self._confirmed():
+            self._beep(BEEP_ERROR)
+            self._say("Hands confirmed", "cannot change")
             return
         buf, label = self._dest_buffer(dest)
         last = -1
