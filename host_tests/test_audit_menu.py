@@ -105,6 +105,12 @@ SHOWN = [
     ((ev.OPERATOR_ADDITION, 0, 0, 500000), [" addition pool 0", " $5000.00"]),
     ((ev.LINK_REJECT, 2, 5), [" link reject", " forged x5"]),
     ((ev.LINK_MISMATCH, 0, 1200, 1300), [" link mismatch", " $12.00/$13.00"]),
+    # a linked table's cumulative wagers soon outgrow one line: one a line, whole
+    ((ev.LINK_MISMATCH, 0, 123456, 123457), [" table $1234.56", " link $1234.57"]),
+    ((ev.LINK_MISMATCH, 0, 2147483647, 123456789), [" T $21474836.47", " L $1234567.89"]),
+    # a round that paid more than a line holds beside "paid": the amount whole
+    ((ev.SETTLE, 0, 2147483647, 1000000), [" settle paid", " $21474836.47"]),
+    ((ev.SETTLE, 0, 12345678, 1000000), [" settle", " paid $123456.78"]),
     ((ev.LINK_CLAIM, 5, 3, 100), [" link claim S5", " $1.00 Str Flush"]),
     ((ev.SHOE_REJECT, shoe.REASONS.index("bad checksum"), 3), [" shoe reject", " bad checksum x3"]),
     ((ev.SENSOR_FAULT, 4, 2, sens.FAULT_NAMES.index("stuck")), [" sensor fault S4", " ante stuck"]),

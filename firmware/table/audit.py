@@ -257,7 +257,12 @@ def values(kind, a, b, c, jackpot=True):
         return ("S%d" % a,)
     if kind == ev.SETTLE:
         pool = "pool " + money(c)
-        return ("paid " + money(b), pool) if b else (pool,)
+        paid = "paid " + money(b)
+        if len(paid) >= WIDTH:
+            # paid $10,000,000.00 or more: the amount on a line of its own, whole (the pool,
+            # which no line has room for then, is on the meters)
+            return ("paid", money(b), pool)
+        return (paid, pool) if b else (pool,)
     if kind == ev.LOG_ERROR:
         return ("at #%d" % b,)
     if kind == ev.OPERATOR_ADDITION:
@@ -265,8 +270,16 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.LINK_REJECT:
         return (_named(ev.LINK_REASONS, a - 1, "reason"), "x%d" % b)
     if kind == ev.LINK_MISMATCH:
-        # table's / controller's linked wagers
-        return (money(b) + "/" + money(c),)
+        # table's / controller's linked wagers, on one line where they fit it (a cumulative
+        # total soon outgrows it), else one a line, labelled, never cut (entry_lines then
+        # leaves the kind's name out: the labels say what disagrees)
+        both = money(b) + "/" + money(c)
+        if len(both) < WIDTH:
+            return (both,)
+        ours, theirs = money(b), money(c)
+        if len(ours) + 7 < WIDTH and len(theirs) + 6 < WIDTH:
+            return ("table " + ours, "link " + theirs)
+        return ("T " + ours, "L " + theirs)
     if kind == ev.SHOE_REJECT:
         return (_named(shoe.REASONS, a, "reason"), "x%d" % b)
     if kind == ev.SENSOR_FAULT:
@@ -289,6 +302,8 @@ def entry_lines(entry, jackpot=True):
     if kind == ev.CONFIG_CHANGE and a >= jcfg.SETTING_BASE and len(name) + len(words[1]) + 2 > WIDTH:
         # a jackpot setting's label says what changed; the kind's name only where it fits
         words = words[1:]
+    elif kind == ev.LINK_MISMATCH and len(words) > 2:
+        words = words[1:]     # the two figures take both lines, labelled
     rest = wrap(words, ENTRY_LINES - 1, " ")
     while len(rest) < ENTRY_LINES - 1:
         rest.append("")
