@@ -849,3 +849,29 @@ def test_clearing_a_link_mismatch_on_a_standalone_table_says_there_is_no_link(ta
     table.key(True)
     table.press(btn.BACK, long=True)
     assert table.c.phase == tc.OPEN and "No link\nat this table" in table.screen()
+
+
+def test_a_seat_whose_ante_was_marked_keeps_its_cards_in_a_round_resumed_after_a_power_cut(tmp_path):
+    # Big Raise Stud: seat 3's Risk chip is one its Ante sensor does not see, so the dealer
+    # marked it on the panel (OK) before LOCK.  The power goes; the panel's mark was not in
+    # critical memory, and the resumed round must not discard seat 3's cards as dealt to a
+    # spot without a wager [BRS 6.9]: it has one.
+    t = new_table(tmp_path, tc.BRS)
+    t.chip(1, ante=True)
+    t.press(btn.UP)
+    t.press(btn.UP)                              # cursor to seat 3
+    t.press(btn.OK)                              # its Risk bet marked on the panel
+    t.press(btn.LOCK)
+    t.deal([(3, "7c")])
+    assert t.c._hole(2) == cards.parse("7c")
+    c = t.boot()                                 # the power comes back: cards again
+    assert c.phase == tc.LOCKED
+    t.deal([(8, "Th 9h"), (1, "Ah Kh Qh"), (3, "7c 7d 2h")])
+    assert c._hole(2) == cards.parse("7c 7d 2h"), c.last_refusal
+    t.c.spot(sens.PLACED, sens.ante_spot(1), t.tick())
+    t.press(btn.SETTLE)
+    assert c.results == ["S1 Flush 6:1", "S3 One Pair P"]
+    t.press(btn.SETTLE)                          # the next round knows its marks again
+    t.press(btn.LOCK)
+    t.deal([(5, "2c")])
+    assert c.last_refusal == "Card refused: S5 no wager"

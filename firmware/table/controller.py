@@ -164,6 +164,7 @@ class RoundController:
         self.placed = 0          # jackpot spots covered (debounced, not faulted)
         self.ante = 0            # Ante spots covered
         self.ante_marked = 0     # Ante confirmed on the panel
+        self.marks_unknown = False  # a round resumed after a power cut: its panel marks are lost
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
@@ -263,6 +264,9 @@ class RoundController:
             # taken while the power was off (tick).
             self.boot_scan = True
             self.boot_scan_ms = ticks_add(now_ms, _BOOT_SCAN_MS)
+            # the Antes the dealer marked on the panel were RAM only: a seat may have a wager
+            # the sensors do not see, so no seat's cards are refused as without one
+            self.marks_unknown = True
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._pay_confirmed()
@@ -348,6 +352,7 @@ class RoundController:
         self.recheck = 0
         self.refused_down = 0
         self.ante_marked = 0
+        self.marks_unknown = False
         self.faults_logged = 0
         self.display_logged = False
         self.hits = []
@@ -844,8 +849,9 @@ class RoundController:
         """True when seat index `seat` is known to have no wager: a game whose every hand
         needs an Ante (UTH [3.1]; Big Raise Stud's Risk bet [BRS 3.1]; a Four Card Poker seat
         may play Aces Up alone [FCP 5.1]), Ante sensors fitted, the seat's Ante spot empty,
-        sound and not marked on the panel, and no jackpot wager of its accepted."""
-        if self.game == FCP or not self.ante_sensors:
+        sound and not marked on the panel, and no jackpot wager of its accepted.  In a round
+        resumed after a power cut the panel's marks are not known: no seat is refused."""
+        if self.game == FCP or not self.ante_sensors or self.marks_unknown:
             return False
         return not (self.ante | self.ante_marked | self.ante_faults | self.rec.accepted) & (1 << seat)
 
