@@ -108,6 +108,9 @@ SHOWN = [
     # a linked table's cumulative wagers soon outgrow one line: one a line, whole
     ((ev.LINK_MISMATCH, 0, 123456, 123457), [" table $1234.56", " link $1234.57"]),
     ((ev.LINK_MISMATCH, 0, 2147483647, 123456789), [" T $21474836.47", " L $1234567.89"]),
+    # a win too big to share its line with the hand: the hand beside the seat
+    ((ev.JACKPOT_HIT, 1, 4, 12345678), [" hit S1 Royal", " $123456.78"]),
+    ((ev.JACKPOT_HIT, 7, 2, 2147483647), [" hit S7 Quads", " $21474836.47"]),
     # a round that paid more than a line holds beside "paid": the amount whole
     ((ev.SETTLE, 0, 2147483647, 1000000), [" settle paid", " $21474836.47"]),
     ((ev.SETTLE, 0, 12345678, 1000000), [" settle", " paid $123456.78"]),

@@ -302,6 +302,10 @@ def entry_lines(entry, jackpot=True):
     if kind == ev.CONFIG_CHANGE and a >= jcfg.SETTING_BASE and len(name) + len(words[1]) + 2 > WIDTH:
         # a jackpot setting's label says what changed; the kind's name only where it fits
         words = words[1:]
+    elif kind == ev.JACKPOT_HIT and len(words[2]) + len(words[3]) + 2 > WIDTH:
+        # a win of $100,000.00 or more leaves its hand no room beside the amount: the hand
+        # beside the seat ("hit S1 Royal"), the amount on a line of its own, both whole
+        words = ("hit", words[1], hand(b, WIDTH - 1 - len("hit %s " % words[1])), words[2])
     elif kind == ev.LINK_MISMATCH and len(words) > 2:
         words = words[1:]     # the two figures take both lines, labelled
     rest = wrap(words, ENTRY_LINES - 1, " ")
