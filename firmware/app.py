@@ -46,6 +46,9 @@ _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
 _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
 _DISPLAY_RETRY_MS = const(2000)    # a dealer display that stopped answering is started again
+# the dealer display's settings and picture are sent again this often: one that lost its power
+# for a moment comes back dark, and writes to it still succeed (the meter sign does the same)
+_DISPLAY_REFRESH_MS = const(10000)
 _OLED_LINES = const(8)
 _NEWLINE = const(10)
 _RETURN = const(13)
@@ -118,6 +121,7 @@ class App:
         self.service = None      # firmware.service.Service, polled each pass when set
         self.display_ok = True   # the dealer display answers on the bus
         self.display_retry = 0   # tick when a display that stopped answering is tried again
+        self.display_refresh = 0     # tick when the display's settings and picture go again
 
     def _open_station(self, section, log):
         if self.station is not None:
@@ -193,6 +197,9 @@ class App:
         self.sign.tick(now)
         if self.display_ok:
             try:
+                if ticks_diff(now, self.display_refresh) >= 0:
+                    self.display_refresh = ticks_add(now, _DISPLAY_REFRESH_MS)
+                    self.oled.refresh()
                 self.oled.update()
             except OSError:
                 self._display_failed(now)
@@ -256,6 +263,7 @@ class App:
             self._display_failed(now)
             return False
         self.oled.touch()
+        self.display_refresh = ticks_add(now, _DISPLAY_REFRESH_MS)
         if not self.display_ok:
             self.display_ok = True
             self.controller.set_display(True, now)

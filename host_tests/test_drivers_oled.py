@@ -173,3 +173,25 @@ def test_writing_the_same_line_again_sends_nothing():
     oled.write_line(2, "BETS OPEN", invert=True)
     oled.show()
     assert panel.text_row(2).rstrip() == "BETS OPEN"
+
+
+def test_refresh_brings_back_a_panel_that_lost_its_power_with_its_picture():
+    # Unplugged and back (or glitched) between two writes: the panel is at its power-on state,
+    # dark, and every write to it still succeeds; refresh and a few updates show it all again.
+    bus, panel, oled = make()
+    oled.write_line(0, "ROUND 7 OPEN")
+    oled.write_line(7, "Pool $1234.56")
+    oled.invert(True)
+    oled.show()
+    fresh = bus.attach(0x3C, FakeSSD1306())
+    assert fresh.lines() == [""] * 8 and not fresh.display_on
+    oled.refresh()
+    while oled.update():
+        pass
+    assert fresh.errors == []
+    assert fresh.display_on and fresh.charge_pump and fresh.seg_remap and fresh.com_remap
+    assert fresh.lines()[0] == "ROUND 7 OPEN" and fresh.lines()[7] == "Pool $1234.56"
+    assert fresh.inverse                         # the inversion in force is kept
+    oled.invert(False)
+    oled.refresh()
+    assert not fresh.inverse

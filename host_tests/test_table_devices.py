@@ -175,3 +175,26 @@ def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_pa
     assert c.view.seat_light[2] == lights.TAMPER
     assert c.late == 0 and c.view.seat_light[4] != lights.LATE     # seat 5's chip is not new
     assert c.view.seat_light[0] != lights.TAMPER
+
+
+def test_a_display_unplugged_and_back_while_its_screen_stays_the_same_shows_it_again(tmp_path):
+    # No write fails while the screen does not change: the display comes back dark (its
+    # power-on state) and must not stay so.
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    b.table.i2c.detach(base.OLED_ADDR)
+    b.run(500)
+    fresh = b.table.i2c.attach(base.OLED_ADDR, FakeSSD1306())    # plugged back, dark
+    b.run(11000)
+    assert fresh.display_on
+    assert [line.strip() for line in fresh.lines()] == [line.strip() for line in c.view.lines]
+
+
+def test_a_display_unplugged_while_its_screen_stays_the_same_is_reported(tmp_path):
+    b = BoardRig(tmp_path)
+    _open(b)
+    b.table.i2c.detach(base.OLED_ADDR)
+    b.run(11000)
+    assert not b.app.display_ok
+    assert FAULT_TEXT in _sign_texts(b, 3000)

@@ -6,6 +6,7 @@
     oled.write_line(3, "SEAT 3  AK", invert=True)   # a whole 16-character text row (0..7)
     oled.update()                      # every tick: sends at most one changed page
     oled.show()                        # send every changed page now
+    oled.refresh()                     # every few seconds: settings again, every page again
 
 Drawing goes into a frame buffer allocated once in the constructor; the drawing methods
 note which 8-pixel pages they touched, and ``update`` sends one such page per call
@@ -59,6 +60,8 @@ _SET_VCOM_DESEL = const(0xDB)
 
 WIDTH = const(128)
 HEIGHT = const(64)
+_CONFIG_CONTRAST = const(17)      # where the contrast and the inversion are in _config
+_CONFIG_NORM_INV = const(23)
 _CHARS_PER_LINE = const(16)
 _TEXT_LINES = const(8)
 _GLYPH = const(8)
@@ -90,6 +93,26 @@ class SSD1306:
         self.framebuf = framebuf.FrameBuffer(view[1:], width, height, framebuf.MONO_VLSB, stride)
         self._command = bytearray(2)
         self._command[0] = _CONTROL_COMMANDS
+        # The settings begin and refresh send (after display off / before display on); the
+        # contrast and the inversion bytes are kept up to date by contrast() and invert().
+        self._config = bytearray((
+            _CONTROL_COMMANDS,
+            _SET_DISP_CLK_DIV, 0x80,
+            _SET_MUX_RATIO, height - 1,
+            _SET_DISP_OFFSET, 0x00,
+            _SET_START_LINE | 0,
+            _SET_CHARGE_PUMP, _CHARGE_PUMP_OFF if external_vcc else _CHARGE_PUMP_ON,
+            _SET_MEM_ADDR_MODE, _MEM_ADDR_PAGE,
+            _SET_SEG_REMAP | 1,
+            _SET_COM_OUT_DIR | 8,
+            _SET_COM_PIN_CFG, 0x12 if height == 64 else 0x02,
+            _SET_CONTRAST, 0xCF,
+            _SET_PRECHARGE, 0x22 if external_vcc else 0xF1,
+            _SET_VCOM_DESEL, 0x30,
+            _SET_ENTIRE_ON,
+            _SET_NORM_INV,
+            _SET_SCROLL_OFF,
+        ))
         self._dirty = 0
         self._next = 0
         self.pages_sent = 0
@@ -105,29 +128,21 @@ class SSD1306:
 
     def begin(self):
         """Send the init sequence (display on, page addressing) and a blank screen."""
-        sequence = bytes((
-            _CONTROL_COMMANDS,
-            _SET_DISP,
-            _SET_DISP_CLK_DIV, 0x80,
-            _SET_MUX_RATIO, self.height - 1,
-            _SET_DISP_OFFSET, 0x00,
-            _SET_START_LINE | 0,
-            _SET_CHARGE_PUMP, _CHARGE_PUMP_OFF if self.external_vcc else _CHARGE_PUMP_ON,
-            _SET_MEM_ADDR_MODE, _MEM_ADDR_PAGE,
-            _SET_SEG_REMAP | 1,
-            _SET_COM_OUT_DIR | 8,
-            _SET_COM_PIN_CFG, 0x12 if self.height == 64 else 0x02,
-            _SET_CONTRAST, 0xCF,
-            _SET_PRECHARGE, 0x22 if self.external_vcc else 0xF1,
-            _SET_VCOM_DESEL, 0x30,
-            _SET_ENTIRE_ON,
-            _SET_NORM_INV,
-            _SET_SCROLL_OFF,
-        ))
-        self._i2c.writeto(self.address, sequence)
+        self._cmd(_SET_DISP)
+        self._i2c.writeto(self.address, self._config)
         self.fill(0)
         self.show()
         self._cmd(_SET_DISP | 1)
+
+    def refresh(self):
+        """Send the settings again (display on, the inversion and contrast in force) and mark
+        every page to be sent again by ``update``: a display that lost its power for a moment
+        (unplugged and back, a glitch on the cable) comes back at its power-on state, dark,
+        and the driver cannot tell, since a write to it still succeeds.  Called every few
+        seconds from the loop; allocates nothing, and keeps the picture drawn."""
+        self._i2c.writeto(self.address, self._config)
+        self._cmd(_SET_DISP | 1)
+        self._dirty = (1 << self.pages) - 1
 
     def power(self, on):
         """Switch the panel on or off (RAM is kept)."""
@@ -139,10 +154,12 @@ class SSD1306:
             raise ValueError("contrast must be 0..255, got %r" % (level,))
         self._cmd(_SET_CONTRAST)
         self._cmd(level)
+        self._config[_CONFIG_CONTRAST] = level
 
     def invert(self, on):
         """Show the whole screen inverted (lit background) or normal."""
         self._cmd(_SET_NORM_INV | (1 if on else 0))
+        self._config[_CONFIG_NORM_INV] = _SET_NORM_INV | (1 if on else 0)
 
     def _send_page(self, page):
         self._i2c.writeto(self.address, self._page_select[page])

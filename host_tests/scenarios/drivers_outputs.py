@@ -105,6 +105,8 @@ def ticks(rounds):
         sign.tick(now)
         if i % 50 == 0:
             display.write_line(4, "TICK", invert=(i % 100 == 0))
+        if i % 200 == 0:
+            display.refresh()
         display.update()
         if i % 60 == 0:
             bz.play(buzzer.ACCEPT, now)
