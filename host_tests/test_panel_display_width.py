@@ -4,6 +4,8 @@ is cut off: a seventh seat's chip, a fifth card's suit, a fold, a count of missi
 reason for a refusal while the logic door is open."""
 
 from firmware.drivers import buttons as btn
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
 from firmware.table.phases import LINES, WIDTH
 from host_tests.test_controller import Table, new_table, royal_round
@@ -163,3 +165,41 @@ def test_a_table_without_a_progressive_does_not_speak_of_a_jackpot_in_ram_error(
     t = Table(tmp_path, tc.FCP)                 # blank memory
     assert t.c.phase == tc.RAM_ERROR and "ROUNDS DISABLED" in t.screen()
     assert "JACKPOT" not in t.screen()
+
+
+class _ConfiguredTable(Table):
+    """A Table whose RAM clear uses a jackpot configuration from the configuration file."""
+
+    def __init__(self, directory, jackpot_config):
+        self.jackpot_config = jackpot_config
+        super().__init__(directory)
+
+    def boot(self):
+        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")],
+                                     self.fs)
+        self.c = tc.RoundController(self.memory, jackpot_config=self.jackpot_config)
+        self.c.boot(self.now, 1000 + self.now)
+        return self.c
+
+
+def test_the_ram_clear_screen_shows_large_reset_amounts_whole(tmp_path):
+    t = _ConfiguredTable(tmp_path, {"split": True, "minor": {"reset": 123456789},
+                                    "major": {"reset": 1073741823}})
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_CLEAR
+    assert_fits(t)
+    assert "$1234567.89" in t.screen() and "$10737418.23" in t.screen()
+
+
+def test_the_configuration_screen_shows_large_amounts_whole(tmp_path):
+    # the configuration file allows a wager up to $1000.00 and a reset up to $10737418.23
+    t = _ConfiguredTable(tmp_path, {"wager": 100000, "main": {"reset": 1073741823}})
+    t.ram_clear()
+    t.key(True)
+    t.press(btn.SETTLE, long=True)
+    assert t.c.phase == tc.CONFIG
+    t.press(btn.DOWN)                               # the cursor on the reset
+    assert_fits(t)
+    assert "$1000.00" in t.screen() and "$10737418.23" in t.screen()
+    assert t.c.view.lines[2].startswith(">")        # the cursor still shows

@@ -149,6 +149,17 @@ def _fit(text):
     return text[:WIDTH]
 
 
+def _setting(mark, label, amount, later):
+    """A configuration line, ``>Reset $10000.00*``: never its amount cut, rather its label
+    run together and then shortened (``>Res$10737418.23*``)."""
+    text = "%s%s %s%s" % (mark, label, amount, later)
+    if len(text) <= WIDTH:
+        return text
+    label = label.replace(" ", "")
+    room = WIDTH - len(mark) - len(amount) - len(later)
+    return mark + label[:room if room > 0 else 0] + amount + later
+
+
 def _title(round_no, state):
     """``ROUND 12 OPEN``, or ``R1234 LOCKED`` once the round number makes it too long."""
     text = "ROUND %d %s" % (round_no, state)
@@ -251,7 +262,10 @@ def render_lines(c):
             config = c.jackpot_config or jcfg.default()
             row = 2
             for slot in config.active_slots():
-                lines[row] = "pool%d %s" % (slot, money(config.pools[slot].reset))
+                amount = money(config.pools[slot].reset)
+                line = "pool%d %s" % (slot, amount)
+                # never a cut amount: "pool0 $1234567.8" would read as another sum
+                lines[row] = line if len(line) <= WIDTH else "P%d %s" % (slot, amount)
                 row += 1
         lines[6] = "OK=accept"
         lines[7] = "BACK=cancel"
@@ -266,8 +280,7 @@ def render_lines(c):
             mark = ">" if i == c.config_index else " "
             later = "*" if c._config_pending(item[1]) else ""
             pending = pending or later
-            lines[1 + i] = _fit("%s%s %s%s" % (mark, item[0], money(c._config_value(item[1])),
-                                              later))
+            lines[1 + i] = _setting(mark, item[0], money(c._config_value(item[1])), later)
         if pending:
             lines[5] = "*after next hit"
         lines[6] = "UP/DN OK=change"
