@@ -578,11 +578,16 @@ def rig_with_link_config(path, config):
     return r
 
 
+def _refusing_rig(path):
+    """A Rig whose link controller's pay table does not pay a royal (0 to 1 and 0%)."""
+    return rig_with_link_config(path, {"pay": {"royal_flush": [0, 0]}})
+
+
 def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path):
     # the controller's pay table does not pay a royal (0 to 1 and 0%), the table's does: it
     # cannot pay the claim, and it answers with no payout (a wager that differs keeps the
     # table closed instead: test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed)
-    r = rig_with_link_config(tmp_path, {"pay": {"royal_flush": [0, 0]}})
+    r = _refusing_rig(tmp_path)
     r.ram_clear()
     r.step(100, 5)
     royal_at_seat_1(r)
@@ -594,6 +599,21 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
     assert r.c.view.beep == BEEP_ERROR
     assert "JP NOT PAID" in r.c.results
     assert r.c.last_refusal.startswith("JP NOT PAID r%d" % r.c.rec.round_no)
+
+
+def test_a_refused_claim_names_a_four_digit_round_whole_on_the_display(tmp_path):
+    # "JP NOT PAID r1234" is one column too many: cut, it named round 123
+    r = _refusing_rig(tmp_path)
+    r.ram_clear()
+    r.step(100, 5)
+    r.c.rec.round_no = 1234                 # a table that has played a while
+    royal_at_seat_1(r)
+    r.press(btn.OK)
+    r.key(False)
+    r.step(100, 10)
+    assert [e[5] for e in r.events(ev.LINK_REFUSED)] == [1234]
+    assert r.c.view.lines[6:] == ["JP NOT PAID", "r1234 refused"]
+    assert r.c.last_refusal.startswith("JP NOT PAID r1234")
 
 
 def royal_claimed(rig, link_up):

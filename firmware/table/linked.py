@@ -17,7 +17,15 @@ from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.table.controller import SECTION_LINK, SECTION_LINK_ROUND
-from firmware.table.phases import BEEP_ERROR, BEEP_JACKPOT, CONFIRM, FLOP, LOCKED, RESULTS
+from firmware.table.phases import (
+    BEEP_ERROR,
+    BEEP_JACKPOT,
+    CONFIRM,
+    FLOP,
+    LOCKED,
+    RESULTS,
+    WIDTH,
+)
 from firmware.table.screens import money, paid_lines
 
 _RETRY_MS = const(1000)        # wait before committing the link section again after a failure
@@ -179,7 +187,13 @@ class LinkedRound:
             if not result.rows:
                 refused = True
                 paid.append("JP NOT PAID")
-                c._refuse("JP NOT PAID r%d" % result.round, "link refused it")
+                title = "JP NOT PAID r%d" % result.round
+                c._refuse(title, "link refused it")
+                if len(title) > WIDTH:
+                    # the display shows 16 columns: the round goes where it is not cut
+                    # ("JP NOT PAID r123" for round 1234 would name another round)
+                    why = "r%d refused" % result.round
+                    c._say("JP NOT PAID", why if len(why) <= WIDTH else "round %d" % result.round)
             for row in result.rows:
                 line = c._sign_line(c.jackpot.config.pool_for(row[1]))
                 new = result.after[line] if line < len(result.after) else 0
