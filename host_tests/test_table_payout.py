@@ -167,6 +167,20 @@ def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(
     assert len(events_of(table.memory, ev.JACKPOT_HIT)) == 4
 
 
+def test_a_five_digit_round_with_four_jackpot_hands_keeps_its_number_on_the_title(table):
+    table.c.rec.round_no = 12345            # a table that has played a year
+    for seat in (1, 2, 3, 4):
+        table.chip(seat)
+        table.chip(seat, ante=True)
+    table.press(btn.LOCK)
+    table.deal([(1, "Ah Kh"), (2, "2h 7h"), (3, "5h 6h"), (4, "9h Th"), (8, "Qh Jh 3h 4c 9d"),
+                (0, "9c 9s")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM and len(table.c.hits) == 4
+    title = table.c.view.lines[0]
+    assert len(title) <= 16 and title.endswith("x4 r12345")
+
+
 def test_the_supervisor_sends_a_wrong_jackpot_hand_back_to_the_locked_round(table):
     # The dealer forgot seat 1's fold: its royal flush waits for the supervisor [11.13], who
     # sends it back (key + LOCK) rather than pay it or void the whole round.

@@ -219,7 +219,10 @@ def render_lines(c):
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
         if len(c.hits) > CONFIRM_HITS:
             # more winners than lines: the count is on the title, the list in the results
-            lines[0] = ("JACKPOT x%d r%d" % (len(c.hits), c.rec.round_no))[:WIDTH]
+            # (cut, "JACKPOT x4 r1234" would name round 1234 for round 12345)
+            lines[0] = "JACKPOT x%d r%d" % (len(c.hits), c.rec.round_no)
+            if len(lines[0]) > WIDTH:
+                lines[0] = "JP x%d r%d" % (len(c.hits), c.rec.round_no)
         row = 1
         top = c.confirm_top
         for hit in c.hits[top:top + CONFIRM_HITS]:
