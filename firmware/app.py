@@ -27,6 +27,7 @@ from firmware.drivers import watchdog as wd
 from firmware.drivers.events import EMPTY, event_detail, event_kind
 from firmware.drivers.fram import FRAM
 from firmware.drivers.mcp23017 import MCP23017
+from firmware.drivers.meter_sign import MAX_CENTS as SIGN_MAX_CENTS
 from firmware.drivers.meter_sign import MeterSign
 from firmware.drivers.oled import SSD1306
 from firmware.drivers.ticks import ticks_add, ticks_diff
@@ -222,7 +223,10 @@ class App:
         for line in range(self.board.meter_modules):
             self.sign.blank(line, line >= len(slots))     # a module with no pool stays dark
         for line in range(len(slots)):
-            cents = view.meter[slots[line]]
+            # a pool above the sign's range (no ceiling, reset near the largest one) shows its
+            # largest amount, $10737418 in whole dollars: a ValueError would stop the loop at
+            # every boot
+            cents = min(view.meter[slots[line]], SIGN_MAX_CENTS)
             if cents != self.meter_shown[line]:
                 # the first amount after a boot is shown as it is: counting up from zero
                 # would tell the players the pool had been reset
@@ -242,7 +246,8 @@ class App:
             self.win_serial = view.win_serial
             for i in range(first, len(wins)):
                 line, seat, amount, new = wins[i]
-                self.sign.show_win(line, seat, amount, new, now)
+                self.sign.show_win(line, seat, min(amount, SIGN_MAX_CENTS),
+                                   min(new, SIGN_MAX_CENTS), now)
         c = self.controller
         step = c.test_step if c.phase == tc.TEST else -1
         if step != self.test_shown:

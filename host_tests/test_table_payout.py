@@ -274,3 +274,30 @@ def test_a_sent_back_hand_is_not_paid_by_the_boot_after_a_power_cut(table, monke
     c = table.boot()
     assert c.phase == tc.LOCKED and events_of(table.memory, ev.JACKPOT_HIT) == []
     assert c.view.meter[0] == RESET + 2 * PER_WAGER
+
+
+def test_a_pool_above_the_signs_range_does_not_stop_the_table_nor_its_boot(tmp_path, monkeypatch):
+    # A reset of $10737418.23 (the largest the configuration allows) and no ceiling: the
+    # first wager takes the pool past what the sign takes.  The sign shows its largest
+    # amount; it used to raise ValueError in the loop, and again at every boot.
+    from firmware.app import App
+
+    build = App.__init__
+
+    def with_config(self, *args, **kwargs):
+        kwargs["jackpot_config"] = {"main": {"reset": 1073741823}}
+        build(self, *args, **kwargs)
+
+    monkeypatch.setattr(App, "__init__", with_config)
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    b.table.mcp.cover(jackpot_spot(1))
+    b.table.mcp.cover(ante_spot(1))
+    b.run(200)
+    b.press("LOCK")
+    b.run(6000)
+    assert b.app.controller.view.meter[0] == 1073741823 + PER_WAGER
+    assert b.sign() == "10737418"
+    again = BoardRig(tmp_path)                   # the power comes back
+    again.run(100)
+    assert again.sign() == "10737418"

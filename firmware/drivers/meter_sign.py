@@ -90,6 +90,7 @@ _FAULT_TEXT_MS = const(1000)
 _REFRESH_MS = const(10000)
 
 _MAX_CENTS = const(0x3FFFFFFF)
+MAX_CENTS = _MAX_CENTS                 # the largest amount set_amount and show_win take
 _CENTS_SHOWN_MAX = const(99999999)    # 999999.99 is the largest amount shown with cents
 
 
