@@ -195,3 +195,15 @@ def test_refresh_brings_back_a_panel_that_lost_its_power_with_its_picture():
     oled.invert(False)
     oled.refresh()
     assert not fresh.inverse
+
+
+def test_an_inversion_the_display_missed_is_sent_when_it_is_started_again():
+    # Test mode inverts the screen on odd steps; a display that did not answer then is
+    # started again by the app (begin) and must show the step's inversion.
+    bus, panel, oled = make()
+    bus.detach(0x3C)
+    with pytest.raises(OSError):
+        oled.invert(True)
+    fresh = bus.attach(0x3C, FakeSSD1306())
+    oled.begin()
+    assert fresh.inverse

@@ -152,14 +152,15 @@ class SSD1306:
         """Set the contrast 0..255."""
         if not isinstance(level, int) or level < 0 or level > 255:
             raise ValueError("contrast must be 0..255, got %r" % (level,))
+        self._config[_CONFIG_CONTRAST] = level
         self._cmd(_SET_CONTRAST)
         self._cmd(level)
-        self._config[_CONFIG_CONTRAST] = level
 
     def invert(self, on):
         """Show the whole screen inverted (lit background) or normal."""
-        self._cmd(_SET_NORM_INV | (1 if on else 0))
+        # kept first: a display that misses this write gets it with begin or refresh
         self._config[_CONFIG_NORM_INV] = _SET_NORM_INV | (1 if on else 0)
+        self._cmd(_SET_NORM_INV | (1 if on else 0))
 
     def _send_page(self, page):
         self._i2c.writeto(self.address, self._page_select[page])
