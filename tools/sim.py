@@ -184,7 +184,7 @@ class Simulation:
             _wipe(state_dir)
         self.table = simulated.make(state_dir)
         # The chips on the felt outlast a power cut, as the critical memory does: a resumed
-        # locked round finds its wagers where they were (no "chip gone at boot" tamper).
+        # locked round finds its wagers where they were (no "chip off at boot" tamper).
         self.chips_path = os.path.join(state_dir, CHIPS_FILE) if state_dir else None
         for pin in _read_chips(self.chips_path):
             self.table.mcp.cover(pin)

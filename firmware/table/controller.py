@@ -257,7 +257,7 @@ class RoundController:
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)
-            self._say("Round %d resumed" % self.rec.round_no,
+            self._say(self._round_words("resumed"),
                       "SETTLE again" if not self._missing() else "cards again")
             # What was on the spots before the cut is not known: the chips the sensors report
             # now are the round's, and an accepted chip missing after the first reports was
@@ -425,8 +425,7 @@ class RoundController:
                 # a linked table's jackpot is the link's: its lines come from the event log
                 self.results = self.results + self.linked.resumed_lines(self.rec.round_no)
         self._set_phase(RESULTS)
-        self._say("Round %d %s" % (self.rec.round_no, "void" if void else "settled"),
-                  "before power cut")
+        self._say(self._round_words("void" if void else "settled"), "before power cut")
 
     def _check_spots_after_boot(self):
         self.boot_scan = False
@@ -436,7 +435,7 @@ class RoundController:
         self.unseen |= self.faults
         for seat in range(self.seats):
             if gone & 1 << seat:
-                self._tamper(seat, "chip gone at boot")
+                self._tamper(seat, "chip off at boot")
         self._render()
 
     def _check_recovered_spots(self):
@@ -448,8 +447,14 @@ class RoundController:
         self.recheck = 0
         for seat in range(self.seats):
             if gone & 1 << seat and not self.tamper & 1 << seat:
-                self._tamper(seat, "chip gone at boot")
+                self._tamper(seat, "chip off at boot")
         self._render()
+
+    def _round_words(self, word):
+        """``Round 12 settled`` on a display line; ``R1234 settled`` where that does not fit
+        (the round number is never cut)."""
+        text = "Round %d %s" % (self.rec.round_no, word)
+        return text if len(text) <= WIDTH else "R%d %s" % (self.rec.round_no, word)
 
     def _tamper(self, seat, why):
         self.tamper |= 1 << seat
