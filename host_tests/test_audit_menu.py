@@ -392,3 +392,14 @@ def test_a_pay_line_whose_odds_are_below_its_percent_is_logged_as_a_pay_line():
     assert lines[1:] == [" config pay SF", " to 10:1/10%"]
     # the rates keep their parts per million
     assert jcfg.logged_change(config, "main.rate", (70, 100), (3, 8)) == (107, 700000, 375000)
+
+
+def test_a_millionth_entry_keeps_its_number_and_minute_whole():
+    # "#1000000 07:19:56" is 17 columns: the seconds go, never a digit of the number (a busy
+    # table logs some ten entries a round, a million in a few months)
+    from firmware.table import audit
+
+    lines = audit.entry_lines((1000000, WALL, 2, ev.TAMPER, 6, 0, 0, b""))
+    assert lines[0] == "#1000000 07:19" and lines[1] == " tamper S6"
+    assert audit.entry_lines((999999, WALL, 2, ev.TAMPER, 6, 0, 0, b""))[0] == "#999999 07:19:56"
+

@@ -294,6 +294,10 @@ def entry_lines(entry, jackpot=True):
     """The ENTRY_LINES display lines of one unpacked event log entry (jackpot: as values)."""
     seq, time, round_no, kind, a, b, c = entry[:7]
     top = "#%d %s" % (seq, clock(time))
+    if len(top) > WIDTH:
+        # a seventh digit of the sequence (a busy table's millionth entry): hh:mm, not a
+        # cut second
+        top = top[:-3]
     tag = " r%d" % round_no
     if len(top) + len(tag) <= WIDTH:
         top += tag
