@@ -139,10 +139,8 @@ def test_after_a_reboot_the_sign_shows_the_pool_at_once_not_counting_up_from_zer
     assert again.sign() == "10000.70"
 
 
-def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(table):
-    """Four flushes with a flop of three hearts: the CONFIRM screen lists three hands; the
-    supervisor verifies every one [11.13], so DOWN brings the fourth on screen (the last
-    line marks the hands above and below) before OK pays them all."""
+def _four_flushes_at_confirm(table):
+    """Seats 1-4 each make a flush with a flop of three hearts: four hands wait on CONFIRM."""
     for seat in (1, 2, 3, 4):
         table.chip(seat)
         table.chip(seat, ante=True)
@@ -151,6 +149,13 @@ def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(
                 (0, "9c 9s")])
     table.press(btn.SETTLE)
     assert table.c.phase == tc.CONFIRM and len(table.c.hits) == 4
+
+
+def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(table):
+    """Four flushes with a flop of three hearts: the CONFIRM screen lists three hands; the
+    supervisor verifies every one [11.13], so DOWN brings the fourth on screen (the last
+    line marks the hands above and below) before OK pays them all."""
+    _four_flushes_at_confirm(table)
     lines = table.c.view.lines
     assert lines[0] == "JACKPOT x4 r1" and lines[1] == "S1 Flush" and lines[7] == "KEY+OK to pay  v"
     assert "S4" not in table.screen()
@@ -169,14 +174,7 @@ def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(
 
 def test_a_five_digit_round_with_four_jackpot_hands_keeps_its_number_on_the_title(table):
     table.c.rec.round_no = 12345            # a table that has played a year
-    for seat in (1, 2, 3, 4):
-        table.chip(seat)
-        table.chip(seat, ante=True)
-    table.press(btn.LOCK)
-    table.deal([(1, "Ah Kh"), (2, "2h 7h"), (3, "5h 6h"), (4, "9h Th"), (8, "Qh Jh 3h 4c 9d"),
-                (0, "9c 9s")])
-    table.press(btn.SETTLE)
-    assert table.c.phase == tc.CONFIRM and len(table.c.hits) == 4
+    _four_flushes_at_confirm(table)
     title = table.c.view.lines[0]
     assert len(title) <= 16 and title.endswith("x4 r12345")
 

@@ -1036,21 +1036,29 @@ class RoundController:
             return
         self._pay(None)
 
+    def _may_correct(self, need_key, confirmed):
+        """True when the supervisor may correct the round: the key is on (else the dealer is
+        told it is needed `need_key`) and the hands are not confirmed yet (else the two lines
+        `confirmed` say why not)."""
+        if not self.key_on:
+            self._beep(BEEP_ERROR)
+            self._say("Supervisor key", need_key)
+            return False
+        if self._confirmed():
+            self._beep(BEEP_ERROR)
+            self._say(*confirmed)
+            return False
+        return True
+
     def _send_back(self):
         """CONFIRM, the supervisor's key and LOCK: the jackpot hands are not paid but sent
         back to the locked round, where the dealer corrects a fold or a card (card entry) and
         settles again, and SETTLE checks the hands anew.  Logged first (JACKPOT_SENT_BACK,
         with the seats and what they would have been paid); nothing else was committed for
         CONFIRM but the round's cards, so nothing is undone."""
-        if not self.key_on:
-            self._beep(BEEP_ERROR)
-            self._say("Supervisor key", "to send back")
-            return
-        if self._confirmed():
-            # OK was pressed and committed: a power cut pays these hands, so they cannot go
-            # back unpaid (the supervisor pays them with OK again, or voids the round)
-            self._beep(BEEP_ERROR)
-            self._say("Confirmed:", "OK pays or void")
+        # once OK was pressed and committed a power cut pays these hands, so they cannot go
+        # back unpaid (the supervisor pays them with OK again, or voids the round)
+        if not self._may_correct("to send back", ("Confirmed:", "OK pays or void")):
             return
         seats, total = 0, 0
         for hit in self.hits:
@@ -1069,13 +1077,7 @@ class RoundController:
         dealer, 1..7 a seat, 8 the board) is taken out of the round, a misread or mistyped
         card.  Committed with the round's cards and logged (CARD_REMOVED) at once, so that a
         power cut cannot bring it back; when that fails the card stays."""
-        if not self.key_on:
-            self._beep(BEEP_ERROR)
-            self._say("Supervisor key", "to remove a card")
-            return
-        if self._confirmed():
-            self._beep(BEEP_ERROR)
-            self._say("Hands confirmed", "cannot change")
+        if not self._may_correct("to remove a card", ("Hands confirmed", "cannot change")):
             return
         buf, label = self._dest_buffer(dest)
         last = -1
