@@ -40,3 +40,11 @@ except ImportError:
             return 0
 
     micropython = _MicroPythonStandIn()
+
+_ENOENT = const(2)      # a file that is not there: the same number on every port and CPython
+
+
+def file_missing(error):
+    """True when the OSError `error` says the file is not there (not that it could not be
+    read): a missing file is a state to handle, a failing one a fault to report."""
+    return (error.args[0] if error.args else 0) == _ENOENT

@@ -35,6 +35,8 @@ import binascii
 import hashlib
 import json
 
+from firmware.compat import file_missing
+
 FORMAT = 1
 MANIFEST_NAME = "manifest.json"
 KEY_NAME = "manifest.key"                 # provisioned on the board, never part of a build
@@ -417,13 +419,13 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
         try:
             manifest_bytes = read_at(root, MANIFEST_NAME)
         except OSError as error:
-            if _missing(error):
+            if file_missing(error):
                 return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
             return Result(BAD_MANIFEST, "%s cannot be read (%s)" % (MANIFEST_NAME, _os_error(error)))
     try:
         key = read_at(root, KEY_NAME)
     except OSError as error:
-        if not _missing(error):
+        if not file_missing(error):
             # provisioned but unreadable (a damaged flash): never a check without the key
             return Result(BAD_HMAC, "provisioned key %s cannot be read (%s)"
                           % (KEY_NAME, _os_error(error)))
@@ -442,13 +444,6 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
         # a folder that cannot be listed: its files can be neither checked nor ruled out
         return Result(MISSING_FILE, "the files on the board cannot be listed (%s)"
                       % _os_error(error))
-
-
-_ENOENT = 2     # the OSError number of a file that is not there (both runtimes)
-
-
-def _missing(error):
-    return (error.args[0] if error.args else 0) == _ENOENT
 
 
 def _os_error(error):

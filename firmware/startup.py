@@ -11,6 +11,7 @@ before the table's modules load: the heap holds one set or the other, never both
 forgets this module too, so once main.py has let go of it, none of the boot's code stays.
 """
 
+from firmware.compat import file_missing
 from firmware.heap import collect_often, forget, stopped_line
 
 ROOT = "/"                              # the flash filesystem (tests set their own)
@@ -19,7 +20,6 @@ GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): i
 SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
 PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS results reload it)
 DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
-_ENOENT = 2                             # the OSError of a file that is not there (both runtimes)
 
 
 def main():
@@ -55,11 +55,10 @@ def load_config(path, board_name):
     try:
         table = config_file.load(path, board_name)
     except OSError as error:
-        code = error.args[0] if error.args else 0
-        if code == _ENOENT:
+        if file_missing(error):
             return None, True, "no %s: defaults" % path
-        return None, False, "config file %s unreadable (%s %s)" % (path, type(error).__name__,
-                                                                    code)
+        return None, False, "config file %s unreadable (%s %s)" % (
+            path, type(error).__name__, error.args[0] if error.args else "")
     except ValueError as error:
         return None, False, str(error)
     return table, True, "%s %s" % (path, table.game)

@@ -7,6 +7,7 @@ copy; data is any bytes-like object, a memoryview included).  Slots know nothing
 format except how to find its length from the header.
 """
 
+from firmware.compat import file_missing
 from firmware.store import record
 from firmware.store.errors import RecordError
 
@@ -64,17 +65,6 @@ class FramSlot:
         self.fram.write(self.offset, bytes(record.HEADER_SIZE))
 
 
-_ENOENT = 2  # the same number on every MicroPython port and on CPython
-
-
-def _missing(error):
-    """True if an OSError says the file does not exist."""
-    code = getattr(error, "errno", None)
-    if code is None and error.args:
-        code = error.args[0]
-    return code == _ENOENT
-
-
 class FileSlot:
     """One copy in a file of a filesystem object (a mounted ``vfs.VfsLfs2``, or ``PathFS``).
 
@@ -102,7 +92,7 @@ class FileSlot:
             with self.fs.open(self.name, "rb") as f:
                 return f.read()
         except OSError as error:
-            if _missing(error):
+            if file_missing(error):
                 return None
             raise
 
