@@ -205,16 +205,13 @@ def test_the_configuration_screen_shows_large_amounts_whole(tmp_path):
     assert t.c.view.lines[2].startswith(">")        # the cursor still shows
 
 
-def test_a_round_of_four_digits_keeps_its_number_and_word_whole(tmp_path):
+def test_a_round_of_four_digits_keeps_its_number_and_word_whole():
     # "Round 1234 resumed" is 18 columns: the word was cut ("Round 1234 resum"); the boot's
     # "resumed" and "settled"/"void" (before power cut) lines use the short form then
-    t = Table(tmp_path)
-    t.ram_clear()
-    t.c.rec.round_no = 12
-    assert t.c._round_words("resumed") == "Round 12 resumed"
-    t.c.rec.round_no = 1234
-    assert t.c._round_words("resumed") == "R1234 resumed"
-    assert t.c._round_words("settled") == "R1234 settled"
+    from firmware.table.screens import round_words
+
+    assert round_words(12, "resumed", "Round") == "Round 12 resumed"
+    assert round_words(1234, "resumed", "Round") == "R1234 resumed"
+    assert round_words(1234, "settled", "Round") == "R1234 settled"
     # 9,999,999 rounds, 19 years at a round a minute, still fit whole
-    t.c.rec.round_no = 9999999
-    assert t.c._round_words("settled") == "R9999999 settled"
+    assert round_words(9999999, "settled", "Round") == "R9999999 settled"

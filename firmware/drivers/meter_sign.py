@@ -89,8 +89,7 @@ _FAULT_AMOUNT_MS = const(2000)
 _FAULT_TEXT_MS = const(1000)
 _REFRESH_MS = const(10000)
 
-_MAX_CENTS = const(0x3FFFFFFF)
-MAX_CENTS = _MAX_CENTS                 # the largest amount set_amount and show_win take
+MAX_CENTS = const(0x3FFFFFFF)          # the largest amount set_amount and show_win take
 _CENTS_SHOWN_MAX = const(99999999)    # 999999.99 is the largest amount shown with cents
 
 
@@ -142,8 +141,8 @@ def render_amount(cents, out, offset=0):
 
 
 def _check_cents(cents, what):
-    if not isinstance(cents, int) or isinstance(cents, bool) or cents < 0 or cents > _MAX_CENTS:
-        raise ValueError("%s must be int cents 0..%d, got %r" % (what, _MAX_CENTS, cents))
+    if not isinstance(cents, int) or isinstance(cents, bool) or cents < 0 or cents > MAX_CENTS:
+        raise ValueError("%s must be int cents 0..%d, got %r" % (what, MAX_CENTS, cents))
 
 
 class MeterSign:

@@ -257,7 +257,7 @@ class RoundController:
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)
-            self._say(self._round_words("resumed"),
+            self._say(screens.round_words(self.rec.round_no, "resumed", "Round"),
                       "SETTLE again" if not self._missing() else "cards again")
             # What was on the spots before the cut is not known: the chips the sensors report
             # now are the round's, and an accepted chip missing after the first reports was
@@ -425,7 +425,8 @@ class RoundController:
                 # a linked table's jackpot is the link's: its lines come from the event log
                 self.results = self.results + self.linked.resumed_lines(self.rec.round_no)
         self._set_phase(RESULTS)
-        self._say(self._round_words("void" if void else "settled"), "before power cut")
+        self._say(screens.round_words(self.rec.round_no, "void" if void else "settled", "Round"),
+                  "before power cut")
 
     def _check_spots_after_boot(self):
         self.boot_scan = False
@@ -449,12 +450,6 @@ class RoundController:
             if gone & 1 << seat and not self.tamper & 1 << seat:
                 self._tamper(seat, "chip off at boot")
         self._render()
-
-    def _round_words(self, word):
-        """``Round 12 settled`` on a display line; ``R1234 settled`` where that does not fit
-        (the round number is never cut)."""
-        text = "Round %d %s" % (self.rec.round_no, word)
-        return text if len(text) <= WIDTH else "R%d %s" % (self.rec.round_no, word)
 
     def _tamper(self, seat, why):
         self.tamper |= 1 << seat

@@ -160,10 +160,11 @@ def _setting(mark, label, amount, later):
     return mark + label[:room if room > 0 else 0] + amount + later
 
 
-def _title(round_no, state):
-    """``ROUND 12 OPEN``, or ``R1234 LOCKED`` once the round number makes it too long."""
-    text = "ROUND %d %s" % (round_no, state)
-    return text if len(text) <= WIDTH else "R%d %s" % (round_no, state)
+def round_words(round_no, word, label="ROUND"):
+    """``ROUND 12 OPEN`` (label ``Round``: ``Round 12 settled``), or ``R1234 LOCKED`` once
+    the round number makes it too long for a display line: the number is never cut."""
+    text = "%s %d %s" % (label, round_no, word)
+    return text if len(text) <= WIDTH else "R%d %s" % (round_no, word)
 
 
 def _bits(c, mask):
@@ -178,7 +179,7 @@ def render_lines(c):
     phase = c.phase
     cursor = "S%d" % (c.cursor + 1)
     if phase == OPEN:
-        lines[0] = _title(c.rec.round_no, "OPEN")
+        lines[0] = round_words(c.rec.round_no, "OPEN")
         lines[1] = "JP " + ("OPEN" if c.jackpot_open() else "CLOSED")
         if not c.program_ok:
             lines[1] = "PROGRAM ERROR"
@@ -200,7 +201,7 @@ def render_lines(c):
             more = len(c.last_results) > top + RESULT_LINES
             lines[7] = "UP/DN " + ("^" if top else "") + ("v" if more else "")
     elif phase == LOCKED:
-        lines[0] = _title(c.rec.round_no, "LOCKED")
+        lines[0] = round_words(c.rec.round_no, "LOCKED")
         if c.game == UTH:
             lines[1] = "JP " + (c._seat_list(c.rec.accepted & ~c.rec.voided) or "none")
         else:
@@ -239,7 +240,7 @@ def render_lines(c):
     elif phase == RESULTS:
         results = c.results
         top = min(c.results_top, max(0, len(results) - RESULT_LINES))
-        lines[0] = _title(c.rec.round_no, "RESULT")
+        lines[0] = round_words(c.rec.round_no, "RESULT")
         for i in range(min(RESULT_LINES, len(results) - top)):
             lines[1 + i] = results[top + i][:WIDTH]
         above = top > 0
