@@ -39,9 +39,7 @@ TICK_MS = const(20)
 _EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
 _NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
 _NTP_RETRY_S = const(60)          # ... and every minute while it could not be set, when the
-_NTP_QUICK_MS = const(1500)       # failed try took less than this (ntptime waits 1 s for an
-                                  # answer; a name lookup that hung would hold the loop past the
-                                  # watchdog every minute)
+                                  # failed try was quick (firmware.link.setup.NTP_QUICK_MS)
 _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
@@ -319,13 +317,13 @@ def run(hw, checks):
     retry = link is not None and link.clock_retry
     next_ntp = time.time() + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
     if link is not None:
-        from firmware.link.setup import set_clock
+        from firmware.link.setup import NTP_QUICK_MS, set_clock
     while True:
         start_ms = time.ticks_ms()
         app.step(start_ms, int(time.time()) + offset)   # a float on the unix port
         if link is not None and time.time() >= next_ntp:
             tried = time.ticks_ms()
-            retry = not set_clock() and time.ticks_diff(time.ticks_ms(), tried) < _NTP_QUICK_MS
+            retry = not set_clock() and time.ticks_diff(time.ticks_ms(), tried) < NTP_QUICK_MS
             next_ntp = time.time() + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
         spent = time.ticks_diff(time.ticks_ms(), start_ms)
         if spent < TICK_MS:

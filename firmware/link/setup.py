@@ -6,6 +6,11 @@ from, and on a board the Wi-Fi, the clock (NTP) and the link key (docs/link.md
 from firmware.compat import const
 from firmware.drivers.ticks import ticks_diff
 
+# A failed NTP try quicker than this is tried again within a minute (app.run): ntptime waits
+# 1 s for an answer, and a name lookup that hangs takes longer, which every minute would hold
+# the loop past the watchdog
+NTP_QUICK_MS = const(1500)
+
 WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
 
 
@@ -67,9 +72,7 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
         sleep(100)
     tried = clock()
     clock_set = set_clock()
-    # retried within a minute by app.run only if it failed quickly (ntptime waits 1 s for
-    # an answer; a name lookup that hangs takes longer)
-    retry = not clock_set and ticks_diff(clock(), tried) < 1500
+    retry = not clock_set and ticks_diff(clock(), tried) < NTP_QUICK_MS
     factory, name = None, "mqtt.Client (umqtt.simple not installed)"
     try:
         opener = mqtt.tcp_opener(settings.broker, settings.port)
