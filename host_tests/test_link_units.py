@@ -635,3 +635,17 @@ def test_a_hit_of_a_table_taken_off_the_keys_file_is_paid_without_stopping_the_c
     c.service(link_controller.now_ms() + 10)
     assert [(row[0], row[6]["rows"][0][:2]) for row in read_ledger(db)["paid"]] == [(2, [1, 4])]
     assert "jackpot/link/2/down" not in sent and "jackpot/link/1/down" in sent
+
+
+def test_both_sides_judge_two_ledgers_alike():
+    # codec.compare_totals is the one rule the table (status) and the controller (hello) use:
+    # totals [wagered, wagers, reversed, paid, hits]
+    table = [200, 2, 0, 500, 1]
+    assert codec.compare_totals(table, [200, 2, 0, 500, 1], False) == codec.AGREE
+    assert codec.compare_totals(table, [300, 3, 0, 500, 1], False) == codec.TOTALS_DIFFER
+    assert codec.compare_totals(table, [200, 2, 100, 500, 1], False) == codec.TOTALS_DIFFER
+    assert codec.compare_totals(table, [200, 2, 0, 400, 1], False) == codec.PAYOUTS_DIFFER
+    assert codec.compare_totals(table, [200, 2, 0, 0, 0], False) == codec.PAYOUTS_DIFFER
+    # the link paid one more hit: on its way if the table waits for a payout, else unclaimed
+    assert codec.compare_totals(table, [200, 2, 0, 900, 2], True) == codec.PAYOUT_COMING
+    assert codec.compare_totals(table, [200, 2, 0, 900, 2], False) == codec.UNCLAIMED_PAID

@@ -60,6 +60,11 @@ def now_ms():
     return int(time.monotonic() * 1000) & 0x3FFFFFFF
 
 
+# What a table's hello shows differs, by codec.compare_totals's answer (as the table says it)
+_DIFFER = {codec.TOTALS_DIFFER: "", codec.PAYOUTS_DIFFER: "payouts differ: ",
+           codec.UNCLAIMED_PAID: "ledger paid hits the table never claimed: "}
+
+
 class _Pairs(list):
     """A JSON object's (name, value) pairs in file order, repeats kept."""
 
@@ -321,13 +326,10 @@ class Controller:
             text = "ledger applied entry %d, the table made only %d" % (last_n, n)
         elif n > last_n:
             pass  # entries on their way: compared when they are applied
-        elif tot[:3] != mine[:3]:
-            text = "table totals %r, ledger %r" % (tot, mine)
-        elif tot[codec.T_HITS] > mine[codec.T_HITS] or (tot[codec.T_HITS] == mine[codec.T_HITS]
-                                                      and tot[codec.T_PAID] != mine[codec.T_PAID]):
-            text = "payouts differ: table totals %r, ledger %r" % (tot, mine)
-        elif tot[codec.T_HITS] < mine[codec.T_HITS] and not waiting:
-            text = "ledger paid hits the table never claimed: table totals %r, ledger %r" % (tot, mine)
+        else:
+            found = codec.compare_totals(tot, mine, waiting)
+            if found in _DIFFER:
+                text = _DIFFER[found] + "table totals %r, ledger %r" % (tot, mine)
         if text is not None and self.mismatches.get(table) != text:
             self._event(table, "mismatch", text)
         self.mismatches[table] = text

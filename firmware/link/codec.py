@@ -55,6 +55,13 @@ T_REVERSED = const(2)
 T_PAID = const(3)
 T_HITS = const(4)
 
+# How two ledgers' totals for the same applied entries compare (compare_totals)
+AGREE = const(0)
+TOTALS_DIFFER = const(1)      # wagers, their count or the reversals
+PAYOUTS_DIFFER = const(2)     # fewer hits paid than the table counts, or other amounts
+UNCLAIMED_PAID = const(3)     # the link paid hits the table has no claim waiting for
+PAYOUT_COMING = const(4)      # the link paid a hit the table still waits to hear of
+
 HAND_TYPES = const(5)  # firmware.jackpot.paytable: flush .. royal flush = 0..4
 _MAX_SEAT = const(7)
 
@@ -285,3 +292,20 @@ def replay_check(seq, top, window):
     if window & bit:
         return False, top, window
     return True, top, window | bit
+
+
+def compare_totals(table, link, awaiting):
+    """How a table's ledger totals and the link controller's compare once both have applied
+    the same entries (the table on a status, the controller on a hello: both sides judge
+    alike): AGREE, TOTALS_DIFFER, PAYOUTS_DIFFER, UNCLAIMED_PAID, or PAYOUT_COMING when the
+    link paid more hits and the table awaits payouts (`awaiting`: any claims waiting)."""
+    for i in (T_WAGERS, T_COUNT, T_REVERSED):
+        if link[i] != table[i]:
+            return TOTALS_DIFFER
+    if link[T_HITS] < table[T_HITS] or (link[T_HITS] == table[T_HITS]
+                                        and link[T_PAID] != table[T_PAID]):
+        return PAYOUTS_DIFFER
+    if link[T_HITS] > table[T_HITS]:
+        return PAYOUT_COMING if awaiting else UNCLAIMED_PAID
+    return AGREE
+

@@ -62,6 +62,10 @@ TOPIC_UP = "jackpot/link/%d/up"
 TOPIC_DOWN = "jackpot/link/%d/down"
 
 
+# What differs, by codec.compare_totals's answer
+_DIFFER = (None, "totals differ", "payouts differ", "controller paid hits the table never claimed")
+
+
 def _section_state(data):
     """The parsed state of section() bytes, or None when they are not a version-1 link state."""
     try:
@@ -347,18 +351,12 @@ class TableLink:
         if n < self.last_n:
             return  # still resending; compare when every entry is applied
         t = self.totals
-        for i in (codec.T_WAGERS, codec.T_COUNT, codec.T_REVERSED):
-            if tot[i] != t[i]:
-                self._mismatch("totals differ: table %r, controller %r" % (t, tot))
-                return
-        if tot[codec.T_HITS] < t[codec.T_HITS] or (tot[codec.T_HITS] == t[codec.T_HITS]
-                                                   and tot[codec.T_PAID] != t[codec.T_PAID]):
-            self._mismatch("payouts differ: table %r, controller %r" % (t, tot))
-            return
-        if tot[codec.T_HITS] > t[codec.T_HITS]:
-            if not self.awaiting:
-                self._mismatch("controller paid hits the table never claimed: %r, table %r" % (tot, t))
+        found = codec.compare_totals(t, tot, self.awaiting)
+        if found == codec.PAYOUT_COMING:
             return  # a payout is on its way; pings name the hits still awaited
+        if found != codec.AGREE:
+            self._mismatch(_DIFFER[found] + ": table %r, controller %r" % (t, tot))
+            return
         if self.state == SYNCING:
             self.state = UP
             self._log(EV_UP, "reconciled: %d entries, wagers %d, paid %d"
