@@ -21,6 +21,7 @@ OLED_ADDR = 0x3C       # SSD1306 128x64, SA0 to GND
 I2C_FREQ = 400000      # all three I2C parts are rated for 400 kHz fast mode
 SPI_BAUD = 5000000     # MAX7219 is rated to 10 MHz; half that leaves margin on a long chain
 SHOE_BAUD = 9600       # card-reading shoe line protocol
+SHOE_RXBUF = 512       # the shoe UART's receive buffer, bytes: 0.5 s of a shoe sending nonstop
 LINK_BAUD = 115200     # RS-485 link to the jackpot controller
 BUZZER_FREQ = 2700     # resonance of a typical piezo buzzer, loudest for the current
 
@@ -70,7 +71,8 @@ class Board:
     Buses: ``i2c`` (MCP23017, FRAM, OLED), ``spi`` and ``cs`` (the MAX7219 chain).
     Pixels: ``pixel_pin`` and ``write_pixels(buf)`` (GRB bytes, 3 per pixel, to the chain).
     Panel: ``buttons`` (name -> input Pin), ``key``, ``door``, ``mcp_int``, ``buzzer`` (PWM).
-    Serial: ``shoe_uart``; ``link_uart`` and ``link_de`` (None when the link is Wi-Fi).
+    Serial: ``shoe_uart`` (its receive buffer ``shoe_rxbuf`` bytes); ``link_uart`` and
+    ``link_de`` (None when the link is Wi-Fi).
     Services: ``make_wdt(timeout_ms)``, ``make_wlan()``, ``reset_cause`` (int) and
     ``reset_cause_name``.  Facts: ``name``, ``has_fram``, ``link``, the part constants above.
     Spot sensors: on the MCP23017 (the reference wiring), or, given ``spot_pins`` (input Pins
@@ -79,7 +81,8 @@ class Board:
 
     def __init__(self, *, name, i2c, spi, cs, pixel_pin, write_pixels, buttons, key, door,
                  mcp_int, buzzer, shoe_uart, link_uart, link_de, make_wdt, make_wlan,
-                 reset_cause, reset_cause_name, has_fram, pins, spot_pins=None):
+                 reset_cause, reset_cause_name, has_fram, pins, spot_pins=None,
+                 shoe_rxbuf=SHOE_RXBUF):
         missing = [label for label in BUTTON_NAMES if label not in buttons]
         if missing or len(buttons) != len(BUTTON_NAMES):
             raise ValueError("board %s: buttons must be exactly %s, got %s"
@@ -98,6 +101,7 @@ class Board:
         self.mcp_int = mcp_int
         self.buzzer = buzzer
         self.shoe_uart = shoe_uart
+        self.shoe_rxbuf = shoe_rxbuf
         self.link_uart = link_uart
         self.link_de = link_de
         self.link = "wifi" if link_uart is None else "rs485"

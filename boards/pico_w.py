@@ -133,7 +133,7 @@ def make(rs485=False, has_fram=HAS_FRAM):
     mcp_int = machine.Pin(MCP_INT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
     buzzer = machine.PWM(machine.Pin(BUZZER_PIN), freq=base.BUZZER_FREQ, duty_u16=0)
     shoe_uart = machine.UART(SHOE_UART_ID, baudrate=base.SHOE_BAUD, tx=machine.Pin(SHOE_TX),
-                             rx=machine.Pin(SHOE_RX), rxbuf=512, timeout=0)
+                             rx=machine.Pin(SHOE_RX), rxbuf=base.SHOE_RXBUF, timeout=0)
     link_uart = None
     link_de = None
     if rs485:

@@ -133,7 +133,7 @@ class SimulatedTable:
         # The door switch is closed (reads 0) while the door is shut, as on the real board.
         self.door = FakePin(0)
         self.pwm = FakePWM()
-        self.shoe = FakeUART()
+        self.shoe = FakeUART(fifo=base.SHOE_RXBUF)     # drops what comes when full, as a UART does
         self.wdt = None
         self.board = base.Board(
             name=NAME, i2c=self.i2c, spi=self.chain.spi, cs=self.chain.cs, pixel_pin=None,

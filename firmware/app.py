@@ -102,7 +102,7 @@ class App:
         buttons = [board.buttons[name] for name in btn.BUTTON_NAMES]
         door = board.door if board.door_open_level == 0 else _Inverted(board.door)
         self.panel = btn.Panel(buttons, board.key, door, now)
-        self.shoe = shoemod.Shoe(board.shoe_uart)
+        self.shoe = shoemod.Shoe(board.shoe_uart, rxbuf=board.shoe_rxbuf)
         # every ring the board has: those of seats not in play stay OFF (dark after a reset)
         self.lights = lights.SpotLights(_Strip(board.write_pixels), board.seats, TICK_MS)
         self.sign = MeterSign(board.spi, board.cs, board.meter_modules)

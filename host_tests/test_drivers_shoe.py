@@ -15,6 +15,7 @@ from firmware.drivers.shoe import (
     DEALER,
     GARBAGE,
     HEARTBEAT,
+    OVERRUN,
     PARTIAL,
     REJECT,
     TOO_LONG,
@@ -217,7 +218,7 @@ def test_a_stream_with_no_lf_is_rejected_once_as_soon_as_it_is_too_long():
         reader.poll(now)
         now += 20
     assert read_events(reader) == []
-    assert reader.rejects == [0, 0, 1, 0, 0, 0, 0, 0]
+    assert reader.rejects == [0, 0, 1, 0, 0, 0, 0, 0, 0]
     uart.inject(b"\nS2 Jh\n")                  # its LF ends it silently; the next line is a card
     reader.poll(now)
     assert read_events(reader) == [("card", 2, "Jh")]
@@ -336,6 +337,148 @@ def test_queue_overflow_drops_newest_and_counts():
     assert reader.events.dropped == 6
 
 
+def poll_for(reader, start, ms):
+    events = []
+    for now in range(start, start + ms, 20):
+        reader.poll(now)
+        events += read_events(reader)
+    return events
+
+
+def test_bytes_lost_in_a_full_receive_buffer_never_join_into_a_wrong_card():
+    # The loop stalls while a shoe without checksums keeps sending: the 512-byte receive buffer
+    # fills and the UART drops what comes next, as a real one does, without telling anyone.
+    uart = FakeUART(fifo=512)
+    reader = Shoe(uart, rxbuf=512)
+    uart.inject(b"H\n" * 254 + b"S1 A")          # 512 bytes: the buffer is full mid-line
+    uart.inject(b"h\nS2 Kd\nS4 Q")               # lost: "S1 Ah", "S2 Kd" and most of "S4 Qd"
+    assert uart.overruns == 12
+    events = poll_for(reader, 0, 60)
+    uart.inject(b"d\nS5 9c\n")                   # the loop runs again: the rest of "S4 Qd"...
+    events += poll_for(reader, 60, 400)
+    uart.inject(b"S6 Jc\n")
+    events += poll_for(reader, 460, 60)
+    assert ("card", 1, "Ad") not in events        # "S1 A" + "d": a card nobody dealt
+    assert events.count(("heartbeat",)) == 254    # what came before the loss is read
+    assert [e for e in events if e[0] != "heartbeat"] == [("reject", OVERRUN), ("card", 6, "Jc")]
+    assert reader.rejects[OVERRUN] == 1
+    assert reader.reject_text() == "shoe line rejected (bytes lost): 'S1 A'"
+
+
+def test_a_full_buffer_at_a_line_end_still_reports_the_lines_lost():
+    uart = FakeUART(fifo=512)
+    reader = Shoe(uart, rxbuf=512)
+    uart.inject(b"S1 Ah\n" * 85 + b"H\n")        # 512 bytes, ending with a whole line
+    uart.inject(b"S2 Kd\nS3 Qd\n")              # two whole cards lost
+    events = poll_for(reader, 0, 400)
+    uart.inject(b"S4 2c\n")
+    events += poll_for(reader, 400, 40)
+    assert events.count(("card", 1, "Ah")) == 85
+    assert events[-2:] == [("reject", OVERRUN), ("card", 4, "2c")]
+
+
+def test_a_backlog_below_the_full_mark_is_read_whole():
+    uart = FakeUART(fifo=512)
+    reader = Shoe(uart, rxbuf=512)
+    uart.inject(b"S1 Ah\n" * 60)                  # 360 bytes waiting: a long tick, nothing lost
+    events = poll_for(reader, 0, 200)
+    assert events == [("card", 1, "Ah")] * 60
+
+
+def test_lines_arriving_while_a_full_buffer_drains_are_refused_up_to_a_line_end():
+    # Bytes that arrive while the full buffer is read may follow the lost ones: they are
+    # thrown away up to the first line end after them; the line after it is a card again.
+    uart = FakeUART(fifo=512)
+    reader = Shoe(uart, rxbuf=512)
+    uart.inject(b"H\n" * 256)
+    uart.inject(b"S1 As\n")                       # lost
+    reader.poll(0)
+    uart.inject(b"S2 K")                          # arrives while the loop reads the backlog
+    events = read_events(reader) + poll_for(reader, 20, 200)
+    uart.inject(b"d\nS3 Qh\n")
+    events += poll_for(reader, 220, 60)
+    assert [e for e in events if e[0] != "heartbeat"] == [("reject", OVERRUN), ("card", 3, "Qh")]
+
+
+# Stalls that lose bytes, one after another, read as the loop does with the heap locked on
+# MicroPython: the loss is found and reported, and nothing is allocated.
+OVERRUN_SCRIPT = r'''
+from firmware.compat import micropython
+from firmware.drivers import shoe
+from firmware.drivers.events import EMPTY, event_detail, event_kind
+from host_tests.fakes.pins import FakeUART
+
+uart = FakeUART(fifo=512)
+reader = shoe.Shoe(uart, rxbuf=512)
+full = b"H\n" * 254 + b"S1 A"
+lost = b"h\nS2 Kd\nS4 Q"
+counts = [0, 0, 0, 0]          # cards, wrong cards, overruns, other rejects
+
+
+def drain():
+    while True:
+        event = reader.events.pop()
+        if event == EMPTY:
+            return
+        kind = event_kind(event)
+        if kind == shoe.CARD:
+            counts[0] += 1
+            if shoe.card_dest(event) == 1:
+                counts[1] += 1
+        elif kind == shoe.REJECT:
+            counts[2 if event_detail(event) == shoe.OVERRUN else 3] += 1
+
+
+def stall(now):
+    uart.inject(full)
+    uart.inject(lost)
+    for _ in range(3):
+        reader.poll(now)
+        now += 20
+        drain()
+    uart.inject(b"d\n")
+    for _ in range(20):
+        reader.poll(now)
+        now += 20
+        drain()
+    uart.inject(b"S6 Jc\n")
+    reader.poll(now)
+    drain()
+    return now + 20
+
+
+now = stall(0)
+for i in range(len(counts)):
+    counts[i] = 0
+allocated = "not run"
+micropython.heap_lock()
+try:
+    for _ in range(50):
+        now = stall(now)
+    allocated = "no"
+except MemoryError:
+    allocated = "yes"
+micropython.heap_unlock()
+print("allocated", allocated)
+print("cards", counts[0], "wrong", counts[1], "overruns", counts[2], "other rejects", counts[3])
+'''
+
+
+@pytest.mark.parametrize("run", [runtimes.run_cpython, runtimes.run_micropython],
+                         ids=["cpython", "micropython"])
+def test_bytes_lost_are_found_without_allocating(tmp_path, run):
+    script = tmp_path / "overrun.py"
+    script.write_text(OVERRUN_SCRIPT)
+    result = run(script, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "allocated no",
+        "cards 50 wrong 0 overruns 50 other rejects 0",
+    ]
+
+
 def test_bad_constructor_arguments():
     with pytest.raises(ValueError, match="partial_ms"):
         Shoe(FakeUART(), partial_ms=0)
+    with pytest.raises(ValueError, match="rxbuf"):
+        Shoe(FakeUART(), rxbuf=100)

@@ -50,3 +50,40 @@ def test_a_bad_line_through_the_shoe_driver_is_logged_and_the_next_card_taken(tm
     b.run(tc.SHOE_LOG_MS)                    # the second bad line, counted, goes in next
     assert [e[4:6] for e in events_of(c.memory, ev.SHOE_REJECT)] == [
         (shoemod.BAD_CARD, 1), (shoemod.GARBAGE, 1)]
+
+
+def test_bytes_lost_tell_the_dealer_to_check_the_cards_and_keep_their_reason_in_the_log(table):
+    start = table.tick()
+    table.c.shoe_reject(shoemod.GARBAGE, start)              # logged at once
+    table.c.shoe_reject(shoemod.OVERRUN, table.tick())
+    assert "Shoe bytes lost" in table.screen() and "check the cards" in table.screen()
+    table.c.shoe_reject(shoemod.BAD_FORMAT, table.tick())    # a lesser reason after it
+    table.now = start + tc.SHOE_LOG_MS
+    table.c.tick(table.now, 2000)
+    logged = [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)]
+    assert logged == [(shoemod.GARBAGE, 1), (shoemod.OVERRUN, 2)]    # cards may be missing
+
+
+def test_a_stalled_loop_that_loses_shoe_bytes_takes_no_wrong_card(tmp_path):
+    # At the wire: the simulated board's UART keeps 512 bytes like the real ones and drops the
+    # rest while the loop is stalled; the shoe sends no checksums.
+    b = BoardRig(tmp_path)
+    b.ram_clear()                            # opens the table
+    b.table.mcp.cover(0)
+    b.table.mcp.cover(8)                     # seat 1's jackpot and Ante spots
+    b.run(200)
+    b.press("LOCK")
+    uart = b.table.shoe
+    uart.inject(b"H\n" * 254 + b"S1 A")      # the loop stalls: the buffer fills mid-line...
+    uart.inject(b"h\nS1 Kd\nS2 Q")           # ...and these bytes are dropped
+    assert uart.overruns == 12
+    b.run(60)
+    uart.inject(b"d\n")                      # the end of "S2 Qd" would make "S1 Ad"
+    b.run(400)
+    c = b.app.controller
+    assert c._hole(0) == []                  # no card taken for seat 1, least of all Ad
+    shown = "\n".join(b.display())
+    assert "Shoe bytes lost" in shown and "check the cards" in shown
+    assert [e[4] for e in events_of(c.memory, ev.SHOE_REJECT)] == [shoemod.OVERRUN]
+    b.shoe("S1 Ah")                          # the dealer's check: the next line is read
+    assert c._hole(0) == cards.parse("Ah")

@@ -26,6 +26,15 @@ Buffers are allocated in the constructor; ``poll`` and the parser allocate nothi
 lines and bad ones.
 Whether a card is a duplicate, or arrives for a seat that is not playing, is the round
 controller's decision, not the shoe driver's.
+
+Bytes lost: neither board's UART reports an overrun.  When the loop stalls and the receive
+buffer fills, the UART drops what comes next, and the pieces on either side of the gap could
+join into a good-looking wrong line ("S1 A" + "d" of a later line).  Given the buffer's size
+(``rxbuf``), the driver takes a poll that finds it full (at most _RX_SLACK bytes short) as a
+sign that bytes may be lost after those waiting: it reads those, then rejects the line the gap
+cuts (OVERRUN, once), throws away every byte that may have come before or after the gap (what
+was waiting at the next poll that did not find the buffer full), and the rest of that line;
+the next line is read normally.
 """
 
 from firmware.compat import const
@@ -35,6 +44,11 @@ from firmware.drivers.ticks import ticks_diff
 MAX_LINE = const(16)          # bytes before the LF (a checksummed "S7 10h*HH" is 9)
 READ_CHUNK = const(64)        # bytes taken from the UART per poll at most
 _PARTIAL_MS = const(500)       # a line left unfinished this long after its last byte is dropped
+# A receive buffer this many bytes short of its size may be full: a UART driver may move bytes
+# into its buffer a hardware FIFO's worth at a time (128 on the ESP32, 32 on the RP2040) and
+# drop a load that does not fit whole.
+_RX_SLACK = const(128)
+_QUEUE = const(READ_CHUNK // 2 + 1)   # a heartbeat per 2 bytes read, and a loss's reject
 
 # Destinations.
 DEALER = const(0)
@@ -54,8 +68,9 @@ BAD_CARD = const(4)
 BAD_FORMAT = const(5)
 BAD_CHECKSUM = const(6)
 PARTIAL = const(7)
+OVERRUN = const(8)
 REASONS = ("", "garbage bytes", "line too long", "bad destination", "bad card", "bad format",
-           "bad checksum", "partial line")
+           "bad checksum", "partial line", "bytes lost")
 
 _LF = const(0x0A)
 _CR = const(0x0D)
@@ -91,11 +106,23 @@ def card_of(event):
 class Shoe:
     """Reads and parses shoe lines from an injected UART."""
 
-    def __init__(self, uart, partial_ms=_PARTIAL_MS, queue=32):
+    def __init__(self, uart, partial_ms=_PARTIAL_MS, queue=_QUEUE, rxbuf=None):
+        """rxbuf: the UART's receive buffer size in bytes, as given to machine.UART (None: not
+        known, and a buffer overflow is not looked for).  queue: events kept between polls
+        (the default holds all that one poll can make)."""
         if not isinstance(partial_ms, int) or partial_ms < 1:
             raise ValueError("partial_ms must be a positive int, got %r" % (partial_ms,))
+        if rxbuf is not None and (not isinstance(rxbuf, int) or rxbuf < _RX_SLACK + 2 * READ_CHUNK):
+            raise ValueError("rxbuf must be at least %d bytes, got %r"
+                             % (_RX_SLACK + 2 * READ_CHUNK, rxbuf))
         self._uart = uart
         self.partial_ms = partial_ms
+        self._rx_full = 0 if rxbuf is None else rxbuf - _RX_SLACK    # 0: not looked for
+        self._good = 0             # bytes still to read that came before bytes lost (0: none)
+        self._bad = 0              # then bytes that may have come before or after the loss
+        self._widen = False        # the last poll found the buffer full: more may be suspect
+        self._lost = False         # throwing bytes away: the suspect ones, then up to a LF
+        self._edge = True          # the last byte thrown away was a LF
         self.events = EventRing(queue)
         self._rx = bytearray(READ_CHUNK)
         self._line = bytearray(MAX_LINE)
@@ -116,6 +143,17 @@ class Shoe:
         """Read the bytes the UART has (up to READ_CHUNK), parse complete lines, queue events."""
         uart = self._uart
         waiting = uart.any()
+        if self._widen:
+            # the poll before found the buffer full and its read let bytes in again: whatever
+            # was lost lies before the end of what is waiting now
+            self._bad = waiting - self._good if waiting > self._good else 0
+            self._widen = False
+            if self._lost and not self._bad and self._edge:
+                self._lost = False
+        if self._rx_full and waiting >= self._rx_full:
+            if not self._lost and not self._good:
+                self._good = waiting        # these came before any byte the UART dropped
+            self._widen = True
         if waiting:
             if waiting > READ_CHUNK:
                 waiting = READ_CHUNK
@@ -123,11 +161,37 @@ class Shoe:
             if got:
                 rx = self._rx
                 for i in range(got):
+                    if self._lost:
+                        self._discard(rx[i], now)
+                        continue
                     self._byte(rx[i], now)
+                    if self._good:
+                        self._good -= 1
+                        if not self._good:
+                            self._gap()
         if self._in_line and ticks_diff(now, self._last_byte) >= self.partial_ms:
             if not self._overflow:          # a line too long was reported when it overflowed
                 self._reject(PARTIAL)
             self._reset()
+        elif (self._lost and not self._bad and not self._widen
+              and ticks_diff(now, self._last_byte) >= self.partial_ms):
+            self._lost = False              # a pause: the next byte starts a line
+
+    def _gap(self):
+        # The bytes read so far came before the loss; the line they leave unfinished, and any
+        # line lost whole, are reported once, and what may follow the gap is thrown away.
+        self._reject(OVERRUN)
+        self._edge = not self._in_line
+        self._reset()
+        self._lost = bool(self._bad or self._widen or not self._edge)
+
+    def _discard(self, byte, now):
+        self._last_byte = now
+        self._edge = byte == _LF
+        if self._bad:
+            self._bad -= 1
+        if not self._bad and not self._widen and self._edge:
+            self._lost = False
 
     def _byte(self, byte, now):
         if byte == _LF:

@@ -634,13 +634,19 @@ class RoundController:
         """The shoe driver rejected a line (reason: its firmware.drivers.shoe.REASONS code):
         the dealer sees why, and the event log gets the reason and the count, at most one
         entry every SHOE_LOG_MS so that a babbling shoe cannot wear out the flash (the rest
-        are counted into the next entry)."""
+        are counted into the next entry, with the last reason, or OVERRUN if one was among
+        them)."""
         self.now_ms = now_ms
+        if self.shoe_reason != shoemod.OVERRUN or not self.shoe_rejects:
+            self.shoe_reason = reason   # bytes lost outrank a later bad line until logged
         self.shoe_rejects += 1
-        self.shoe_reason = reason
-        name = shoemod.REASONS[reason] if 0 < reason < len(shoemod.REASONS) else "reason %d" % reason
         self._beep(BEEP_ERROR)
-        self._say("Shoe line bad", name)
+        if reason == shoemod.OVERRUN:
+            # the UART may have dropped whole lines: a card dealt may be missing
+            self._say("Shoe bytes lost", "check the cards")
+        else:
+            name = shoemod.REASONS[reason] if 0 < reason < len(shoemod.REASONS) else "reason %d" % reason
+            self._say("Shoe line bad", name)
         self._log_shoe_rejects(now_ms)
         self._render()
 
