@@ -344,3 +344,18 @@ def test_debounce_and_stuck_timing_survive_the_tick_counter_wrapping():
         spots.scan(1, now)
         events += drain(spots.events)
     assert events == [(PLACED, 0), (FAULT, 0)]
+
+
+def test_a_spot_left_alone_for_a_week_takes_a_chip_without_a_chatter_fault():
+    # Ticks differences are exact for 2**29 ms (6.2 days): a chatter window older than that
+    # must count as over, not as still open, or the chips of a seat unused for a week add to
+    # the changes of its last use and trip a false CHATTER.
+    from firmware.drivers.ticks import ticks_add
+    spots = SpotSensors(count=16, debounce_ms=40, chatter_limit=8, chatter_window_ms=1000)
+    spots.scan(0, 0)
+    events, now = run(spots, [1, 0, 1] + [1] * 10 + [0, 1, 0] + [0] * 10, start=10)
+    assert events == [(PLACED, 0), (REMOVED, 0)]      # a chip, with bounce, on and off: 6 changes
+    now = ticks_add(now, (1 << 29) + 3600000)         # 6.2 days and an hour later
+    events, now = run(spots, [1, 0, 1] + [1] * 10 + [0] * 10 + [1] * 10, start=now)
+    assert events == [(PLACED, 0), (REMOVED, 0), (PLACED, 0)]
+    assert spots.fault(0) == 0

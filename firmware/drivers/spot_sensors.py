@@ -174,7 +174,10 @@ class SpotSensors:
 
     def _raw_changed(self, spot, now):
         self._raw_since[spot] = now
-        if ticks_diff(now, self._window_start[spot]) >= self.chatter_window_ms:
+        elapsed = ticks_diff(now, self._window_start[spot])
+        # a window opened more than 2**29 ms ago (6.2 days: a seat left unused) reads as
+        # negative: it is over too, not still counting the changes of the spot's last use
+        if elapsed >= self.chatter_window_ms or elapsed < 0:
             self._window_start[spot] = now
             self._changes[spot] = 0
         if self._changes[spot] < 255:
