@@ -156,8 +156,11 @@ def make(rs485=False, has_fram=HAS_FRAM):
     door = machine.Pin(DOOR_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
     mcp_int = machine.Pin(MCP_INT_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
     buzzer = machine.PWM(machine.Pin(BUZZER_PIN), freq=base.BUZZER_FREQ, duty_u16=0)
+    # RX pulled up: with no shoe (or one switched off) the line idles instead of reading a
+    # break, which would come in as a NUL byte and a "partial line" at every boot
+    shoe_rx = machine.Pin(SHOE_RX, machine.Pin.IN, machine.Pin.PULL_UP)
     shoe_uart = machine.UART(SHOE_UART_ID, baudrate=base.SHOE_BAUD, tx=machine.Pin(SHOE_TX),
-                             rx=machine.Pin(SHOE_RX), rxbuf=base.SHOE_RXBUF, timeout=0)
+                             rx=shoe_rx, rxbuf=base.SHOE_RXBUF, timeout=0)
     link_uart = None
     link_de = None
     if rs485:

@@ -95,6 +95,16 @@ def load(name):
 
 
 @pytest.mark.parametrize("name", BOARD_NAMES)
+def test_the_shoe_rx_line_idles_high_with_no_shoe_plugged_in(fake_machine, name):
+    # The RP2040's pads come out of reset pulled down: an RX pin left so reads a break (one
+    # NUL byte) when no shoe is plugged in or it is powered off, and the table would beep
+    # "Shoe line bad / partial line" at every boot of a table dealt from the panel.
+    board = load(name).make()
+    rx = board.shoe_uart.kwargs["rx"]
+    assert (rx.mode, rx.pull) == (fake_machine.Pin.IN, fake_machine.Pin.PULL_UP)
+
+
+@pytest.mark.parametrize("name", BOARD_NAMES)
 def test_make_builds_every_part_on_the_mapped_pins(fake_machine, name):
     module = load(name)
     board = module.make()
