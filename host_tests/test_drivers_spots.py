@@ -124,6 +124,19 @@ def test_a_reset_between_checks_is_caught_by_the_next_read():
     assert chip.read() == 1 << 1
 
 
+def test_a_glitch_that_set_iocon_bank_is_undone_by_the_reconfiguration():
+    # A corrupted write can set IOCON.BANK, which moves every register (IOCON itself to
+    # 0x05): the reconfiguration must reach IOCON there too, or the spots stay in bus fault
+    # until the power is cut.
+    bus, model, chip = make_chip()
+    model.cover(1)
+    bus.writeto_mem(0x20, 0x0A, bytes([0xC4]))     # IOCON with BANK set, as a glitch may leave it
+    assert chip.read() == -1                       # the signature is not where it was
+    assert chip.read() == 1 << 1                   # reconfigured on the spot, BANK cleared
+    assert model.regs[0x0A] & 0x80 == 0
+    assert chip.check() is True
+
+
 def test_configure_puts_the_signature_in_the_unused_output_latches():
     bus, model, chip = make_chip()
     assert (model.regs[0x14], model.regs[0x15]) == (0xA5, 0x5A)

@@ -17,7 +17,8 @@ zeros, so every read also fetches the output latches (OLAT, next to GPIO), which
 drive nothing): a read whose signature is wrong (a short, or a chip reset by a glitch,
 which clears OLAT) returns -1 and the chip is checked and reconfigured on the spot.
 ``check`` compares the direction, polarity, interrupt and pull-up registers with what was
-written; call it every second or so.  Neither allocates.
+written; call it every second or so.  The configuration is written so that it also undoes a
+glitch that set IOCON.BANK (which moves every register).  Neither allocates.
 """
 
 from firmware.compat import const
@@ -46,6 +47,8 @@ GPIOA = const(0x12)
 GPIOB = const(0x13)
 OLATA = const(0x14)
 OLATB = const(0x15)
+
+_IOCON_BANK1 = const(0x05)       # IOCON's address when IOCON.BANK = 1
 
 # IOCON bits.
 IOCON_BANK = const(0x80)
@@ -107,7 +110,11 @@ class MCP23017:
         self._write_config()
 
     def _write_config(self):
-        # IOCON first so the sequential layout (BANK=0) is known before the block write.
+        # IOCON first so the sequential layout (BANK=0) is known before the block write.  A
+        # glitch may have set IOCON.BANK, which puts IOCON at 0x05 (GPINTENB with BANK=0,
+        # rewritten by the block below): a 0 written there clears it whichever layout holds.
+        self._one[0] = 0
+        self._i2c.writeto_mem(self.address, _IOCON_BANK1, self._one)
         self._one[0] = self._expected[IOCON]
         self._i2c.writeto_mem(self.address, IOCON, self._one)
         self._i2c.writeto_mem(self.address, _CHECK_FIRST, self._expected)

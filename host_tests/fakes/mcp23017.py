@@ -1,4 +1,9 @@
-"""A register model of the MCP23017 I/O expander (IOCON.BANK = 0 layout), for FakeI2C.
+"""A register model of the MCP23017 I/O expander, for FakeI2C.
+
+The registers are kept in the IOCON.BANK = 0 layout (A and B interleaved, the power-on
+layout); with IOCON.BANK set the bus addresses map as the datasheet's BANK = 1 table (port A
+at 0x00..0x0A, IOCON at 0x05 and 0x15, port B at 0x10..0x1A; other addresses read 0 and
+ignore writes), and a sequential access steps through those addresses.
 
 The outside world is 16 pin levels.  A bet-spot sensor pulls its pin low when covered;
 when uncovered the pin is high only if the chip's pull-up for it is enabled (GPPU), and
@@ -128,9 +133,28 @@ class FakeMCP23017:
         self.regs[INTFA] = 0
         self.regs[INTFB] = 0
 
+    def _start(self, address):
+        return address if self.regs[IOCON_A] & IOCON_BANK else address % REGISTERS
+
+    def _index(self, address):
+        # The register (BANK = 0 number) at a bus address, or None for an unused address.
+        if not self.regs[IOCON_A] & IOCON_BANK:
+            return address % REGISTERS
+        if address <= 0x0A:
+            return 2 * address
+        if 0x10 <= address <= 0x1A:
+            return 2 * (address - 0x10) + 1
+        return None
+
     def _next(self):
-        if not self.regs[IOCON_A] & IOCON_SEQOP:
+        if self.regs[IOCON_A] & IOCON_SEQOP:
+            return
+        if not self.regs[IOCON_A] & IOCON_BANK:
             self.pointer = self.pointer + 1 if self.pointer + 1 < REGISTERS else 0
+        elif self.pointer == 0x0A:
+            self.pointer = 0x10
+        else:
+            self.pointer = self.pointer + 1 if self.pointer < 0x1A else 0
 
     def i2c_write(self, buf, memaddr=None, addrsize=8):
         index = 0
@@ -139,12 +163,14 @@ class FakeMCP23017:
                 return
             memaddr = buf[0]
             index = 1
-        self.pointer = memaddr % REGISTERS
+        self.pointer = self._start(memaddr)
         self.writes += 1
         for i in range(index, len(buf)):
-            register = self.pointer
+            register = self._index(self.pointer)
             value = buf[i]
-            if register == IOCON_A or register == IOCON_B:
+            if register is None:
+                pass
+            elif register == IOCON_A or register == IOCON_B:
                 self.regs[IOCON_A] = value & 0xFE
             elif register == GPIOA or register == GPIOB:
                 self.regs[register + 2] = value    # writes to GPIO go to OLAT
@@ -154,10 +180,14 @@ class FakeMCP23017:
 
     def i2c_read(self, buf, memaddr=None, addrsize=8):
         if memaddr is not None:
-            self.pointer = memaddr % REGISTERS
+            self.pointer = self._start(memaddr)
         self.reads += 1
         for i in range(len(buf)):
-            register = self.pointer
+            register = self._index(self.pointer)
+            if register is None:
+                buf[i] = 0
+                self._next()
+                continue
             buf[i] = self._register_value(register)
             if register == GPIOA or register == GPIOB or register == INTCAPA or register == INTCAPB:
                 self._clear_interrupt()
