@@ -179,6 +179,24 @@ def test_the_tick_counter_wrapping_does_not_break_debounce():
     assert drain(panel.events) == [(PRESS, OK)]
 
 
+def test_up_held_across_the_tick_counter_wrap_repeats_on_time_with_small_ints():
+    # Tick values must stay below 2**30 (small ints on a 32-bit board: no heap allocation in
+    # the tick); the repeat times are kept wrapped like the ticks themselves.
+    start = 0x3FFFFFFF - 1100                      # the LONG comes 100 ms before the wrap
+    panel, pins, key, door = make_panel(debounce_ms=30, long_ms=1000, repeat_ms=150, now=start)
+    pins[UP].level = 0
+    now = start
+    seen = []
+    for _ in range(160):                           # 1.6 s held, across the wrap
+        panel.poll(now)
+        seen += [(e, now) for e in drain(panel.events)]
+        assert all(0 <= t < 0x40000000 for t in panel._next_repeat)
+        now = ticks_add(now, 10)
+    long_at = [t for e, t in seen if e == (LONG, UP)][0]
+    repeats = [ticks_diff(t, long_at) for e, t in seen if e == (REPEAT, UP)]
+    assert repeats == [150, 300, 450]              # every 150 ms, the wrap included
+
+
 def test_panel_configuration_errors():
     with pytest.raises(ValueError, match="6 button pins"):
         Panel([FakePin()] * 5, FakePin(), FakePin())

@@ -27,7 +27,7 @@ are taken as the starting point (a key already on at boot gives no KEY_ON; ask `
 
 from firmware.compat import const
 from firmware.drivers.events import EventRing
-from firmware.drivers.ticks import ticks_diff
+from firmware.drivers.ticks import ticks_add, ticks_diff
 
 # Buttons, in the order their pins are given.
 LOCK = const(0)
@@ -126,11 +126,11 @@ class Panel:
                 if not self._long_sent & bit:
                     if ticks_diff(now, self._pressed_at[n]) >= self.long_ms:
                         self._long_sent |= bit
-                        self._next_repeat[n] = now + self.repeat_ms
+                        self._next_repeat[n] = ticks_add(now, self.repeat_ms)
                         self.events.push(LONG, n)
                 elif self._repeat_mask & bit and not self._held_at_boot & bit:
                     if ticks_diff(now, self._next_repeat[n]) >= 0:
-                        self._next_repeat[n] += self.repeat_ms
+                        self._next_repeat[n] = ticks_add(self._next_repeat[n], self.repeat_ms)
                         self.events.push(REPEAT, n)
 
     def _edge(self, n, active, now):
