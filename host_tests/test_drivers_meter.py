@@ -72,6 +72,23 @@ def test_a_rise_is_counted_up_in_paced_steps_not_a_jump():
     assert readings[-1] == "  1005.00"
 
 
+def test_a_rise_counted_across_the_tick_counter_wrap_keeps_small_ints():
+    # Tick values must stay below 2**30 (small ints on a 32-bit board: no heap allocation in
+    # the tick), so the time of the last step is kept wrapped like the ticks themselves.
+    from firmware.drivers.ticks import ticks_add
+    start = 0x3FFFFFFF - 1000                  # the count starts a second before the wrap
+    chain, sign = make(step_ms=100, catch_up_ms=5000)
+    sign.set_amount(0, 100000, start)
+    sign.begin(start)
+    sign.set_amount(0, 100500, start)          # +$5.00: 50 steps of 10 cents
+    now = start
+    for _ in range(300):                       # 6 s, across the wrap
+        sign.tick(now)
+        assert 0 <= sign._last_step[0] < 0x40000000
+        now = ticks_add(now, 20)
+    assert shown(chain) == "  1005.00"
+
+
 def test_a_small_rise_counts_a_cent_at_a_time():
     chain, sign = make(step_ms=100, catch_up_ms=5000)
     sign.set_amount(0, 1000, 0)

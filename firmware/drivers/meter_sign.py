@@ -39,7 +39,7 @@ glitched by noise on a long cable, or plugged in late, recovers on its own.
 """
 
 from firmware.compat import const
-from firmware.drivers.ticks import ticks_diff
+from firmware.drivers.ticks import ticks_add, ticks_diff
 
 # MAX7219 registers.
 REG_NOOP = const(0x00)
@@ -338,7 +338,7 @@ class MeterSign:
         # Steps missed by a late tick are made up, never more than the gap.
         while ticks_diff(now, self._last_step[line]) >= self.step_ms and shown < target:
             shown += self._rate[line]
-            self._last_step[line] += self.step_ms
+            self._last_step[line] = ticks_add(self._last_step[line], self.step_ms)
         if shown > target:
             shown = target
         self._shown[line] = shown
