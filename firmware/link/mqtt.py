@@ -31,6 +31,7 @@ _FLAG_USERNAME = const(0x80)
 
 _BUFFER_SIZE = const(4096)
 _MAX_READS = const(16)  # socket reads per service() call: bounded work per tick
+MAX_MESSAGES = const(8)  # PUBLISHes handed on per service() call (each is a MAC to check)
 _MAX_WRITE_TRIES = const(200)
 CONNACK_TIMEOUT = const(3000)
 _BACKOFF_FIRST = const(500)
@@ -167,6 +168,7 @@ class Client(Session):
         self.view = memoryview(self.buf)
         self.fill = 0
         self.skip = 0  # bytes of a packet too large for the buffer still to be thrown away
+        self.budget = 0  # PUBLISHes this service() call may still hand on
 
     # -- public -----------------------------------------------------------------------------
 
@@ -186,6 +188,7 @@ class Client(Session):
         if self.state == CONNECTING:
             self._try_connect(now)
             return False
+        self.budget = MAX_MESSAGES
         self._read(now)
         if self.state == WAITING and ticks_diff(now, self.since) > CONNACK_TIMEOUT:
             self._drop(now, "no CONNACK within %d ms" % CONNACK_TIMEOUT)
@@ -293,8 +296,11 @@ class Client(Session):
         return True
 
     def _read(self, now):
+        # what a flood left in the buffer last time goes first; nothing more is read while
+        # this call's budget of messages is spent (the rest waits in the socket)
+        self._packets(now)
         for _ in range(_MAX_READS):
-            if self.sock is None:
+            if self.sock is None or self.budget <= 0:
                 return
             room = _BUFFER_SIZE - self.fill
             if room == 0:
@@ -325,7 +331,7 @@ class Client(Session):
             self._packets(now)
 
     def _packets(self, now):
-        while self.fill >= 2 and self.sock is not None:
+        while self.fill >= 2 and self.sock is not None and self.budget > 0:
             length = 0
             shift = 0
             pos = 1
@@ -389,6 +395,7 @@ class Client(Session):
                 at += 2
                 self._send(packet(_PUBACK, packet_id), now)
             payload = bytes(self.buf[at:end])
+            self.budget -= 1
             if self.on_message is not None:
                 self.on_message(topic, payload)
         # SUBACK, PINGRESP, _PUBACK: nothing to do beyond noting the broker is alive

@@ -33,7 +33,7 @@ from firmware.compat import const
 from firmware.link import mqtt
 
 IO_TIMEOUT_S = const(1)    # bound on one blocking socket step after connect (the watchdog is 2 s)
-MAX_MESSAGES = const(8)    # check_msg() calls per service(): bounded work per tick
+MAX_MESSAGES = mqtt.MAX_MESSAGES    # check_msg() calls per service(): bounded work per tick
 PROBE_TIMEOUT = mqtt.CONNACK_TIMEOUT   # ms a TCP probe may take before it is given up
 
 # What a second connect() on the non-blocking probe raises (Linux and MicroPython's own
