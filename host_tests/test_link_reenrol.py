@@ -7,8 +7,9 @@ import sqlite3
 import pytest
 
 from firmware.link.tablelink import UP, TableLink
+from host_tests.link_support import ControllerProcess, free_port
 from host_tests.test_link_units import NOW, Wire
-from tools import link_reenrol
+from tools import link_controller, link_reenrol
 from tools.link_controller import Controller, read_ledger
 
 
@@ -97,3 +98,26 @@ def test_unknown_or_bad_table_numbers_are_refused(tmp_path, table, words):
 def test_a_missing_ledger_file_is_refused_by_name(tmp_path):
     with pytest.raises(link_reenrol.ReenrolError, match="cannot open the ledger .*nowhere.db"):
         link_reenrol.reenrol(str(tmp_path / "nowhere.db"), 1)
+
+
+def test_re_enrolment_is_refused_while_the_link_controller_runs(tmp_path, capsys):
+    # the running controller keeps the table's numbers in memory and would go on from them
+    # over the rewritten ledger: the rewrite waits until it is stopped (its lock file says)
+    w = played(tmp_path)
+    w.controller.close()
+    before = read_ledger(w.db)
+    running = ControllerProcess(tmp_path, free_port(), [1]).start()   # same ledger.db, no broker
+    try:
+        assert link_reenrol.main(["--db", w.db, "--table", "1", "--yes"]) == 2
+        err = capsys.readouterr().err
+        assert "in use by process %d" % running.proc.pid in err
+        assert "stop the link controller first" in err
+        # a second controller on the same ledger is refused too
+        assert link_controller.main(["--db", w.db, "--keys", str(running.keys), "--port", "1"]) == 2
+        assert "refused: the ledger" in capsys.readouterr().err
+        after = read_ledger(w.db)
+        assert after["tables"] == before["tables"] and after["events"] == before["events"]
+    finally:
+        running.stop()
+    assert link_reenrol.main(["--db", w.db, "--table", "1", "--yes"]) == 0   # stopped: done
+    assert "re-enrolled table 1" in capsys.readouterr().out

@@ -93,6 +93,32 @@ def load_keys(path):
     return keys
 
 
+class LedgerBusy(RuntimeError):
+    """Another process holds the ledger's lock: a running link controller, or a re-enrolment."""
+
+
+def lock_ledger(db_path):
+    """Hold the ledger's lock file (``<db>.lock``, holding the holder's process id) for as long
+    as the returned file stays open; LedgerBusy names the process that holds it.  The lock is
+    the kernel's (flock): it ends with its process however that ends (SIGKILL, power cut), so
+    a file left behind never blocks anything."""
+    import fcntl
+
+    f = open(db_path + ".lock", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        holder = f.read(20).strip() or "?"
+        f.close()
+        raise LedgerBusy("the ledger %s is in use by process %s (a link controller, or a "
+                         "re-enrolment; %s.lock)" % (db_path, holder, db_path)) from None
+    f.truncate(0)
+    f.write("%d\n" % os.getpid())
+    f.flush()
+    return f
+
+
 class Controller:
     """Message handling and the SQLite ledger; transport and clocks are passed in.
 
@@ -507,6 +533,11 @@ def run(args, keys, config=None):
     def on_signal(signum, frame):
         stop[0] = True
 
+    try:
+        lock = lock_ledger(args.db)
+    except LedgerBusy as error:
+        print("refused: %s" % error, file=sys.stderr)
+        return 2
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     inbox = []
@@ -544,6 +575,7 @@ def run(args, keys, config=None):
         os.replace(args.ledger_out + ".tmp", args.ledger_out)
     client.close()
     controller.close()
+    lock.close()
     return 0
 
 

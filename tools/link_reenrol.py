@@ -5,7 +5,9 @@ A table whose link section was lost (both copies of its critical memory gone, a 
 starts a new link: entries numbered from 1, message numbers from 1, every total 0.  The
 controller refuses that (old message numbers, then totals that do not match its ledger), and
 the table's jackpot stays closed.  This is the supervisor's step that lets it back in, run
-with the controller stopped (the controller keeps each table's numbers in memory):
+with the controller stopped (the controller keeps each table's numbers in memory): with
+--yes it refuses while a controller holds the ledger's lock (``<db>.lock``,
+link_controller.lock_ledger), and holds it itself meanwhile, so no controller starts:
 
 - refused when the table is not in the ledger or has jackpot hits still waiting to be paid
   (start the controller and let it pay them first: that money is the players');
@@ -20,11 +22,12 @@ supervisor reconciles against the table's own meters and paperwork (docs/link.md
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 import time
 
-from tools.link_controller import SCHEMA
+from tools.link_controller import SCHEMA, LedgerBusy, lock_ledger
 
 RETIRED = """
 CREATE TABLE IF NOT EXISTS retired (
@@ -79,6 +82,14 @@ def reenrol(db_path, table, now=None, apply=True):
     why it was refused."""
     if not isinstance(table, int) or isinstance(table, bool) or table < 1:
         raise ReenrolError("table must be a number from 1, got %r" % (table,))
+    lock = None
+    if apply and os.path.exists(db_path):       # a missing ledger is named by _open
+        try:
+            lock = lock_ledger(db_path)
+        except LedgerBusy as error:
+            raise ReenrolError("%s: stop the link controller first" % error) from None
+        except OSError as error:
+            raise ReenrolError("cannot lock the ledger %s: %s" % (db_path, error)) from None
     db = _open(db_path)
     try:
         db.execute("BEGIN IMMEDIATE")
@@ -101,6 +112,8 @@ def reenrol(db_path, table, now=None, apply=True):
             raise
     finally:
         db.close()
+        if lock is not None:
+            lock.close()
     return row, len(entries), len(hits)
 
 
