@@ -828,3 +828,40 @@ def test_a_ram_clear_after_an_unreadable_link_section_starts_a_new_link_closed(r
     rig.ram_clear()
     assert rig.c.tablelink is not None and rig.c.tablelink.last_n == 0
     assert rig.c.link_required and not rig.c.jackpot_open()
+
+
+def _unreadable_after_a_failed_commit(rig, monkeypatch):
+    """The next commit fails and the committed jackpot record cannot be read back."""
+    rig.memory.commit_admin({tc.SECTION_JACKPOT: b"not a jackpot record"}, (), WALL)
+
+    def broken(*args, **kwargs):
+        raise OSError("FRAM write failed")
+
+    monkeypatch.setattr(rig.memory, "commit", broken)
+
+
+@pytest.mark.parametrize("step", ["lock", "settle", "void"])
+def test_a_failed_commit_that_ends_in_ram_error_stays_in_ram_error(rig, monkeypatch, step):
+    # the step put its phase back after the failure (OPEN, LOCKED) over the RAM ERROR that
+    # the failure had entered: the table played on with no jackpot, and the next LOCK or
+    # SETTLE crashed the main loop on it
+    if step != "lock":
+        rig.chips(1, 2)
+        rig.press(btn.LOCK)
+        rig.deal(PLAIN)
+    _unreadable_after_a_failed_commit(rig, monkeypatch)
+    if step == "lock":
+        rig.chips(1)
+        rig.press(btn.LOCK)
+    elif step == "settle":
+        rig.press(btn.SETTLE)
+    else:
+        rig.key(True)
+        rig.press(btn.BACK, long=True)     # misdeal: the round void
+        rig.press(btn.OK)
+        rig.key(False)
+    assert rig.c.phase == tc.RAM_ERROR and rig.c.jackpot is None
+    for button in (btn.LOCK, btn.SETTLE, btn.OK):
+        rig.press(button)
+        rig.step(100, 2)
+    assert rig.c.phase == tc.RAM_ERROR and rig.c.view.lines[0] == "RAM ERROR"

@@ -728,6 +728,12 @@ class RoundController:
         self.phase = phase
         self.rec.phase = phase
 
+    def _back_to(self, phase):
+        """The phase again after a step's commit failed, unless the failure stopped the table
+        (RAM ERROR: the committed state could not be read back; only a RAM clear leaves it)."""
+        if self.phase != RAM_ERROR:
+            self._set_phase(phase)
+
     def _refuse(self, title, error):
         """Tell the dealer what was refused or failed (the display shows the reason's first
         columns) and keep the whole reason for the technician (service ``status``)."""
@@ -902,7 +908,7 @@ class RoundController:
         self.rec.accepted = accepted
         self._set_phase(LOCKED)
         if not self._commit(critical.STEP_LOCK, [(ev.LOCK, 0, accepted, amount)]):
-            self._set_phase(OPEN)
+            self._back_to(OPEN)
             self.rec.accepted = 0
             if mark is not None:
                 self.linked.rollback(mark)
@@ -1140,7 +1146,7 @@ class RoundController:
         events.append((ev.SETTLE, 0, ev.clamp(plan.total_paid()), ev.clamp(sum(self.jackpot.value))))
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_SETTLE, events):
-            self._set_phase(CONFIRM if confirmed is None and plan.hits else LOCKED)
+            self._back_to(CONFIRM if confirmed is None and plan.hits else LOCKED)
             return
         self.hits = plan.hits
         self.message = ""

@@ -387,7 +387,7 @@ class LinkedRound:
         c._set_phase(RESULTS)
         if not c._commit(critical.STEP_SETTLE, events):
             self.rollback(before)
-            c._set_phase(CONFIRM if confirmed is None and found else LOCKED)
+            c._back_to(CONFIRM if confirmed is None and found else LOCKED)
             return
         self.committed()
         c.hits = found

@@ -27,7 +27,7 @@ def finish(c):
     results(c)
     c._set_phase(RESULTS)
     if not c._commit(critical.STEP_SETTLE, [(ev.SETTLE, 0, 0, 0)]):
-        c._set_phase(LOCKED)
+        c._back_to(LOCKED)
         return
     c.message = ""
     c._beep(BEEP_OK)

@@ -45,7 +45,7 @@ def void_round(c):
     # the seats whose wagers this returns: a seat voided before was logged with its own void
     returned = c.rec.accepted & ~c.rec.voided
     if not c._commit(critical.STEP_VOID, [(ev.VOID, 0, returned, -amount)]):
-        c._set_phase(LOCKED)
+        c._back_to(LOCKED)
         if mark is not None:
             c.linked.rollback(mark)
         return
