@@ -865,3 +865,14 @@ def test_a_failed_commit_that_ends_in_ram_error_stays_in_ram_error(rig, monkeypa
         rig.press(button)
         rig.step(100, 2)
     assert rig.c.phase == tc.RAM_ERROR and rig.c.view.lines[0] == "RAM ERROR"
+
+
+def test_a_new_links_numbers_are_committed_before_a_power_cut_can_repeat_them(rig):
+    # the link built at the first RAM clear committed its section only at its first entry or
+    # lease renewal (512 messages): a power cut before that started it again at 1, and the
+    # controller refused every message as replayed until the numbers caught up
+    assert rig.memory.section(tc.SECTION_LINK) is not None
+    rig.link = None
+    rig.boot()                               # the power is cut and comes back
+    rig.step(100, 10)
+    assert rig.controller.rejects == {} and rig.link.state == UP

@@ -135,7 +135,9 @@ class TableLink:
         self.last_ping = 0
         self.last_resend = 0
         self.started = False
-        self.dirty = False
+        # a new link's sequence lease is committed at once: numbers sent before it is would
+        # be used again after a power cut, and refused as replayed
+        self.dirty = True
         self.rejects = {}
         self.now_s = None
         self.mismatch_text = ""
