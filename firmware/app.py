@@ -184,7 +184,7 @@ class App:
             event = self.shoe.events.pop()
         station = self.station
         if station is not None:
-            station.service(now, wall)
+            station.service(now, wall, c.link_stop())
             c.link(station.link.wagers_open(), now)
             c.link_poll(now)
         c.tick(now, wall)

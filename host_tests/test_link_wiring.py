@@ -876,3 +876,96 @@ def test_a_new_links_numbers_are_committed_before_a_power_cut_can_repeat_them(ri
     rig.boot()                               # the power is cut and comes back
     rig.step(100, 10)
     assert rig.controller.rejects == {} and rig.link.state == UP
+
+
+# ---------------------------------------------------------------- RAM ERROR stops the link
+
+class WireClient:
+    """The Station's MQTT client (client_factory) joined to a Rig's in-process link controller."""
+
+    def __init__(self, rig):
+        self.rig = rig
+        self.on_message = None
+        self.open = False
+        self.sent = 0
+        self.closes = 0
+
+    def make(self, client_id, opener, on_message, keepalive):
+        self.on_message = on_message
+        return self
+
+    def subscribe(self, topic):
+        pass
+
+    def service(self, now):
+        self.open = True                     # (re)connects at once
+        down, self.rig.down = self.rig.down, []
+        for topic, payload in down:
+            self.on_message(topic, payload)
+        return True
+
+    def publish(self, topic, payload):
+        if not self.open:
+            return False
+        self.sent += 1
+        self.rig.controller.on_message(topic, payload, self.rig.now)
+        return True
+
+    def close(self):
+        self.open = False
+        self.closes += 1
+
+
+def linked_app(rig, table, folder):
+    """An App on the simulated board `table` (critical memory in its FRAM and `folder`),
+    linked through a WireClient to rig's controller; rig.c and rig.memory become the App's."""
+    from firmware.app import App
+
+    client = WireClient(rig)
+    setup = linksetup.LinkSetup(TABLE, KEY, None, timings={"ping_every": 10},
+                                client_factory=client.make)
+    app = App(table.board, PathFS(str(folder)), now=rig.now, link=setup)
+    app.boot(rig.now, WALL)
+    rig.c, rig.memory = app.controller, app.memory
+    return app, client
+
+
+def app_steps(rig, app, count):
+    for _ in range(count):
+        rig.now += 20
+        app.step(rig.now, WALL)
+        rig.controller.service(rig.now)
+
+
+def test_a_table_in_ram_error_stops_its_link_so_its_numbers_never_repeat(tmp_path, monkeypatch):
+    # the link went on pinging in RAM ERROR while its sequence lease could not be committed:
+    # after the restart and the RAM clear it used those numbers again, the controller refused
+    # every message as replayed, and the jackpot stayed closed for as long as the error lasted
+    from boards import simulated
+
+    rig = Rig(tmp_path)
+    table = simulated.make()
+    folder = tmp_path / "table"
+    folder.mkdir()
+    app, client = linked_app(rig, table, folder)
+    rig.ram_clear()
+    app_steps(rig, app, 10)
+    assert app.station.link.state == UP and rig.c.jackpot_open()
+    _unreadable_after_a_failed_commit(rig, monkeypatch)     # RAM ERROR
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    app_steps(rig, app, 5)                   # the panel's chord wait
+    assert rig.c.phase == tc.RAM_ERROR
+    sent = client.sent
+    app_steps(rig, app, 1200)                # 24 s at a ping a tick: past the saved lease
+    assert client.sent == sent and client.closes == 1 and not client.open
+    assert app.station.link.state != UP and not rig.c.jackpot_open()
+    assert "LINK STOPPED" in rig.c.view.lines
+    # the power is cut; the table comes back in RAM ERROR (the bad record), then is cleared
+    monkeypatch.undo()
+    app, client = linked_app(rig, table, folder)
+    assert rig.c.phase == tc.RAM_ERROR and "LINK STOPPED" in rig.c.view.lines
+    rig.ram_clear()
+    app_steps(rig, app, 50)
+    assert app.station.link.state == UP and rig.c.jackpot_open()
+    assert rig.controller.rejects == {}

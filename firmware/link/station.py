@@ -25,6 +25,7 @@ class Station:
         else:
             self.link = TableLink.restore(table, key, self._send, section, log)
         self.now = 0
+        self.stopped = False
         make = client_factory or mqtt.Client
         self.client = make("table-%d" % table, opener, self._receive, keepalive)
         self.client.subscribe(self.link.topic_down)
@@ -35,9 +36,18 @@ class Station:
     def _receive(self, topic, payload):
         self.link.on_message(topic, payload, self.now)
 
-    def service(self, now, now_s=None):
-        """Run the MQTT client and the link state machine once; returns the link state."""
+    def service(self, now, now_s=None, stop=None):
+        """Run the MQTT client and the link state machine once; returns the link state.
+
+        stop: None, or why the link must not run (the table in RAM ERROR): the connection is
+        closed and the link is DOWN, sending and taking nothing, until a pass without it."""
         self.now = now
+        if stop is not None:
+            if not self.stopped:
+                self.stopped = True
+                self.client.close()
+            return self.link.service(now, now_s, False)
+        self.stopped = False
         up = self.client.service(now)
         return self.link.service(now, now_s, up)
 

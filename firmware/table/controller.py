@@ -117,6 +117,8 @@ CHORD_MS = const(60)             # presses this close (up to three panel polls):
 _TWICE = " twice"                 # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
+# why a linked table's link is stopped (link_stop): nothing of it can be committed
+LINK_STOPPED = "RAM ERROR: the link ledger cannot be saved"
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measured (25 hits
                                       # kept); the writer grows once for a larger one
 
@@ -672,10 +674,19 @@ class RoundController:
         """Linked tables, every tick after the link's service(): payouts that arrived, link
         events, the link section when it changed, and the pool amounts on the meter sign
         (firmware.table.linked.LinkedRound.poll).  Allocates nothing while nothing changes."""
-        if self.tablelink is None or self.jackpot is None or self.memory.ram_error:
+        if self.tablelink is None or self.link_stop() is not None:
             return
         self.now_ms = now_ms
         self.linked.poll(now_ms)
+
+    def link_stop(self):
+        """Why a linked table's link must not run now, or None: in RAM ERROR (until the RAM
+        clear) neither the link's ledger nor its message numbers can be committed, so the
+        link stops, sending and taking nothing: numbers sent and not saved would be used
+        again after a restart, and refused as replayed."""
+        if self.jackpot is None or self.memory.ram_error:
+            return LINK_STOPPED
+        return None
 
     def link_totals(self):
         """The linked table's own ledger meters (dict of firmware.table.linked.TOTAL_NAMES),

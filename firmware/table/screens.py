@@ -253,6 +253,8 @@ def render_lines(c):
         lines[1] = "JACKPOT DISABLED" if c.game == UTH else "ROUNDS DISABLED"
         for i, text in enumerate(c.menu[:3]):
             lines[2 + i] = text
+        if c.link_factory is not None:
+            lines[5] = "LINK STOPPED"     # controller.link_stop
         lines[6] = "KEY+long OK:"
         lines[7] = "RAM clear"
     elif phase == RAM_CLEAR:
