@@ -878,6 +878,21 @@ def test_a_new_links_numbers_are_committed_before_a_power_cut_can_repeat_them(ri
     assert rig.controller.rejects == {} and rig.link.state == UP
 
 
+def test_a_ram_clear_after_a_bad_link_round_section_plays_on_with_the_link(rig):
+    # the "lround" section was read after the link was built: a bad one left the link
+    # without its round work, and the first pass after the RAM clear crashed on it
+    royal_claimed(rig, False)                 # a claim waits in the link's section
+    rig.memory.commit_admin({tc.SECTION_LINK_ROUND: b"garbage"}, (), WALL)
+    rig.link = None
+    rig.boot()
+    assert rig.c.phase == tc.RAM_ERROR and rig.c.tablelink is None
+    rig.ram_clear()
+    rig.wire_up = True
+    rig.step(100, 40)
+    assert rig.link.state == UP and rig.link.awaiting == [] and rig.c.jackpot_open()
+    assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]    # the royal, paid
+
+
 # ---------------------------------------------------------------- RAM ERROR stops the link
 
 class WireClient:

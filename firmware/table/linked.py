@@ -55,11 +55,8 @@ class LinkedRound:
         self.reject_window = _REJECT_LOG_MS
         self.retry = 0           # tick after which a failed link commit is tried again
         self.retry_wait = False  # a link commit failed: wait for retry
-        c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
-        if c.jackpot is not None:
-            c.tablelink.wager = c.jackpot.config.wager  # closed while the link's differs
-        c.link_required = True
-        c.link_up = False
+        # the round section first: a bad one must leave no link behind (c.tablelink without
+        # c.linked), which the RAM clear would keep and the next pass trip over
         data = c.memory.section(SECTION_LINK_ROUND)
         if data is not None:
             words = bytes(data).decode().split()
@@ -67,6 +64,11 @@ class LinkedRound:
                 raise ValueError("link round section %r is not 'round lock_time'" % (bytes(data),))
             if int(words[0]) == c.rec.round_no or int(words[0]) == c.memory.round_no:
                 self.lock_time = int(words[1])
+        c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
+        if c.jackpot is not None:
+            c.tablelink.wager = c.jackpot.config.wager  # closed while the link's differs
+        c.link_required = True
+        c.link_up = False
 
     def _log(self, code, text):
         """The link's log callback: rejects are counted, a mismatch is queued for the log."""
