@@ -38,8 +38,7 @@ from firmware.table import controller as tc
 TICK_MS = const(20)
 _EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
 _NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
-_NTP_RETRY_S = const(60)          # ... and every minute while it could not be set, when the
-                                  # failed try was quick (firmware.link.setup.NTP_QUICK_MS)
+_NTP_RETRY_S = const(60)          # ... and every minute while it could not be set
 _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
@@ -313,18 +312,23 @@ def run(hw, checks):
     offset = _wall_offset()
     # a clock NTP did not set at boot (the network came up after the boot's wait, as after a
     # power cut of the whole floor) has every link message refused as stale: jackpot wagering
-    # stays closed until it is set, so it is tried again every minute, not after an hour
+    # stays closed until it is set, so it is tried again every minute, not after an hour.
+    # The loop's NTP client (firmware.link.sntp) never waits: an answer comes passes later,
+    # and corrects the wall clock the loop passes on (the RTC is set at boot only)
+    sntp = link.sntp if link is not None else None
     retry = link is not None and link.clock_retry
     next_ntp = time.time() + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
-    if link is not None:
-        from firmware.link.setup import NTP_QUICK_MS, set_clock
     while True:
         start_ms = time.ticks_ms()
         app.step(start_ms, int(time.time()) + offset)   # a float on the unix port
-        if link is not None and time.time() >= next_ntp:
-            tried = time.ticks_ms()
-            retry = not set_clock() and time.ticks_diff(time.ticks_ms(), tried) < NTP_QUICK_MS
-            next_ntp = time.time() + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
+        if sntp is not None:
+            got = sntp.poll(start_ms)
+            if got:
+                offset = got - int(time.time())
+                next_ntp = time.time() + _NTP_EVERY_S
+            elif time.time() >= next_ntp:
+                sntp.ask(start_ms)
+                next_ntp = time.time() + _NTP_RETRY_S   # again in a minute unless it answers
         spent = time.ticks_diff(time.ticks_ms(), start_ms)
         if spent < TICK_MS:
             time.sleep_ms(TICK_MS - spent)

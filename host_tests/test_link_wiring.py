@@ -702,54 +702,216 @@ class _Stop(Exception):
     pass
 
 
-@pytest.mark.parametrize("boot_retry, ntp_up_at, slow, expect", [
-    # NTP not reachable at boot (the floor's network came up after the boot's wait), failing
-    # quickly: tried every minute until it answers, then every hour
-    (True, 300, 0, [60, 120, 180, 240, 300, 3900]),
-    # ntptime waiting its 1 s for an answer that does not come is still a quick failure
-    (True, 200, 1.0, [60, 120, 180, 240, 3840]),
-    # set at boot: the next in an hour
-    (False, 0, 0, [3600]),
-    # a try that fails slowly (a name lookup that hangs) holds the loop: not every minute
-    (True, 10 ** 9, 1.5, [60, 3660]),
-])
-def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkeypatch, boot_retry,
-                                                                          ntp_up_at, slow, expect):
-    # while the clock is not set every controller message is stale: the linked table's jackpot
-    # stays closed, so waiting an hour for the next try kept it closed an hour after a power cut
+UNIX_NOW = 1800000000           # what the NTP server says it is (seconds since 1970)
+
+
+class FakeClock:
+    """The loop's NTP client as app.run drives it: ask(now) starts an exchange, poll(now)
+    answers (seconds since 1970, or 0: failed) `wait` seconds later; the server answers from
+    up_at on."""
+
+    def __init__(self, clock, up_at, wait):
+        self.clock = clock
+        self.up_at = up_at
+        self.wait = wait
+        self.tries = []
+        self.asked_at = None
+        self.answered_at = None
+
+    def ask(self, now):
+        self.tries.append(int(self.clock[0]))
+        self.asked_at = self.clock[0]
+        return True
+
+    def poll(self, now):
+        if self.asked_at is None or self.clock[0] - self.asked_at < self.wait:
+            return None
+        self.asked_at = None
+        if self.clock[0] < self.up_at:
+            return 0
+        if self.answered_at is None:
+            self.answered_at = self.clock[0]
+        return UNIX_NOW + int(self.clock[0])
+
+
+def run_loop(monkeypatch, setup, clock, until=4000):
+    """app.run with a fake time module and a FakeApp; returns the (clock, wall, pass length)
+    of every pass."""
     import sys
     import types
 
     from firmware import app as appmod
 
-    clock = [0.0]                         # seconds since boot (the board's epoch, unset RTC)
     fake = types.SimpleNamespace(
         time=lambda: clock[0], ticks_ms=lambda: int(clock[0] * 1000) & 0x3FFFFFFF,
         ticks_diff=lambda a, b: ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000,
         sleep_ms=lambda ms: clock.__setitem__(0, clock[0] + ms / 1000.0),
         gmtime=lambda t: (2000, 1, 1, 0, 0, 0, 5, 1))
-    tries = []
-
-    def set_clock():
-        tries.append(int(clock[0]))
-        clock[0] += slow
-        return clock[0] >= ntp_up_at
+    passes = []
 
     class FakeApp:
         def step(self, now, wall):
+            if passes:
+                passes[-1][2] = clock[0] - passes[-1][0]
+            passes.append([clock[0], wall, 0])
             clock[0] += 0.02
-            if clock[0] > 4000:
+            if clock[0] > until:
                 raise _Stop()
 
-    setup = linksetup.LinkSetup(TABLE, KEY, None)
-    setup.clock_retry = boot_retry
     monkeypatch.setitem(sys.modules, "time", fake)
     monkeypatch.setattr(appmod, "start", lambda hw, checks: (FakeApp(), setup))
-    monkeypatch.setattr(linksetup, "set_clock", set_clock)
     with pytest.raises(_Stop):
         appmod.run(None, None)
-    expect = [t for t in expect if t <= 4000]
-    assert [t - t % 60 for t in tries] == expect
+    return passes
+
+
+@pytest.mark.parametrize("boot_retry, ntp_up_at, wait, expect", [
+    # NTP not reachable at boot (the floor's network came up after the boot's wait), failing
+    # quickly: tried every minute until it answers, then every hour
+    (True, 300, 0, [60, 120, 180, 240, 300, 3900]),
+    # a server that does not answer within its second is still tried every minute
+    (True, 200, 1.0, [60, 120, 180, 240, 3840]),
+    # set at boot: the next in an hour
+    (False, 0, 0, [3600]),
+    # never answering: every minute, and the loop is never held by it
+    (True, 10 ** 9, 1.0, list(range(60, 4000, 60))),
+])
+def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkeypatch, boot_retry,
+                                                                          ntp_up_at, wait, expect):
+    # while the clock is not set every controller message is stale: the linked table's jackpot
+    # stays closed, so waiting an hour for the next try kept it closed an hour after a power cut
+    clock = [0.0]                         # seconds since boot (the board's epoch, unset RTC)
+    setup = linksetup.LinkSetup(TABLE, KEY, None)
+    setup.clock_retry = boot_retry
+    setup.sntp = FakeClock(clock, ntp_up_at, wait)
+    passes = run_loop(monkeypatch, setup, clock)
+    assert [t - t % 60 for t in setup.sntp.tries] == expect
+    assert max(p[2] for p in passes) < 0.05               # no pass held: a tick and its sleep
+    # the answer sets the wall clock the loop hands on (the RTC is set at boot only)
+    done = setup.sntp.answered_at
+    if ntp_up_at < 4000:
+        answered = [p for p in passes if p[0] > done + 0.01]
+        assert answered and all(abs(p[1] - (UNIX_NOW + p[0])) <= 1 for p in answered)
+    else:
+        assert done is None and all(p[1] < UNIX_NOW for p in passes)   # the board's clock
+
+
+class FakeSockets:
+    """The socket module as firmware.link.sntp uses it: UDP sockets whose datagrams go to
+    `sent` and whose answers come from `answers` (none: EAGAIN).  getaddrinfo of a name
+    hangs, as a board's does on a DNS server that does not answer: it fails the test."""
+
+    AF_INET = 2
+    SOCK_DGRAM = 2
+
+    def __init__(self):
+        self.sent = []
+        self.answers = []
+        self.closed = 0
+
+    def getaddrinfo(self, host, port):
+        from firmware.link.sntp import _dotted
+
+        assert _dotted(host), "getaddrinfo(%r) in the main loop: it waits for the DNS server" % host
+        return [(2, 2, 17, "", (host, port))]
+
+    def socket(self, family, kind):
+        return _FakeUdp(self)
+
+
+class _FakeUdp:
+    def __init__(self, net):
+        self.net = net
+        self.blocking = True
+
+    def setblocking(self, flag):
+        self.blocking = flag
+
+    def sendto(self, data, address):
+        assert not self.blocking
+        self.net.sent.append((bytes(data), address))
+
+    def recv(self, n):
+        if not self.net.answers:
+            raise OSError(11, "EAGAIN")
+        return self.net.answers.pop(0)[:n]
+
+    def close(self):
+        self.net.closed += 1
+
+
+def dns_answer(query, ip, ident_shift=0):
+    """A DNS server's answer to query: the question again, a CNAME-like record of another
+    type first, then the A record (name compressed)."""
+    ident = ((query[0] << 8 | query[1]) + ident_shift) & 0xFFFF
+    head = bytes((ident >> 8, ident & 0xFF, 0x81, 0x80, 0, 1, 0, 2, 0, 0, 0, 0))
+    question = bytes(query[12:])
+    other = b"\xc0\x0c\x00\x05\x00\x01\x00\x00\x00\x3c\x00\x02\xc0\x0c"
+    record = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04" + bytes(ip)
+    return head + question + other + record
+
+
+def ntp_answer(query, seconds, echo=True, stratum=2):
+    data = bytearray(48)
+    data[0] = 0x24                              # version 4, server
+    data[1] = stratum
+    if echo:
+        data[24:32] = query[40:48]              # originate = the query's transmit time
+    ntp = seconds + 2208988800
+    data[40:44] = bytes(((ntp >> 24) & 0xFF, (ntp >> 16) & 0xFF, (ntp >> 8) & 0xFF, ntp & 0xFF))
+    return bytes(data)
+
+
+def test_the_loops_ntp_client_looks_the_name_up_and_asks_without_ever_waiting():
+    from firmware.link import sntp
+
+    net = FakeSockets()
+    dns = ["192.168.1.1"]
+    client = sntp.Sntp(lambda: dns[0], net)
+    assert client.poll(0) is None                           # nothing asked
+    dns[0] = "0.0.0.0"                                      # no network yet: nothing sent
+    assert not client.ask(0) and net.sent == []
+    dns[0] = "192.168.1.1"
+    assert client.ask(1000)
+    query, where = net.sent[-1]
+    assert where == ("192.168.1.1", 53) and b"\x04pool\x03ntp\x03org\x00" in query
+    assert client.poll(1100) is None                        # no answer yet
+    net.answers.append(dns_answer(query, (9, 9, 9, 9), ident_shift=1))   # not ours
+    net.answers.append(b"\x00")                             # a runt
+    assert client.poll(1200) is None and client.poll(1201) is None
+    net.answers.append(dns_answer(query, (10, 0, 0, 7)))
+    assert client.poll(1300) is None                        # resolved: the NTP query is out
+    ntp_query, where = net.sent[-1]
+    assert where == ("10.0.0.7", 123) and len(ntp_query) == 48 and ntp_query[0] == 0x1B
+    net.answers.append(ntp_answer(ntp_query, UNIX_NOW, echo=False))      # not an answer to us
+    net.answers.append(ntp_answer(ntp_query, UNIX_NOW, stratum=0))      # kiss-o'-death
+    assert client.poll(1400) is None and client.poll(1401) is None
+    net.answers.append(ntp_answer(ntp_query, UNIX_NOW))
+    assert client.poll(1500) == UNIX_NOW
+    # an hour later: the address is known, one datagram, and a server that stays silent is
+    # given up after a second (then looked up again, the pool's servers come and go)
+    assert client.ask(5000) and net.sent[-1][1] == ("10.0.0.7", 123)
+    assert client.poll(5999) is None and client.poll(6000) == 0
+    assert client.ask(70000) and net.sent[-1][1] == ("192.168.1.1", 53)
+    assert client.poll(71000) == 0                          # the DNS server silent too
+
+
+def test_the_loops_ntp_client_takes_a_server_given_as_an_address_and_survives_garbage():
+    from firmware.link import sntp
+
+    net = FakeSockets()
+    client = sntp.Sntp(lambda: None, net, host="10.1.2.3")
+    assert client.ask(0) and net.sent[-1][1] == ("10.1.2.3", 123)
+    net.answers.append(bytes(range(200)))                   # garbage: ignored, no exception
+    assert client.poll(10) is None
+    assert client.poll(1000) == 0
+    assert client.ask(2000) and net.sent[-1][1] == ("10.1.2.3", 123)   # not looked up
+    # a DNS answer cut anywhere never raises
+    query = sntp.dns_query("pool.ntp.org", 7)
+    whole = dns_answer(query, (1, 2, 3, 4))
+    assert sntp.dns_address(whole, 7) == "1.2.3.4"
+    for cut in range(len(whole)):
+        assert sntp.dns_address(whole[:cut], 7) is None
 
 
 def test_board_link_says_whether_the_clock_is_to_be_tried_again_soon(tmp_path, monkeypatch):
@@ -758,7 +920,9 @@ def test_board_link_says_whether_the_clock_is_to_be_tried_again_soon(tmp_path, m
     settings = parse({"table": 9, "broker": "127.0.0.1", "key_file": "/link.key"}).link
     settings.key_file = str(path)
     clock = [0]
-    for answer, took, retry in ((True, 10, False), (False, 10, True), (False, 3000, False)):
+    # a failure that took long (a name lookup that hung, before the watchdog started) is
+    # tried again within a minute too: the loop's own client cannot hang
+    for answer, took, retry in ((True, 10, False), (False, 10, True), (False, 3000, True)):
         def set_clock(answer=answer, took=took):
             clock[0] += took
             return answer
@@ -767,6 +931,7 @@ def test_board_link_says_whether_the_clock_is_to_be_tried_again_soon(tmp_path, m
         setup, problem = linksetup.board_link(FakeBoard(FakeWLAN(0)), settings, lambda: clock[0],
                                               lambda ms: None)
         assert problem == "" and setup.clock_retry is retry
+        assert setup.sntp.address is None and not setup.sntp.ask(0)   # no network: not sent
 
 
 def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):

@@ -6,11 +6,6 @@ from, and on a board the Wi-Fi, the clock (NTP) and the link key (docs/link.md
 from firmware.compat import const
 from firmware.drivers.ticks import ticks_diff
 
-# A failed NTP try quicker than this is tried again within a minute (app.run): ntptime waits
-# 1 s for an answer, and a name lookup that hangs takes longer, which every minute would hold
-# the loop past the watchdog
-NTP_QUICK_MS = const(1500)
-
 WIFI_WAIT_MS = const(15000)      # boot waits this long for Wi-Fi before the loop starts
 
 
@@ -30,7 +25,8 @@ class LinkSetup:
         self.keepalive = keepalive
         self.client_factory = client_factory
         self.client_name = client_name
-        self.clock_retry = False  # board_link: NTP did not set the clock at boot, quickly
+        self.clock_retry = False  # board_link: NTP did not set the clock at boot
+        self.sntp = None          # board_link: the loop's clock (firmware.link.sntp.Sntp)
 
     def station(self, section, log):
         """The Station (MQTT client + TableLink), restored from its section when there is one."""
@@ -70,9 +66,7 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     start = clock()
     while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
         sleep(100)
-    tried = clock()
-    clock_set = set_clock()
-    retry = not clock_set and ticks_diff(clock(), tried) < NTP_QUICK_MS
+    retry = not set_clock()
     factory, name = None, "mqtt.Client (umqtt.simple not installed)"
     try:
         opener = mqtt.tcp_opener(settings.broker, settings.port)
@@ -81,14 +75,29 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     except OSError as error:
         return None, "link broker %s: %s" % (settings.broker, error)
     setup = LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name)
-    setup.clock_retry = retry
+    setup.clock_retry = retry       # the loop tries again within a minute, not an hour
+    setup.sntp = _loop_clock(wlan)
     return setup, ""
 
 
+def _loop_clock(wlan):
+    """The NTP client of the loop (app.run): it never waits, nor looks a name up by
+    getaddrinfo; the DNS server is the one the network gave the Wi-Fi."""
+    import socket
+
+    from firmware.link.sntp import Sntp
+
+    def dns_server():
+        return wlan.ifconfig()[3]
+
+    return Sntp(dns_server, socket)
+
+
 def set_clock():
-    """Set the RTC from NTP once; True when it was set (a failure is left to the next try,
-    a minute later in app.run: the link stays DOWN meanwhile, its messages being refused as
-    stale, which keeps jackpot wagering closed)."""
+    """Set the RTC from NTP once, at boot (ntptime waits for the name lookup and 1 s for the
+    answer: before the watchdog starts only); True when it was set (a failure is left to the
+    loop's clock, firmware.link.sntp: the link stays DOWN meanwhile, its messages being
+    refused as stale, which keeps jackpot wagering closed)."""
     try:
         import ntptime
         ntptime.settime()
