@@ -304,3 +304,24 @@ def test_a_flood_of_messages_is_handed_on_a_few_per_call_none_lost():
         assert len(rig.got) - before <= mqtt.MAX_MESSAGES
         calls += 1
     assert [p for _, p in rig.got] == sent and rig.client.connected()
+
+
+@pytest.mark.parametrize("body", [
+    b"\x00\x02\xff\xfepayload",            # a topic that is not UTF-8
+    b"\x00\x40a/b",                        # a topic longer than the packet
+    b"\x00",                               # no room for the topic's length
+])
+def test_a_malformed_publish_drops_the_connection_and_never_raises(body):
+    # the topic's decode raised out of service(): the table's main loop (and the link
+    # controller, which runs the same client) stopped on one bad packet from the wire
+    rig = Rig()
+    rig.client.service(0)
+    rig.connack()
+    rig.client.service(1)
+    rig.sock.incoming.extend(mqtt.packet(0x30, body))
+    assert not rig.client.service(2)
+    assert rig.sock.closed and "bad PUBLISH" in rig.client.error and rig.got == []
+    rig.client.service(600)                  # back-off over: a new connection
+    rig.connack()
+    rig.sock.incoming.extend(mqtt.packet(0x30, b"\x00\x03a/bok"))
+    assert rig.client.service(601) and rig.got == [("a/b", b"ok")]

@@ -387,9 +387,15 @@ class Client(Session):
                 self._subscribe(topic)
         elif kind == PUBLISH:
             qos = (head >> 1) & 3
-            tlen = (self.buf[start] << 8) | self.buf[start + 1]
+            tlen = (self.buf[start] << 8) | self.buf[start + 1] if end - start >= 2 else 0
             at = start + 2 + tlen
-            topic = bytes(self.buf[start + 2:at]).decode()
+            try:
+                if at + (2 if qos else 0) > end:
+                    raise ValueError("topic longer than the packet")
+                topic = bytes(self.buf[start + 2:at]).decode()
+            except ValueError as error:     # UnicodeError too: no broker sends either
+                self._drop(now, "bad PUBLISH (%s)" % (error,))
+                return
             if qos:
                 packet_id = bytes(self.buf[at:at + 2])
                 at += 2
