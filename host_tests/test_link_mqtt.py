@@ -325,3 +325,19 @@ def test_a_malformed_publish_drops_the_connection_and_never_raises(body):
     rig.connack()
     rig.sock.incoming.extend(mqtt.packet(0x30, b"\x00\x03a/bok"))
     assert rig.client.service(601) and rig.got == [("a/b", b"ok")]
+
+
+def test_a_hosts_client_hands_on_what_arrived_together_in_one_call():
+    # the link controller batches what arrived together into one transaction (group commit):
+    # the table's per-call bound would cut its batches to 8 messages, an fsync each
+    got = []
+    sock = FakeSocket()
+    client = mqtt.Client("link-controller", lambda now: sock, lambda t, p: got.append(p),
+                         max_messages=mqtt.HOST_BATCH)
+    client.service(0)
+    sock.incoming.extend(b"\x20\x02\x00\x00")
+    client.service(1)
+    for i in range(100):
+        sock.incoming.extend(mqtt.packet(0x30, b"\x00\x03a/b" + b"%d" % i))
+    client.service(2)
+    assert len(got) == 100

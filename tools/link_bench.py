@@ -54,7 +54,7 @@ class Fleet:
                 link.ping_every, link.resend_every, link.link_timeout = 200, 300, 1500
             self.links[t] = link
         self.client = mqtt.Client("bench-fleet-%d" % os.getpid(), mqtt.tcp_opener("127.0.0.1", port),
-                                  self._receive, keepalive=10)
+                                  self._receive, keepalive=10, max_messages=mqtt.HOST_BATCH)
         self.client.subscribe("jackpot/link/+/down")
         self.downs = 0
 

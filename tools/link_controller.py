@@ -543,7 +543,8 @@ def run(args, keys, config=None):
     inbox = []
     client = mqtt.Client("link-controller", mqtt.tcp_opener(args.host, args.port),
                          lambda topic, payload: inbox.append((topic, payload)), keepalive=5,
-                         log=lambda text: print(text, flush=True))
+                         log=lambda text: print(text, flush=True),
+                         max_messages=mqtt.HOST_BATCH)  # what arrived together: one transaction
 
     def say(text):
         if not args.quiet:

@@ -32,6 +32,7 @@ _FLAG_USERNAME = const(0x80)
 _BUFFER_SIZE = const(4096)
 _MAX_READS = const(16)  # socket reads per service() call: bounded work per tick
 MAX_MESSAGES = const(8)  # PUBLISHes handed on per service() call (each is a MAC to check)
+HOST_BATCH = const(0x3FFFFFFF)  # max_messages of a host's client: bounded by the reads only
 _MAX_WRITE_TRIES = const(200)
 CONNACK_TIMEOUT = const(3000)
 _BACKOFF_FIRST = const(500)
@@ -157,8 +158,11 @@ class Client(Session):
     """Non-blocking MQTT 3.1.1 client; see the module docstring."""
 
     def __init__(self, client_id, opener, on_message, keepalive=10, username=None, password=None,
-                 will=None, log=None):
+                 will=None, log=None, max_messages=MAX_MESSAGES):
+        """max_messages: PUBLISHes handed on per service() call; the rest wait for the next
+        (a table's loop must not stall; a host with no watchdog batches more: HOST_BATCH)."""
         Session.__init__(self, client_id, on_message, keepalive, log)
+        self.max_messages = max_messages
         self.opener = opener
         self.username = username
         self.password = password
@@ -188,7 +192,7 @@ class Client(Session):
         if self.state == CONNECTING:
             self._try_connect(now)
             return False
-        self.budget = MAX_MESSAGES
+        self.budget = self.max_messages
         self._read(now)
         if self.state == WAITING and ticks_diff(now, self.since) > CONNACK_TIMEOUT:
             self._drop(now, "no CONNACK within %d ms" % CONNACK_TIMEOUT)
