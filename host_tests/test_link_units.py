@@ -649,3 +649,26 @@ def test_both_sides_judge_two_ledgers_alike():
     # the link paid one more hit: on its way if the table waits for a payout, else unclaimed
     assert codec.compare_totals(table, [200, 2, 0, 900, 2], True) == codec.PAYOUT_COMING
     assert codec.compare_totals(table, [200, 2, 0, 900, 2], False) == codec.UNCLAIMED_PAID
+
+
+def test_no_message_number_is_sent_beyond_the_last_committed_lease():
+    # a link whose commits keep failing (a store fault, the table in RAM ERROR) went on
+    # numbering past its committed lease; after a restart those numbers came again and the
+    # controller refused them as replayed.  It now stops sending at the committed lease and
+    # goes on once the renewed lease is committed.
+    sent = []
+    link = TableLink(1, KEY, lambda topic, payload: sent.append(json.loads(payload[64:])["sq"]) or True)
+    link.saved()                                # the new link's lease (1024) committed
+    now = 0
+    for _ in range(3000):
+        now += 1000
+        link.service(now, NOW, True)            # a hello a second; nothing commits it again
+    assert link.dirty and sent == list(range(1, 1024))
+    link.saved()                                # the renewed lease committed: numbering goes on
+    link.service(now + 1000, NOW, True)
+    assert sent[-1] == 1024 and link.sq <= link.sq_floor
+    # a link restored from its section starts at the committed lease, above every number sent
+    back = TableLink.restore(1, KEY, lambda t, p: sent.append(json.loads(p[64:])["sq"]) or True,
+                             link.section())
+    back.service(0, NOW, True)
+    assert sent[-1] > 1024

@@ -119,6 +119,9 @@ class TableLink:
         self.transport_up = False
         self.sq = 1
         self.sq_floor = _SEQ_LEASE
+        # the lease in critical memory as the caller last committed it (saved()): no number
+        # at or above it is sent, since a restart could use it again
+        self.saved_floor = _SEQ_LEASE
         self.down_sq = 0
         self.down_window = 0
         self.last_n = 0  # number of the last entry created
@@ -238,8 +241,8 @@ class TableLink:
         return seq
 
     def _publish(self, kind, values):
-        if not self.transport_up:
-            return False
+        if not self.transport_up or self.sq >= self.saved_floor:
+            return False    # (past the committed lease: silent until the renewal is saved)
         payload = codec.encode(self.key, kind, self.table, self._next_seq(), self.now_s or 0, values)
         return self.send(self.topic_up, payload)
 
@@ -411,6 +414,7 @@ class TableLink:
     def saved(self):
         """The caller has committed section(): clear the dirty flag."""
         self.dirty = False
+        self.saved_floor = self.sq_floor
 
     @classmethod
     def restore(cls, table, key, send, data, log=None):
@@ -422,6 +426,7 @@ class TableLink:
         link.sq_floor = s[1]
         link.sq = s[1]  # messages sent before the cut used numbers below the saved lease
         link.sq_floor = s[1] + _SEQ_LEASE
+        link.saved_floor = link.sq_floor     # committed at the first poll (dirty, below)
         link.down_sq = s[2]
         link.last_n = s[3]
         link.acked = s[4]
