@@ -82,6 +82,8 @@ class Fleet:
         for link in self.links.values():
             before = link.state
             link.service(self.now, wall, up)
+            if link.dirty:
+                link.saved()    # a board commits section() here; the lease goes on
             if before == UP and link.state != UP:
                 self.downs += 1
 
