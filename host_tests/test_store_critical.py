@@ -264,6 +264,45 @@ def test_broken_event_log_is_reported_at_boot_but_money_stays_available():
     assert (eventlog.LOG_ERROR, 0) in kinds(again)
 
 
+def test_an_edited_oldest_entry_of_a_wrapped_log_is_reported_at_boot_and_the_books_kept():
+    # a FRAM/flash programmer changes an amount in the oldest entry the ring still holds
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 7, 700)], 200)
+    for i in range(eventlog.PAGES + 2):
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1, 0, i)] * eventlog.PAGE_ENTRIES, 300 + i)
+    oldest = cm.log.first_available()
+    assert oldest > 0 and board.boot().log_broken_at is None
+    page, index = divmod(oldest, eventlog.PAGE_ENTRIES)
+    name = "ev%02d.bin" % (page % eventlog.PAGES)
+    data = bytearray(board.files[name])
+    data[index * eventlog.ENTRY_SIZE + 20] ^= 0x01
+    board.files[name] = bytes(data)
+    again = board.boot()
+    assert again.log_broken_at == oldest and again.wagering_allowed
+    assert again.section("jackpot") == b"J1" and (again.round_no, again.step) == (1, STEP_LOCK)
+    assert (eventlog.LOG_ERROR, 0) in kinds(again)
+    assert [e[5] for e in again.log.events() if e[3] == eventlog.LOG_ERROR][-1] == oldest
+
+
+def test_a_wrapped_log_recorded_without_its_base_boots_and_records_it_at_the_next_page():
+    # a record of firmware before the base section: the oldest entry cannot be checked (no
+    # false alarm), until the window moves on and the base is recorded
+    board, cm = ready()
+    for i in range(eventlog.PAGES + 1):
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1, 0, i)] * eventlog.PAGE_ENTRIES, 300 + i)
+    seq, payload = record.decode(cm._record)
+    sections = record.unpack_sections(payload)
+    assert len(sections.pop(critical.LOG_BASE)) == eventlog.LINK_SIZE
+    raw = record.encode(seq, record.pack_sections(sections))
+    board.fram[:len(raw)] = raw
+    board.files["cm_b.bin"] = raw
+    again = board.boot()
+    assert board.status == "ok" and again.log_broken_at is None and again.log.base is None
+    again.commit_admin(None, [(eventlog.DOOR_CLOSE, 1)] * eventlog.PAGE_ENTRIES, 900)
+    assert again.section(critical.LOG_BASE) == again.log.base is not None
+    assert board.boot().log_broken_at is None
+
+
 def test_two_copies_in_flash_say_so():
     fs = MemFS()
     cm = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)
@@ -626,6 +665,7 @@ def test_a_device_that_does_not_answer_is_an_io_error_in_the_log():
     ("_journal", struct.pack("<IB", 9, 7), "journal"),              # no step 7
     ("_log", b"\x00" * 5, "log"),                                    # shorter than the anchor
     ("_log", struct.pack("<I8s", 3, bytes(8)), "log"),               # 3 events, no tail entries
+    ("_logbase", bytes(5), "log base"),                              # not an 8-byte link
 ])
 def test_a_copy_whose_store_sections_do_not_parse_is_a_bad_copy_not_a_crash(name, value, words):
     # A copy with a good CRC (written by other firmware, or crafted by a test lab) whose own

@@ -232,3 +232,54 @@ def test_a_window_of_entries_reads_only_those_entries():
     assert list(log.entries(3 * PAGE_ENTRIES + 7, 200)) == []
     del fs.files["ev01.bin"]
     assert list(log.entries(30, 36)) == whole[30:32] + [None] * 4
+
+
+def _edit_entry(fs, seq, offset=20):
+    """Flip a bit of entry `seq` in its page file (offset 20: its `c` value, an amount)."""
+    page, index = divmod(seq, PAGE_ENTRIES)
+    name = "ev%02d.bin" % (page % PAGES)
+    data = bytearray(fs.files[name])
+    data[index * ENTRY_SIZE + offset] ^= 0x01
+    fs.files[name] = bytes(data)
+
+
+@pytest.mark.parametrize("extra", [0, 5, PAGE_ENTRIES - 1])
+def test_an_edit_of_the_oldest_entry_of_a_wrapped_ring_is_caught(extra):
+    # a test lab with a flash programmer changes the amount of the oldest entry still held:
+    # its link chains from the entry before it, which has left the ring
+    fs = MemFS()
+    log = logged(PAGES * PAGE_ENTRIES + 3 * PAGE_ENTRIES + extra, fs, per_commit=32)
+    oldest = log.first_available()
+    assert oldest > 0 and log.verify() is None
+    _edit_entry(fs, oldest)
+    assert log.verify() == oldest
+    _edit_entry(fs, oldest)                        # put back: intact again
+    _edit_entry(fs, oldest, offset=24)             # its link edited instead
+    assert log.verify() == oldest
+
+
+def test_the_oldest_entry_stays_checked_after_a_reload_and_a_cut_short_page_write():
+    fs = MemFS()
+    log = logged(PAGES * PAGE_ENTRIES + 2 * PAGE_ENTRIES - 3, fs, per_commit=1)
+    again = EventLog(fs)
+    again.load_anchor(log.anchor_bytes(), log.base)
+    assert again.verify() is None
+    # a commit that completes the page writes it over the file of the page before the
+    # oldest held, and is then cut short: the chain still starts from the record's base
+    again.stage([(eventlog.LOCK, 0, 7, 700)] * 4, 5000, 9)
+    again.abandon()
+    after_cut = EventLog(fs)
+    after_cut.load_anchor(log.anchor_bytes(), log.base)
+    assert after_cut.verify() is None
+    _edit_entry(fs, after_cut.first_available())
+    assert after_cut.verify() == after_cut.first_available()
+
+
+def test_recover_anchor_finds_the_link_before_the_oldest_entry():
+    fs = MemFS()
+    logged(PAGES * PAGE_ENTRIES + 2 * PAGE_ENTRIES + 7, fs, per_commit=32)
+    fresh = EventLog(fs)
+    fresh.recover_anchor()
+    assert fresh.first_available() > 0 and fresh.verify() is None
+    _edit_entry(fs, fresh.first_available())
+    assert fresh.verify() == fresh.first_available()

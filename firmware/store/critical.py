@@ -44,6 +44,7 @@ MODE_ONE_DEVICE = "one device"
 
 JOURNAL = "_journal"
 LOG = "_log"
+LOG_BASE = "_logbase"     # the link before the oldest event held, once the ring has wrapped
 _JOURNAL_FORMAT = "<IB"
 _JOURNAL_SIZE = const(5)
 # the event log's anchor: event count u32 and newest link (8 bytes), then the unfinished page
@@ -69,8 +70,8 @@ def _timed(event, now):
     return tuple(event) + (0,) * (4 - len(event)) + (now,)
 
 
-def _store_sections_problem(journal, log):
-    """What is wrong with a copy's journal and event-log anchor sections, or ''."""
+def _store_sections_problem(journal, log, base):
+    """What is wrong with a copy's journal, event-log anchor and base sections, or ''."""
     if len(journal) != _JOURNAL_SIZE:
         return "journal of %d bytes, not %d" % (len(journal), _JOURNAL_SIZE)
     step = journal[4]
@@ -83,6 +84,8 @@ def _store_sections_problem(journal, log):
     if len(log) != _ANCHOR_SIZE + tail:
         return "log tail of %d bytes for %d events (%d expected)" % (
             len(log) - _ANCHOR_SIZE, count, tail)
+    if base is not None and len(base) != eventlog.LINK_SIZE:
+        return "log base of %d bytes, not %d" % (len(base), eventlog.LINK_SIZE)
     return ""
 
 
@@ -187,7 +190,7 @@ class CriticalMemory:
         sections = record.unpack_sections(payload)
         if JOURNAL not in sections or LOG not in sections:
             raise RecordError("missing journal or log section")
-        problem = _store_sections_problem(sections[JOURNAL], sections[LOG])
+        problem = _store_sections_problem(sections[JOURNAL], sections[LOG], sections.get(LOG_BASE))
         if problem:
             # a good CRC over sections this firmware cannot use (other firmware, a crafted
             # copy): a bad copy like any other, never a crash at boot nor the state to keep
@@ -268,7 +271,7 @@ class CriticalMemory:
         memoryview(self._buf)[:len(raw)] = raw
         self._length = len(raw)
         self.round_no, self.step = struct.unpack(_JOURNAL_FORMAT, sections[JOURNAL])
-        self.log.load_anchor(sections[LOG])
+        self.log.load_anchor(sections[LOG], sections.get(LOG_BASE))
 
     def _fit(self, size, anchor):
         """Make both record buffers hold a copy of `size` bytes whose log anchor is `anchor`
@@ -456,6 +459,11 @@ class CriticalMemory:
             carried = max(0, min(len(self._pending), eventlog.MAX_EVENTS_PER_COMMIT - len(events)))
             events = self._pending[:carried] + list(events)
         new[LOG] = self.log.stage(events, now, round_no)
+        base = self.log.base_section()
+        if base is None:
+            new.pop(LOG_BASE, None)
+        else:
+            new[LOG_BASE] = base
         try:
             self._fit(record.OVERHEAD + record.sections_size(new), len(new[LOG]))
             length = record.encode_into(self._scratch, self.seq + 1, new)

@@ -10,6 +10,10 @@ newest link and the entry count (the *anchor*) and the entries of the page still
 (the *tail*) travel inside the checked critical-memory record, so a complete page is written to
 its file once, and an edited or rolled-back page cannot match the anchor.  The ring holds
 ``PAGES`` files; at least ``(PAGES - 1) * PAGE_ENTRIES`` = 1,056 events are always readable.
+
+Once the ring has wrapped, the oldest entry held chains from one that has left it: the link of
+that entry (the *base*) travels in the record too (its own section, read from the page before
+the oldest when the window moves on), so an edit of the oldest entry breaks its link as well.
 """
 
 import hashlib
@@ -20,11 +24,11 @@ from firmware.store.errors import RecordError
 
 ENTRY_SIZE = const(32)
 _BODY_SIZE = const(24)
-_LINK_SIZE = const(8)
+LINK_SIZE = const(8)
 PAGE_ENTRIES = const(32)
 PAGES = const(34)
 PAGE_BYTES = const(1024)      # PAGE_ENTRIES * ENTRY_SIZE
-GENESIS = bytes(_LINK_SIZE)
+GENESIS = bytes(LINK_SIZE)
 # More would let a cut-short commit overwrite the oldest page still held
 MAX_EVENTS_PER_COMMIT = const(32)
 _BODY = "<IIIHHii"
@@ -79,6 +83,11 @@ LAST_KIND = const(29)
 RESET_CAUSES = ("power-on", "hard reset", "watchdog", "deep-sleep wake", "soft reset")
 
 
+def _first_held(count):
+    """Sequence number of the oldest event a ring of `count` events holds."""
+    return max(0, (count // PAGE_ENTRIES - (PAGES - 1)) * PAGE_ENTRIES)
+
+
 def clamp(value):
     """value as an entry's b or c field carries it: an amount beyond the signed 32-bit range
     ($21,474,836.47 in cents) is logged as that end, rather than refuse the commit that moves
@@ -115,7 +124,7 @@ def link_of(previous, body):
     """Return the 8-byte chain link of an entry body that follows a link `previous`."""
     h = hashlib.sha256(previous)
     h.update(body)
-    return h.digest()[:_LINK_SIZE]
+    return h.digest()[:LINK_SIZE]
 
 
 def make_body(seq, time, round_no, kind, a=0, b=0, c=0):
@@ -150,6 +159,9 @@ class EventLog:
         self._spare = bytearray(_ANCHOR_SIZE + PAGE_BYTES)
         self._length = _ANCHOR_SIZE
         self._staged = None
+        # the link before the oldest entry held (GENESIS until the ring wraps); None when not
+        # known (a record of older firmware, a page before it unreadable): that entry unchecked
+        self.base = GENESIS
         struct.pack_into(_ANCHOR, self._anchor, 0, 0, GENESIS)
 
     @property
@@ -169,22 +181,29 @@ class EventLog:
         the second ``confirm`` from now)."""
         return memoryview(self._anchor)[:self._length]
 
-    def load_anchor(self, data):
-        """Restore count, head and tail from a record section; RecordError if inconsistent."""
+    def load_anchor(self, data, base=None):
+        """Restore count, head and tail from a record section, and the base (the link before
+        the oldest entry held: its own section, None if the record has none); RecordError if
+        inconsistent."""
         if len(data) < _ANCHOR_SIZE:
             raise RecordError("event anchor short: %d bytes" % len(data))
         count, head = struct.unpack_from(_ANCHOR, data, 0)
         tail = len(data) - _ANCHOR_SIZE
         if tail != (count % PAGE_ENTRIES) * ENTRY_SIZE:
             raise RecordError("event tail of %d bytes does not match count %d" % (tail, count))
+        if base is not None and len(base) != LINK_SIZE:
+            raise RecordError("event base of %d bytes, not %d" % (len(base), LINK_SIZE))
         memoryview(self._anchor)[:len(data)] = data
         self.count, self.head, self._length = count, bytes(head), len(data)
         self._staged = None
+        self.base = GENESIS if self.first_available() == 0 else (
+            None if base is None else bytes(base))
 
     def _set_empty_tail(self, count, head):
         struct.pack_into(_ANCHOR, self._anchor, 0, count, head)
         self.count, self.head, self._length = count, head, _ANCHOR_SIZE
         self._staged = None
+        self.base = self._link_before(self.first_available())
 
     # --- appending ------------------------------------------------------------------------
     def stage(self, events, time, round_no):
@@ -193,7 +212,7 @@ class EventLog:
         stays valid until the next ``stage``.  Nothing counts until ``confirm``.  An event
         logged late (kept while it could not be written) carries its own time as a fifth item,
         (kind, a, b, c, time); the others get `time`."""
-        count, head = self.count, self.head
+        count, head, base = self.count, self.head, self.base
         if len(events) > MAX_EVENTS_PER_COMMIT:
             raise ValueError("%d events in one commit, at most %d" % (len(events), MAX_EVENTS_PER_COMMIT))
         bodies = []
@@ -219,16 +238,29 @@ class EventLog:
             pos += ENTRY_SIZE
             count += 1
             if count % PAGE_ENTRIES == 0:
+                first = _first_held(count)
+                if first != _first_held(count - 1):
+                    # the oldest page leaves the window: the link before the new oldest entry
+                    # is read from the page still on file (the one this page does not replace)
+                    base = self._link_before(first)
                 self._write_page((count - 1) // PAGE_ENTRIES, view[_ANCHOR_SIZE:pos])
                 pos = _ANCHOR_SIZE
         struct.pack_into(_ANCHOR, buf, 0, count, head)
-        self._staged = (count, head, pos)
+        self._staged = (count, head, pos, base)
         return view[:pos]
+
+    def base_section(self):
+        """The base section to commit with the anchor ``stage`` returned: the link before the
+        oldest entry held, or None when the record needs none (the ring has not wrapped: the
+        chain starts from GENESIS) or it is not known."""
+        count, base = (self.count, self.base) if self._staged is None else (
+            self._staged[0], self._staged[3])
+        return base if _first_held(count) else None
 
     def confirm(self):
         """Make the staged events part of the log (call once the record is committed)."""
         if self._staged is not None:
-            self.count, self.head, self._length = self._staged
+            self.count, self.head, self._length, self.base = self._staged
             self._anchor, self._spare = self._spare, self._anchor
             self._staged = None
 
@@ -246,8 +278,18 @@ class EventLog:
     # --- reading and checking -------------------------------------------------------------
     def first_available(self):
         """Sequence number of the oldest event the ring still holds."""
-        first_page = self.count // PAGE_ENTRIES - (PAGES - 1)
-        return max(0, first_page * PAGE_ENTRIES)
+        return _first_held(self.count)
+
+    def _link_before(self, first):
+        """The link of entry first - 1 as its page file holds it (GENESIS before entry 0), or
+        None if the file does not hold that entry."""
+        if first == 0:
+            return GENESIS
+        page, index = divmod(first - 1, PAGE_ENTRIES)
+        data = self._read_entries(page, index, 1)
+        if data is None or len(data) != ENTRY_SIZE or struct.unpack_from("<I", data, 0)[0] != first - 1:
+            return None
+        return bytes(data[_BODY_SIZE:ENTRY_SIZE])
 
     def entries(self, start=None, stop=None):
         """Yield the raw 32-byte entries from `start` (default: the oldest held) up to, not
@@ -296,7 +338,7 @@ class EventLog:
         """Walk the chain over every held event; return None if intact, else the sequence
         number of the first entry whose link or number is wrong (or that is missing)."""
         expected_seq = self.first_available()
-        previous = None
+        previous = self.base
         for entry in self.entries(expected_seq):
             if entry is None:
                 return expected_seq
