@@ -307,7 +307,8 @@ class Service:
             seq += 1
         following = seq if seq < log.count else None
         return {"ok": True, "cmd": cmd, "first": first, "count": log.count, "start": start,
-                "head": _hex(log.head), "fields": ["seq", "time", "round", "kind", "a", "b", "c",
+                "head": _hex(log.head), "base": None if log.base is None else _hex(log.base),
+                "fields": ["seq", "time", "round", "kind", "a", "b", "c",
                                                    "link"],
                 "entries": entries, "missing": missing, "next": following}
 

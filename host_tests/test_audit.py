@@ -257,6 +257,20 @@ def test_chain_of_a_ring_that_has_dropped_its_oldest_page():
     assert "entries before 32 have left the ring" in result["message"]
 
 
+def test_an_edit_of_the_oldest_entry_of_a_wrapped_ring_is_caught_from_the_tables_base():
+    # the table sends the link of the entry before the oldest it holds (its `base`)
+    base = b"\x5a" * 8
+    entries = chain(32, ROWS, previous=base)
+    log = as_log(entries, first=32)
+    log["base"] = base.hex()
+    result = audit.verify_chain(log)
+    assert result["intact"] is True and result["checked"] == 4
+    entries[0]["c"] = 1                       # an amount of the oldest entry changed
+    assert audit.verify_chain(log)["broken_at"] == 32
+    log["base"] = "zz"                        # a base that is not hex: broken, not a crash
+    assert audit.verify_chain(log)["broken_at"] == 32
+
+
 def test_chain_entry_out_of_range_is_broken_not_a_crash():
     entries = chain(0, ROWS)
     entries[1]["a"] = 70000

@@ -177,6 +177,17 @@ def test_log_pages_through_every_event_in_order(table):
     assert [e[0] for e in short["entries"]] == [5, 6, 7] and short["next"] == 8
 
 
+def test_log_gives_the_link_before_the_oldest_entry_of_a_wrapped_ring(table):
+    log = table.memory.log
+    assert table.ask("log")["base"] == "00" * 8            # the chain starts from eight zeros
+    for _ in range(ev.PAGES):
+        assert table.c.commit_admin([(ev.TAMPER, 1)] * ev.PAGE_ENTRIES) == ""
+    reply = table.ask("log")
+    assert reply["first"] == log.first_available() > 0
+    assert reply["base"] == log.base.hex()
+    assert ev.link_of(log.base, bytes(next(log.entries()))[:24]).hex() == reply["entries"][0][7]
+
+
 def test_program_reports_the_boot_check(table):
     table.c.set_program(False, "changed-file firmware/app.mpy", "ab" * 32)
     reply = table.ask("program")

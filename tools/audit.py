@@ -162,7 +162,8 @@ def ask(link, line):
 
 def read_log(link):
     """Every held event-log entry, page by page: dict with entries (dicts), first, count,
-    head (hex link of the newest entry) and missing (sequence numbers the table could not read)."""
+    head (hex link of the newest entry), base (hex link of the entry before the first, None
+    when the table does not know it) and missing (sequence numbers the table could not read)."""
     reply = ask(link, "log")
     entries, missing = [], []
     while True:
@@ -173,7 +174,7 @@ def read_log(link):
             break
         reply = ask(link, "log %d %d" % (reply["next"], LOG_PAGE))
     return {"entries": entries, "first": reply["first"], "count": reply["count"],
-            "head": reply["head"], "missing": missing}
+            "head": reply["head"], "base": reply.get("base"), "missing": missing}
 
 
 def read_all(link):
@@ -207,6 +208,13 @@ def verify_chain(log):
     expected = first
     previous = eventlog.GENESIS if first == 0 else None
     checked = 0
+    base = log.get("base")
+    if first and base is not None:
+        # the link of the entry before the oldest held, kept by the table: the oldest is checked too
+        try:
+            previous = bytes.fromhex(base)
+        except (ValueError, TypeError):
+            previous = b""
 
     def broken(seq, why):
         return {"intact": False, "broken_at": seq, "checked": checked,
