@@ -14,6 +14,7 @@ from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
 from firmware.store import eventlog as ev
+from firmware.store import record
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
@@ -829,6 +830,30 @@ def test_ram_error_shows_what_each_copy_was_found_to_be(tmp_path):
     lines = t.c.view.lines
     assert lines[2] == "no good copy"
     assert lines[3] == "0 short: 2 bytes" and lines[4] == "1 bad crc"
+
+
+@pytest.mark.parametrize("section", [tc.SECTION_JACKPOT, tc.SECTION_ROUND])
+def test_a_newest_copy_that_does_not_decode_falls_back_to_the_older_copy(tmp_path, section):
+    # copy 0 holds a newer record with a good CRC whose jackpot (or round) section does not
+    # decode (a firmware fault, a crafted copy): the boot must not rebuild the good copy 1
+    # from it and close the jackpot; it takes copy 1, rebuilds copy 0 and logs why
+    t = Table(tmp_path)
+    t.ram_clear()
+    pool = t.c.view.meter[0]
+    seq, payload = record.decode(t.memory._record)
+    sections = record.unpack_sections(payload)
+    sections[section] = sections[section][:3]                 # cut short: does not decode
+    (tmp_path / "a.bin").write_bytes(record.encode(seq + 1, record.pack_sections(sections)))
+    good = (tmp_path / "b.bin").read_bytes()
+    t.boot()
+    assert t.c.phase == tc.OPEN and t.c.view.meter[0] == pool and t.c.jackpot_open()
+    assert t.memory.status == "repaired"
+    error = events_of(t.memory, ev.CM_ERROR)[-1]
+    assert error[4:6] == (0, ev.REASON_BAD_STATE)
+    assert events_of(t.memory, ev.CM_RECOVERED)[-1][4:7] == (0, 1, seq)
+    assert record.decode(good)[0] == seq                       # copy 1 was the good one
+    t.boot()
+    assert t.memory.status == "ok" and t.c.phase == tc.OPEN
 
 
 def test_a_door_opened_in_ram_error_is_logged_with_the_ram_clear(tmp_path):

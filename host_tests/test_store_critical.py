@@ -303,6 +303,63 @@ def test_a_wrapped_log_recorded_without_its_base_boots_and_records_it_at_the_nex
     assert board.boot().log_broken_at is None
 
 
+def _usable(sections):
+    """The application's check of a copy at boot: a jackpot section it can decode."""
+    if not bytes(sections.get("jackpot", b"")).startswith(b"J"):
+        raise ValueError("jackpot state: bad magic")
+
+
+def test_a_newest_copy_whose_sections_do_not_decode_falls_back_to_the_older_good_copy():
+    # A newest copy with a good CRC whose jackpot section the application cannot decode must
+    # not be copied over the older good one: boot checks first, takes the older copy, and
+    # rebuilds the bad one from it, saying so.
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [], 200)
+    seq, payload = record.decode(cm._record)
+    sections = record.unpack_sections(payload)
+    sections["jackpot"] = b"garbage"
+    raw = record.encode(seq + 1, record.pack_sections(sections))
+    board.fram[:len(raw)] = raw                       # copy 0 newest, copy 1 the good one
+    board.bus = FramBus(board.fram)
+    board.fs = MemFS(board.files)
+    again = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(board.fs, "cm_b.bin")],
+                           board.fs)
+    checked = []
+
+    def check(found):
+        checked.append(bytes(found["jackpot"]))
+        _usable(found)
+
+    assert again.boot(300, 1, check=check) == "repaired"
+    assert checked == [b"garbage", b"J1"]             # newest first
+    assert again.section("jackpot") == b"J1" and (again.round_no, again.step) == (1, STEP_LOCK)
+    assert again.seq == seq + 1 and again.copy_status == ["ok", "ok"]   # + its power-up
+    error = [e for e in again.log.events() if e[3] == eventlog.CM_ERROR][-1]
+    assert error[4:6] == (0, eventlog.REASON_BAD_STATE)
+    recovered = [e for e in again.log.events() if e[3] == eventlog.CM_RECOVERED][-1]
+    assert recovered[4:7] == (0, 1, seq)
+    assert board.files["cm_b.bin"] == bytes(board.fram[:len(again._record)]) == again._record
+    assert board.boot() and board.status == "ok"
+
+
+def test_when_no_copy_decodes_boot_loads_the_newest_as_without_a_check():
+    # nothing usable: the newest (good CRC) copy is loaded, so the application can say what
+    # is wrong (RAM ERROR "bad record") and keep what it can through the RAM clear
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"X1"}, [], 200)
+    seq, payload = record.decode(cm._record)
+    sections = record.unpack_sections(payload)
+    sections["jackpot"] = b"X2"
+    raw = record.encode(seq + 1, record.pack_sections(sections))
+    board.fram[:len(raw)] = raw
+    board.bus = FramBus(board.fram)
+    board.fs = MemFS(board.files)
+    again = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(board.fs, "cm_b.bin")],
+                           board.fs)
+    assert again.boot(300, 1, check=_usable) == "repaired"
+    assert again.section("jackpot") == b"X2" and again.seq >= seq + 1
+
+
 def test_two_copies_in_flash_say_so():
     fs = MemFS()
     cm = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)

@@ -89,6 +89,29 @@ def _store_sections_problem(journal, log, base):
     return ""
 
 
+def _newest_usable(found, check):
+    """Index of the newest copy in `found` (tuples: good copies; text: why a copy is bad) that
+    `check` accepts; the newer ones it refuses become text in `found`.  The newest good copy
+    when check is None or refuses all; None when no copy is good."""
+    order = sorted([i for i in range(len(found)) if isinstance(found[i], tuple)],
+                   key=lambda i: -found[i][0])
+    if not order or check is None:
+        return order[0] if order else None
+    refused = []
+    raw = why = None
+    for i in order:
+        if found[i][2] != raw:          # the same bytes as the copy just refused: refused too
+            try:
+                check(found[i][1])
+                for j, text in refused:
+                    found[j] = text
+                return i
+            except ValueError as error:
+                raw, why = found[i][2], "bad state: %s" % error
+        refused.append((i, why))
+    return order[0]
+
+
 def _ended(step):
     return step == STEP_SETTLE or step == STEP_VOID
 
@@ -197,19 +220,23 @@ class CriticalMemory:
             raise RecordError("malformed sections: " + problem)
         return seq, sections, bytes(raw)
 
-    def boot(self, now, reset_cause=0, cause=0):
+    def boot(self, now, reset_cause=0, cause=0, check=None):
         """Validate every copy, take the newest good one, rebuild the others from it and log
         power-up (the board's reset_cause code and its name's number, eventlog.POWER_UP) and
-        every repair.  Returns the status (STATUS_RAM_ERROR if no copy is good)."""
+        every repair.  Returns the status (STATUS_RAM_ERROR if no copy is good).
+
+        `check(sections)`, when given, is the application's test of a copy, called newest
+        first before anything is written: ValueError means it cannot use the copy's sections
+        (a jackpot record that does not decode), which then is a bad copy ("bad state: ...")
+        rebuilt from the newest copy that passes.  When none passes, the newest is taken as
+        without a check (the application says what is wrong)."""
         found = []
-        best = None
         for i in range(len(self.copies)):
             try:
                 found.append(self._read_copy(i))
-                if best is None or found[i][0] > found[best][0]:
-                    best = i
             except RecordError as error:
                 found.append(str(error))
+        best = _newest_usable(found, check)
         if best is None:
             self.status = STATUS_RAM_ERROR
             blank = True

@@ -108,13 +108,15 @@ REASON_STALE = const(5)       # valid but older than another copy (a commit was 
 REASON_READBACK = const(6)    # read-back after a write did not match
 REASON_IO = const(7)          # the device raised an I/O error
 REASON_OTHER = const(8)
+REASON_BAD_STATE = const(9)   # a good CRC, but the application cannot use its sections
 
 
 def reason_code(message):
     """Map a RecordError message to a REASON_* code."""
     for prefix, code in (("blank", REASON_BLANK), ("bad magic", _REASON_BAD_MAGIC),
                          ("bad crc", REASON_BAD_CRC), ("truncated", _REASON_TRUNCATED),
-                         ("short", _REASON_TRUNCATED), ("io error", REASON_IO)):
+                         ("short", _REASON_TRUNCATED), ("io error", REASON_IO),
+                         ("bad state", REASON_BAD_STATE)):
         if message.startswith(prefix):
             return code
     return REASON_OTHER

@@ -39,4 +39,4 @@ SHORT_NAMES = {
 
 # Short names of the CM_ERROR reason codes (eventlog.REASON_*), indexed by code
 REASON_NAMES = ("", "blank", "bad magic", "bad crc", "truncated", "stale", "readback", "I/O",
-                "other")
+                "other", "bad state")

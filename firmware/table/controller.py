@@ -230,6 +230,7 @@ class RoundController:
         self.shoe_logged = False     # a SHOE_REJECT entry made less than SHOE_LOG_MS ago, at shoe_logged_ms
         self.shoe_logged_ms = 0
         self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
+        self._decoded = None         # (jackpot, round record) of the copy the boot takes
 
     # ------------------------------------------------------------------ boot
 
@@ -242,14 +243,20 @@ class RoundController:
         self.now_ms = now_ms
         self.wall = wall
         cause = ev.RESET_CAUSES.index(cause_name) + 1 if cause_name in ev.RESET_CAUSES else 0
-        status = self.memory.boot(wall, reset_cause, cause)
+        self._decoded = None
+        # each copy is decoded before the boot takes it: one that does not decode is a bad copy,
+        # never the one the others are rebuilt from
+        status = self.memory.boot(wall, reset_cause, cause, self._decode_copy)
         if status == critical.STATUS_RAM_ERROR:
             self._enter_ram_error()
             return self.phase
+        decoded, self._decoded = self._decoded, None
         try:
-            self.jackpot = self._load_jackpot()
-            data = self.memory.section(SECTION_ROUND)
-            self.rec = roundrecord.decode(data) if data is not None else roundrecord.RoundRecord()
+            if decoded is None:      # no copy decoded: the newest again, to say why
+                self._decode_copy({SECTION_JACKPOT: self.memory.section(SECTION_JACKPOT),
+                                   SECTION_ROUND: self.memory.section(SECTION_ROUND)})
+                decoded, self._decoded = self._decoded, None
+            self.jackpot, self.rec = decoded
             if self.link_factory is not None:
                 self._start_link()
         except ValueError as error:
@@ -333,6 +340,16 @@ class RoundController:
             return str(error) or type(error).__name__
         self._refresh_meter()
         return ""
+
+    def _decode_copy(self, sections):
+        """The jackpot and the round record of a copy's sections, kept for the boot;
+        ValueError names what does not decode."""
+        data = sections.get(SECTION_JACKPOT)
+        if data is None:
+            raise ValueError("no jackpot section")
+        jp = jprecord.decode(data)
+        data = sections.get(SECTION_ROUND)
+        self._decoded = (jp, roundrecord.decode(data) if data is not None else roundrecord.RoundRecord())
 
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)
