@@ -360,6 +360,35 @@ def test_when_no_copy_decodes_boot_loads_the_newest_as_without_a_check():
     assert again.section("jackpot") == b"X2" and again.seq >= seq + 1
 
 
+def test_a_cut_short_commit_that_wrote_the_page_before_the_oldest_entry_raises_no_false_alarm():
+    # the commit completing a page writes it over the file holding the entry before the
+    # oldest one held, then fails on every copy (the power went): the reboot must verify
+    # from the base in the record, and still catch an edit of the oldest entry
+    board, cm = ready()
+    for i in range(eventlog.PAGES):
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1, 0, i)] * eventlog.PAGE_ENTRIES, 300 + i)
+    while cm.log.count % eventlog.PAGE_ENTRIES != eventlog.PAGE_ENTRIES - 2:
+        cm.commit_admin(None, [(eventlog.DOOR_CLOSE, 1)], 400)
+    oldest = cm.log.first_available()
+    assert oldest > 0
+
+    class Dead(FileSlot):
+        def write(self, data):
+            raise OSError(5)
+
+    cm.copies = [Dead(board.fs, "x"), Dead(board.fs, "y")]
+    with pytest.raises(StoreError):
+        cm.commit_admin(None, [(eventlog.TAMPER, 1)] * 2, 500)
+    again = board.boot()                      # its power-up entry does not complete the page
+    assert again.log.first_available() == oldest and again.log_broken_at is None
+    page, index = divmod(oldest, eventlog.PAGE_ENTRIES)
+    name = "ev%02d.bin" % (page % eventlog.PAGES)
+    data = bytearray(board.files[name])
+    data[index * eventlog.ENTRY_SIZE + 20] ^= 0x01
+    board.files[name] = bytes(data)
+    assert board.boot().log_broken_at == oldest
+
+
 def test_two_copies_in_flash_say_so():
     fs = MemFS()
     cm = CriticalMemory([FileSlot(fs, "cm_a.bin"), FileSlot(fs, "cm_b.bin")], fs)
