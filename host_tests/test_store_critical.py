@@ -752,6 +752,7 @@ def test_a_device_that_does_not_answer_is_an_io_error_in_the_log():
     ("_log", b"\x00" * 5, "log"),                                    # shorter than the anchor
     ("_log", struct.pack("<I8s", 3, bytes(8)), "log"),               # 3 events, no tail entries
     ("_logbase", bytes(5), "log base"),                              # not an 8-byte link
+    ("_log", struct.pack("<I8s", 0xFFFFFFE0, bytes(8)), "log count"),  # 2**32 - 32 events: never
 ])
 def test_a_copy_whose_store_sections_do_not_parse_is_a_bad_copy_not_a_crash(name, value, words):
     # A copy with a good CRC (written by other firmware, or crafted by a test lab) whose own
@@ -776,6 +777,31 @@ def test_a_copy_whose_store_sections_do_not_parse_is_a_bad_copy_not_a_crash(name
     board.files["cm_b.bin"] = raw
     third = board.boot()
     assert board.status == "RAM ERROR" and words in third.copy_status[0]
+
+
+@pytest.mark.parametrize("seq", [0x80000000, 0xFFFFFFFF])
+def test_a_copy_with_a_sequence_number_no_table_reaches_is_a_bad_copy_not_a_crash(seq):
+    # a good CRC over a header number of 2**31 or more (a crafted copy, a fault in the
+    # firmware that wrote it): it would win every boot and leave no number after it (the
+    # boot's own commit could not be made): refused like a bad copy, the other one taken
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [], 200)
+    _seq, payload = record.decode(cm._record)
+    sections = record.unpack_sections(payload)
+    sections["jackpot"] = b"J2"
+    raw = record.encode(seq, record.pack_sections(sections))
+    board.fram[:len(raw)] = raw
+    again = board.boot()
+    assert board.status == "repaired" and again.section("jackpot") == b"J1"
+    assert again.seq == cm.seq + 1 and again.copy_status == ["ok", "ok"]
+    error = [e for e in again.log.events() if e[3] == eventlog.CM_ERROR][-1]
+    assert error[4] == 0
+    board.files["cm_b.bin"] = raw                     # both: RAM ERROR, then a RAM clear
+    board.fram[:len(raw)] = raw
+    third = board.boot()
+    assert board.status == "RAM ERROR" and "seq" in third.copy_status[0]
+    third.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    assert third.seq < 0x80000000 and board.boot() and board.status == "ok"
 
 
 def test_a_flash_copy_that_cannot_be_read_is_an_io_error_not_blank_memory():

@@ -80,6 +80,10 @@ def _store_sections_problem(journal, log, base):
     if len(log) < _ANCHOR_SIZE:
         return "log anchor of %d bytes, under %d" % (len(log), _ANCHOR_SIZE)
     count = struct.unpack_from("<I", log, 0)[0]
+    if count >= _SEQ_PLAUSIBLE:
+        # no table logs 2**31 events; the entries' numbers and the log's own entries about
+        # the boot would not fit after it
+        return "log count %d beyond %d" % (count, _SEQ_PLAUSIBLE - 1)
     tail = (count % eventlog.PAGE_ENTRIES) * eventlog.ENTRY_SIZE
     if len(log) != _ANCHOR_SIZE + tail:
         return "log tail of %d bytes for %d events (%d expected)" % (
@@ -210,6 +214,10 @@ class CriticalMemory:
             if self._highest_seen < seen < _SEQ_PLAUSIBLE:
                 self._highest_seen = seen
         seq, payload = record.decode(raw)
+        if seq >= _SEQ_PLAUSIBLE:
+            # a good CRC over a number no table reaches: it would win every boot and leave
+            # no number after it (the boot's own commit, CM_RECOVERED's, would not fit)
+            raise RecordError("implausible seq %d" % seq)
         sections = record.unpack_sections(payload)
         if JOURNAL not in sections or LOG not in sections:
             raise RecordError("missing journal or log section")
