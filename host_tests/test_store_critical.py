@@ -804,6 +804,28 @@ def test_a_copy_with_a_sequence_number_no_table_reaches_is_a_bad_copy_not_a_cras
     assert third.seq < 0x80000000 and board.boot() and board.status == "ok"
 
 
+def test_a_log_page_numbered_beyond_any_table_does_not_block_the_ram_clear():
+    # RAM ERROR, and a page file on flash whose entries claim numbers no table reaches (a
+    # crafted or garbled page that still looks whole): the RAM clear continues the log after
+    # the newest believable page, and the board then boots
+    board, cm = ready()
+    for i in range(3):
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1, 0, i)] * eventlog.PAGE_ENTRIES, 300 + i)
+    board.fram[:] = bytes(len(board.fram))
+    board.files["cm_b.bin"] = b"CM"
+    for first in (0xFFFFFFE0, 0x80000000):
+        page = first // eventlog.PAGE_ENTRIES
+        board.files["ev%02d.bin" % (page % eventlog.PAGES)] = b"".join(
+            eventlog.make_body(first + i, 1, 0, eventlog.DOOR_OPEN) + bytes(8)
+            for i in range(eventlog.PAGE_ENTRIES))
+    again = board.boot()
+    assert board.status == "RAM ERROR"
+    again.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    assert again.log.count < 0x80000000
+    third = board.boot()
+    assert board.status == "ok" and third.section("jackpot") == b"J0"
+
+
 def test_a_flash_copy_that_cannot_be_read_is_an_io_error_not_blank_memory():
     # A flash file the filesystem refuses to read (EIO: a failing chip, a corrupt littlefs)
     # is not a missing copy: with the FRAM blank too, the board said "memory blank" as if it

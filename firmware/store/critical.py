@@ -80,10 +80,10 @@ def _store_sections_problem(journal, log, base):
     if len(log) < _ANCHOR_SIZE:
         return "log anchor of %d bytes, under %d" % (len(log), _ANCHOR_SIZE)
     count = struct.unpack_from("<I", log, 0)[0]
-    if count >= _SEQ_PLAUSIBLE:
+    if count >= eventlog.COUNT_LIMIT:
         # no table logs 2**31 events; the entries' numbers and the log's own entries about
         # the boot would not fit after it
-        return "log count %d beyond %d" % (count, _SEQ_PLAUSIBLE - 1)
+        return "log count %d beyond %d" % (count, eventlog.COUNT_LIMIT - 1)
     tail = (count % eventlog.PAGE_ENTRIES) * eventlog.ENTRY_SIZE
     if len(log) != _ANCHOR_SIZE + tail:
         return "log tail of %d bytes for %d events (%d expected)" % (

@@ -35,6 +35,9 @@ _BODY = "<IIIHHii"
 _ANCHOR = "<I8s"
 _ANCHOR_SIZE = const(12)
 MAX_ANCHOR = const(1004)      # anchor section with a full tail: 12 + (PAGE_ENTRIES - 1) * ENTRY_SIZE
+# No table logs this many events (one a second for 68 years): a record or a page claiming
+# more is not believed (the entries' numbers after it would not fit)
+COUNT_LIMIT = 0x80000000
 _I32_MIN = -0x80000000
 _I32_MAX = 0x7FFFFFFF
 
@@ -371,7 +374,8 @@ class EventLog:
             if len(data) != PAGE_ENTRIES * ENTRY_SIZE:
                 continue
             first = struct.unpack_from("<I", data, 0)[0]
-            if first % PAGE_ENTRIES or (first // PAGE_ENTRIES) % PAGES != slot:
+            if first % PAGE_ENTRIES or (first // PAGE_ENTRIES) % PAGES != slot \
+                    or first >= COUNT_LIMIT - PAGE_ENTRIES:
                 continue
             last = unpack(data[-ENTRY_SIZE:])
             if last[0] != first + PAGE_ENTRIES - 1:
