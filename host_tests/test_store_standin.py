@@ -248,8 +248,10 @@ class Board:
         return CriticalMemory(copies, fs)
 
 
-def new_board(kind, blocks=48, model=StandIn):
-    """A blank board, formatted and initialised by a RAM clear with the stand-in reset values."""
+def new_board(kind, blocks=48, model=StandIn, wrapped=False):
+    """A blank board, formatted and initialised by a RAM clear with the stand-in reset values;
+    `wrapped`: with an event ring that has wrapped, so the page the script completes moves
+    the oldest entry held (and the link before it, kept in the record) on."""
     from host_tests.fakes.flash import FlashDevice, Supply
     board = Board(kind)
     if kind != "lfs2":
@@ -264,6 +266,8 @@ def new_board(kind, blocks=48, model=StandIn):
     status = cm.boot(1000, 1)
     assert status == "RAM ERROR", status
     cm.ram_clear({"jackpot": model.encode(model.fresh())}, 1000, 7, True)
+    while wrapped and cm.log.first_available() == 0:
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)] * eventlog.PAGE_ENTRIES, 1000)
     # fill the event log to just before a page boundary, so the script completes a page
     while cm.log.count % 32 != 28:
         cm.commit_admin(None, [(eventlog.DOOR_OPEN + cm.log.count % 2, 1)], 1000)
