@@ -98,7 +98,7 @@ def _newest_usable(found, check):
     `check` accepts; the newer ones it refuses become text in `found`.  The newest good copy
     when check is None or refuses all; None when no copy is good."""
     order = sorted([i for i in range(len(found)) if isinstance(found[i], tuple)],
-                   key=lambda i: -found[i][0])
+                   key=lambda i: (-found[i][0], i))   # equal numbers: the lower copy first
     if not order or check is None:
         return order[0] if order else None
     refused = []
