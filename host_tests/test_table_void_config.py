@@ -226,3 +226,31 @@ def test_no_results_to_recall_before_the_first_round(tmp_path):
     t = _open(tmp_path)
     t.press(btn.SETTLE, long=True)
     assert "No results yet" in t.screen() and not t.c.recalling
+
+
+def test_a_seat_cannot_be_voided_once_its_jackpot_confirmation_is_committed(tmp_path, monkeypatch):
+    """OK committed the confirmation of seat 1's royal, the payout's commit failed: the
+    boot after a power cut pays the confirmed hands.  Voiding a seat then would return a
+    wager the cut still pays on (or change the hands paid): refused, as a fold is."""
+    t = _open(tmp_path)
+    royal_round(t)                           # seats 1 (royal) and 3
+    t.key(True)
+    real_commit = t.memory.commit
+
+    def settle_fails(round_no, step, *args, **kwargs):
+        if step == 3:
+            raise OSError(5, "flash write failed")
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(t.memory, "commit", settle_fails)
+    t.press(btn.OK)                          # confirmed; the payout's commit fails
+    assert t.memory.step == 2 and t.c.phase == tc.LOCKED
+    monkeypatch.undo()
+    for seat in (0, 2):                      # the winner, then the other jackpot seat
+        t.c.cursor = seat
+        t.press(btn.BACK)                    # key + BACK: void the cursor seat
+        assert t.c.rec.voided == 0 and "cannot void seat" in t.screen()
+    assert events_of(t.memory, ev.VOID) == []
+    c = t.boot()                             # the power goes: the confirmed hands are paid
+    assert [e[4:7] for e in events_of(t.memory, ev.JACKPOT_HIT)] == [(1, 4, 1000140)]
+    assert c.jackpot.audit() == []

@@ -59,7 +59,10 @@ def void_round(c):
 
 def void_seat(c, seat):
     """Void one seat (0-based) of the locked round: its jackpot wager returned, committed
-    with the round."""
+    with the round.  Refused once the round's jackpot hands are confirmed (c._confirmed):
+    the boot after a power cut pays them as confirmed."""
+    if not c._may_correct("to void a seat", ("Hands confirmed", "cannot void seat")):
+        return
     bit = 1 << seat
     if c.rec.voided & bit:
         c._say("Seat %d" % (seat + 1), "already void")
