@@ -403,3 +403,25 @@ def test_a_millionth_entry_keeps_its_number_and_minute_whole():
     assert lines[0] == "#1000000 07:19" and lines[1] == " tamper S6"
     assert audit.entry_lines((999999, WALL, 2, ev.TAMPER, 6, 0, 0, b""))[0] == "#999999 07:19:56"
 
+
+
+def test_with_the_door_open_every_audit_line_can_still_be_read(table):
+    """The logic door open: DOOR OPEN takes the display's last line, and the menu scrolls in
+    the seven above it, so that no line of the menu (its title, its last entry) is hidden."""
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    menu = open_audit(table)
+    screen = table.c.view.lines
+    assert screen[0] == "AUDIT  (BACK)" and screen[-1] == "DOOR OPEN"
+    assert screen[:LINES - 1] == list(menu[:LINES - 1])
+    last = -1
+    while table.c.menu_top != last:                       # down to the end, page by page
+        last = table.c.menu_top
+        table.press(btn.DOWN, long=True)
+    assert table.c.view.lines[:LINES - 1] == list(menu[len(menu) - LINES + 1:])
+    assert table.c.view.lines[-1] == "DOOR OPEN"
+    for _ in range(20):                                   # OK: section by section, then the top
+        table.press(btn.OK)
+        assert table.c.menu_top <= len(menu) - LINES + 1
+        if table.c.menu_top == 0:
+            break
+    assert table.c.view.lines[0] == "AUDIT  (BACK)"

@@ -22,7 +22,6 @@ from firmware.table.phases import (
     CONFIG_ITEMS,
     CONFIRM_HITS,
     DEALER,
-    LINES,
     LOCKED,
     OPEN,
     RAM_CLEAR,
@@ -192,15 +191,16 @@ def _on_ram_clear(c, button, long):
 
 
 def _on_audit(c, button, long):
+    rows = screens.menu_rows(c)
     if button == btn.BACK:
         c._close_audit()
     elif button == btn.OK:
         # the next section (meters, hits, events ...): the event log is long to scroll through
-        c.menu_top = c.menu.next_mark(c.menu_top, LINES)
+        c.menu_top = c.menu.next_mark(c.menu_top, rows)
     elif button == btn.DOWN:
-        c.menu_top = min(c.menu_top + (LINES if long else 1), max(0, len(c.menu) - LINES))
+        c.menu_top = min(c.menu_top + (rows if long else 1), max(0, len(c.menu) - rows))
     elif button == btn.UP:
-        c.menu_top = max(0, c.menu_top - (LINES if long else 1))
+        c.menu_top = max(0, c.menu_top - (rows if long else 1))
 
 
 def _on_config(c, button, long):

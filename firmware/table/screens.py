@@ -171,6 +171,12 @@ def _bits(c, mask):
     return "".join(["1" if mask & (1 << s) else "0" for s in range(c.seats)])
 
 
+def menu_rows(c):
+    """The audit menu's lines on screen: all but the last while the door is open, which
+    shows DOOR OPEN there (never over a menu line)."""
+    return LINES - 1 if c.door_open else LINES
+
+
 def render_lines(c):
     """Write the dealer display's eight lines for the controller's present state."""
     lines = c.view.lines
@@ -276,7 +282,7 @@ def render_lines(c):
         lines[6] = "OK=accept"
         lines[7] = "BACK=cancel"
     elif phase == AUDIT:
-        for i in range(LINES):
+        for i in range(menu_rows(c)):
             if c.menu_top + i < len(c.menu):
                 lines[i] = c.menu[c.menu_top + i]
     elif phase == CONFIG:
