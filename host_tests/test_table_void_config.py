@@ -2,6 +2,8 @@
 to make, a void seat that cannot fold, and configuration only when no chip is down, on a game
 with a jackpot, with a change that waits for the next hit said so."""
 
+import sys
+
 import pytest
 
 from firmware.drivers import buttons as btn
@@ -254,3 +256,66 @@ def test_a_seat_cannot_be_voided_once_its_jackpot_confirmation_is_committed(tmp_
     c = t.boot()                             # the power goes: the confirmed hands are paid
     assert [e[4:7] for e in events_of(t.memory, ev.JACKPOT_HIT)] == [(1, 4, 1000140)]
     assert c.jackpot.audit() == []
+
+
+def test_a_round_locked_before_the_game_was_changed_is_finished_under_its_own_game(tmp_path):
+    """A UTH round is locked with two jackpot wagers; the power goes, config.json is switched
+    to Four Card Poker, the power comes back.  The round is still UTH's: its jackpot hands
+    are settled and paid (the books balance, no jackpot round left open to refuse every later
+    LOCK), and the next round is Four Card Poker."""
+    t = _open(tmp_path)
+    for seat in (1, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.game = tc.FCP                          # the file now says "fcp"
+    c = t.boot()
+    assert c.phase == tc.LOCKED and "Round 1 is UTH\nFCP next round" in t.screen()
+    assert "JP 13" in t.screen()
+    t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.settle()
+    assert c.phase == tc.RESULTS and "JP S1 $10001.40" in c.results
+    assert c.jackpot.open_round == 0 and c.jackpot.audit() == []
+    again = t.boot()                         # its results again, as UTH's
+    assert again.results == c.results and again.phase == tc.RESULTS
+    t.press(btn.SETTLE)                      # the next round: Four Card Poker
+    assert again.phase == tc.OPEN and again.game == tc.FCP and "FOUR CARD POKER" in t.screen()
+    assert again.view.meter_slots == ()
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    assert again.results == ["D One Pair", "S1 Trips W"]
+
+
+def test_a_four_card_poker_round_resumed_on_a_table_switched_to_uth_stays_four_card_poker(tmp_path):
+    t = _open(tmp_path, tc.FCP)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.game = tc.UTH
+    c = t.boot()
+    assert c.phase == tc.LOCKED and "Round 1 is FCP\nUTH next round" in t.screen()
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    assert c.results == ["D One Pair", "S1 Trips W"]
+    t.press(btn.SETTLE)
+    assert c.game == tc.UTH and "JP OPEN" in t.screen()
+    t.chip(2)
+    t.chip(2, ante=True)
+    t.press(btn.LOCK)                        # the progressive takes wagers again
+    assert c.phase == tc.LOCKED and c.rec.accepted == 0b10
+    assert "firmware.table.othergames" not in sys.modules
+
+
+def test_a_round_record_written_before_it_named_its_game_is_still_read():
+    from firmware.table import roundrecord
+
+    rec = roundrecord.RoundRecord()
+    rec.round_no, rec.accepted = 12, 0b101
+    rec.hole[0:2] = bytes(cards.parse("As Ks"))
+    old = bytearray(roundrecord.encode(rec)[:-1])    # version 2: no game byte
+    old[2] = 2
+    back = roundrecord.decode(bytes(old))
+    assert (back.round_no, back.accepted, back.game) == (12, 0b101, roundrecord.UNKNOWN)
+    assert bytes(back.hole[0:2]) == bytes(cards.parse("As Ks"))
+    assert roundrecord.holds_cards(bytes(old))

@@ -123,6 +123,10 @@ _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measu
                                       # kept); the writer grows once for a larger one
 
 
+# The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule
+_GAMES = (UTH, FCP, BRS)
+_BEST5 = const(4)
+
 # Why a linked table with an envy bonus in force keeps its jackpot closed (_linked_envy)
 LINKED_ENVY_TEXT = "envy bonus set: not paid when linked; set envy 0 standalone"
 
@@ -142,17 +146,12 @@ class RoundController:
         if isinstance(jackpot_config, dict):
             jackpot_config = jcfg.build(jackpot_config)
         self.jackpot_config = jackpot_config    # the RAM clear's configuration (None: default)
-        self.hand_rule = hand_rule
-        # The progressive belongs to UTH [rules.md 2]; the other games settle without it.
-        self.game = game
-        self.seat_cards, self.dealer_cards, self.board_cards = GAME_CARDS[game]
+        # The configuration's game and hand rule: each new round's.  A round locked before a
+        # power cut is finished under its own (boot), though the file changed meanwhile.
+        self.file_game = game
+        self.file_rule = hand_rule
         self.other_game = None
-        if game != UTH:
-            # Four Card Poker's and Big Raise Stud's results: loaded with such a table's
-            # controller, so that a heap too small for them shows at boot, not mid-round
-            from firmware.table import othergames
-
-            self.other_game = othergames
+        self._play(game, hand_rule)
         self.ante_sensors = ante_sensors
         self.seats = seats
         self.view = screens.View(seats)
@@ -262,12 +261,23 @@ class RoundController:
         except ValueError as error:
             self._enter_ram_error("bad record: %s" % error)
             return self.phase
+        code = self.rec.game
+        if code != roundrecord.UNKNOWN and code != self._game_code() and code & 3 < len(_GAMES):
+            # locked (or settled) under another game or hand rule than the file's now: the
+            # round is finished, and its results shown, under its own; the next is the file's
+            self._play(_GAMES[code & 3], BEST5OF7 if code & _BEST5 else HOLE2_BOARD3)
         step = self.memory.step
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)
             self._say(screens.round_words(self.rec.round_no, "resumed", "Round"),
                       "SETTLE again" if not self._missing() else "cards again")
+            if self.game != self.file_game:
+                self._say(screens.round_words(self.rec.round_no, "is " + self.game.upper(),
+                                              "Round"), self.file_game.upper() + " next round")
+            elif self.hand_rule != self.file_rule:
+                self._say(screens.round_words(self.rec.round_no, "old rule", "Round"),
+                          "new rule next")
             # What was on the spots before the cut is not known: the chips the sensors report
             # now are the round's, and an accepted chip missing after the first reports was
             # taken while the power was off (tick).
@@ -351,6 +361,29 @@ class RoundController:
         data = sections.get(SECTION_ROUND)
         self._decoded = (jp, roundrecord.decode(data) if data is not None else roundrecord.RoundRecord())
 
+    def _play(self, game, hand_rule):
+        """Deal `game` under `hand_rule` from now on (the cards it deals, its results)."""
+        self.game = game
+        self.hand_rule = hand_rule
+        self.seat_cards, self.dealer_cards, self.board_cards = GAME_CARDS[game]
+        if game == UTH:
+            # The progressive belongs to UTH [rules.md 2]; the other games settle without it.
+            if self.other_game is not None:
+                from firmware.heap import forget
+
+                self.other_game = None
+                forget("firmware.table.othergames")
+        elif self.other_game is None:
+            # Four Card Poker's and Big Raise Stud's results: loaded with such a table's
+            # controller, so that a heap too small for them shows at boot, not mid-round
+            from firmware.table import othergames
+
+            self.other_game = othergames
+
+    def _game_code(self):
+        """The round record's game byte for the game and hand rule in play."""
+        return _GAMES.index(self.game) | (_BEST5 if self.hand_rule == BEST5OF7 else 0)
+
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)
         if data is None:
@@ -360,6 +393,10 @@ class RoundController:
     def _new_round(self):
         if self.results:
             self.last_results = self.results
+        if self.game != self.file_game or self.hand_rule != self.file_rule:
+            self._play(self.file_game, self.file_rule)   # a round kept from before is over
+            self._refresh_meter()
+        self.rec.game = self._game_code()
         self.rec.round_no = self.memory.round_no + 1
         self.rec.accepted = 0
         self.rec.folded = 0

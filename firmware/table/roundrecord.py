@@ -5,20 +5,26 @@ Layout (bytes)::
     magic "RD", version, round number (4 bytes, little end first), phase,
     accepted seat mask, folded seat mask, voided seat mask,
     35 seat cards (seat 1 first, 5 places per seat), 6 dealer cards, 5 board (community)
-    cards (NO_CARD = empty)
+    cards (NO_CARD = empty), the game the round is dealt under (the controller's code;
+    UNKNOWN in a version 2 record, which has no such byte and is still read)
 
 The places fit the largest hand of each kind in the three games (a Four Card Poker seat holds
 5 cards and its dealer 6; a UTH board 5); a game uses the first places of each.
 
 decode() raises ValueError naming what is wrong: bad magic, version, length, a card that is
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
+
+The game byte keeps a round locked before a power cut under its own game when the
+configuration file was changed meanwhile (RoundController.boot).
 """
 
 from firmware.compat import const
 
 MAGIC = b"RD"
-VERSION = const(2)
+VERSION = const(3)
+_OLD_VERSION = const(2)   # no game byte
 NO_CARD = const(0xFF)
+UNKNOWN = const(0xFF)     # game: not recorded
 SEATS = const(7)
 HOLE = const(5)           # places per seat
 DEALER_CARDS = const(6)   # places for the dealer
@@ -26,7 +32,8 @@ BOARD_CARDS = const(5)    # places for the board
 _HEADER = const(11)
 _DEALER_AT = const(11 + 7 * 5)
 _BOARD_AT = const(11 + 7 * 5 + 6)
-SIZE = const(11 + 7 * 5 + 6 + 5)
+_CARDS_END = const(11 + 7 * 5 + 6 + 5)
+SIZE = const(11 + 7 * 5 + 6 + 5 + 1)
 _SEAT_BITS = const(0x7F)
 
 
@@ -42,6 +49,7 @@ class RoundRecord:
         self.hole = bytearray([NO_CARD] * (SEATS * HOLE))
         self.dealer = bytearray([NO_CARD] * DEALER_CARDS)
         self.board = bytearray([NO_CARD] * BOARD_CARDS)
+        self.game = UNKNOWN
 
     def clear_cards(self):
         """Forget every card (a new round)."""
@@ -64,15 +72,16 @@ def encode(rec):
     out[10] = rec.voided
     out[_HEADER:_DEALER_AT] = rec.hole
     out[_DEALER_AT:_BOARD_AT] = rec.dealer
-    out[_BOARD_AT:SIZE] = rec.board
+    out[_BOARD_AT:_CARDS_END] = rec.board
+    out[_CARDS_END] = rec.game
     return bytes(out)
 
 
 def holds_cards(data):
     """True when the encoded round record `data` (None: none) holds a card."""
-    if data is None or len(data) != SIZE:
+    if data is None or len(data) < _CARDS_END:
         return False
-    for i in range(_HEADER, SIZE):
+    for i in range(_HEADER, _CARDS_END):
         if data[i] != NO_CARD:
             return True
     return False
@@ -82,12 +91,13 @@ def decode(data):
     """A RoundRecord from bytes; ValueError names what is wrong."""
     if not isinstance(data, (bytes, bytearray)):
         raise ValueError("round record must be bytes, got %r" % (data,))
-    if len(data) != SIZE:
-        raise ValueError("round record is %d bytes, expected %d" % (len(data), SIZE))
-    if bytes(data[0:2]) != MAGIC:
+    if len(data) < 3 or bytes(data[0:2]) != MAGIC:
         raise ValueError("round record has bad magic %r" % (bytes(data[0:2]),))
-    if data[2] != VERSION:
+    if data[2] != VERSION and data[2] != _OLD_VERSION:
         raise ValueError("round record version %d, expected %d" % (data[2], VERSION))
+    size = SIZE if data[2] == VERSION else _CARDS_END
+    if len(data) != size:
+        raise ValueError("round record is %d bytes, expected %d" % (len(data), size))
     rec = RoundRecord()
     rec.round_no = data[3] | (data[4] << 8) | (data[5] << 16) | (data[6] << 24)
     rec.phase = data[7]
@@ -99,7 +109,9 @@ def decode(data):
     rec.voided = data[10]
     rec.hole[:] = data[_HEADER:_DEALER_AT]
     rec.dealer[:] = data[_DEALER_AT:_BOARD_AT]
-    rec.board[:] = data[_BOARD_AT:SIZE]
+    rec.board[:] = data[_BOARD_AT:_CARDS_END]
+    if size == SIZE:
+        rec.game = data[_CARDS_END]
     seen = []
     for buf in (rec.hole, rec.dealer, rec.board):
         for card in buf:

@@ -51,4 +51,25 @@ checker.check("brs results", c.results,
               ["S1 Flush 6:1", "S2 One Pair 1:1", "S3 One Pair P", "S4 High L"])
 for line in c.view.lines:
     print("  |" + line)
+
+# A Four Card Poker round locked, the file switched to UTH while the power was off: the round
+# resumes and settles as Four Card Poker, and the next round is UTH's.
+fs = MemFS({})
+memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+c = tc.RoundController(memory, game=tc.FCP)
+c.boot(0, 100)
+c.panel(btn.KEY_ON, 0, 1)
+c.panel(btn.LONG, btn.OK, 2)
+c.panel(btn.PRESS, btn.OK, 3)
+c.panel(btn.KEY_OFF, 0, 4)
+c.spot(sens.PLACED, sens.ante_spot(1), 4)
+c.panel(btn.PRESS, btn.LOCK, 5)
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs))
+c.boot(0, 200)
+checker.check("switched: resumed as", (c.game, c.message), (tc.FCP, "Round 1 is FCP\nUTH next round"))
+deal(c, ((1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")))
+c.panel(btn.PRESS, btn.SETTLE, 20)
+checker.check("switched: results", c.results, ["D One Pair", "S1 Trips W"])
+c.panel(btn.PRESS, btn.SETTLE, 30)
+checker.check("switched: next round", (c.game, c.view.lines[1]), (tc.UTH, "JP OPEN"))
 checker.finish()
