@@ -215,3 +215,15 @@ def test_a_round_of_four_digits_keeps_its_number_and_word_whole():
     assert round_words(1234, "settled", "Round") == "R1234 settled"
     # 9,999,999 rounds, 19 years at a round a minute, still fit whole
     assert round_words(9999999, "settled", "Round") == "R9999999 settled"
+
+
+def test_a_jackpot_in_round_one_million_keeps_its_round_number_whole(tmp_path):
+    # "JACKPOT! r1000000" is 17 columns: the display would show round 100000
+    t = Table(tmp_path)
+    t.ram_clear()
+    t.c.memory.round_no = 999999             # as after 999,999 rounds
+    t.c._new_round()
+    royal_round(t)
+    assert t.c.phase == tc.CONFIRM and t.c.rec.round_no == 1000000
+    assert_fits(t)
+    assert "r1000000" in t.c.view.lines[0]

@@ -224,6 +224,8 @@ def render_lines(c):
         lines[7] = "hold OK=cards"
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
+        if len(lines[0]) > WIDTH:
+            lines[0] = "JP! r%d" % c.rec.round_no    # round 1,000,000 on: its number whole
         if len(c.hits) > CONFIRM_HITS:
             # more winners than lines: the count is on the title, the list in the results
             # (cut, "JACKPOT x4 r1234" would name round 1234 for round 12345)
