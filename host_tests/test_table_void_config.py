@@ -7,8 +7,11 @@ import sys
 import pytest
 
 from firmware.drivers import buttons as btn
+from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
 from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
 from host_tests.test_controller import Table, events_of, royal_round
 
@@ -319,3 +322,99 @@ def test_a_round_record_written_before_it_named_its_game_is_still_read():
     assert (back.round_no, back.accepted, back.game) == (12, 0b101, roundrecord.UNKNOWN)
     assert bytes(back.hole[0:2]) == bytes(cards.parse("As Ks"))
     assert roundrecord.holds_cards(bytes(old))
+
+
+def _boot_with_seats(t, seats):
+    """The power comes back with the file's rules.seats changed to `seats`."""
+    t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+    t.c = tc.RoundController(t.memory, seats=seats)
+    t.c.boot(t.now, 1000 + t.now)
+    return t.c
+
+
+def test_confirmed_hands_are_paid_at_the_boot_though_the_file_now_has_fewer_seats(tmp_path, monkeypatch):
+    """Seats 1 (a royal) and 6 play; OK commits the confirmation, the payout's commit fails;
+    the power goes and the file now says 5 seats.  The boot pays the hands as confirmed (seat
+    6's committed cards included), not stop in OPEN with the round's jackpot still open and
+    every LOCK refused."""
+    t = _open(tmp_path)
+    for seat in (1, 6):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "As Ks"), (6, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.CONFIRM
+    t.key(True)
+    real_commit = t.memory.commit
+
+    def settle_fails(round_no, step, *args, **kwargs):
+        if step == 3:
+            raise OSError(5, "flash write failed")
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(t.memory, "commit", settle_fails)
+    t.press(btn.OK)
+    monkeypatch.undo()
+    c = _boot_with_seats(t, 5)
+    assert c.phase == tc.RESULTS and "JP S1 $10001.40" in c.results
+    assert c.jackpot.open_round == 0 and c.jackpot.audit() == []
+    t.press(btn.SETTLE)
+    t.chip(1)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    assert c.phase == tc.LOCKED and c.rec.accepted == 0b1
+
+
+def test_a_locked_round_with_a_seat_the_file_no_longer_has_waits_for_its_hand(tmp_path):
+    """Seat 6's wager is locked, then the file says 5 seats: SETTLE must not settle the
+    jackpot without seat 6's hand (it names what it needs, no false tamper alarm for a spot
+    the table no longer reads); the supervisor voids the round, every wager returned."""
+    t = _open(tmp_path)
+    for seat in (1, 6):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    c = _boot_with_seats(t, 5)
+    c.spot(sens.PLACED, sens.jackpot_spot(1), t.tick())
+    c.tick(t.tick(600), 2000)                # the boot's sensor scan
+    assert c.tamper == 0 and events_of(t.memory, ev.TAMPER) == []
+    t.deal([(1, "As Ks"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    t.press(btn.SETTLE)
+    assert c.phase == tc.LOCKED and "need seat 6 hand" in t.screen()
+    t.key(True)
+    t.press(btn.BACK, long=True)
+    assert c.phase == tc.RESULTS and c.jackpot.open_round == 0 and c.jackpot.audit() == []
+    assert [e[5:7] for e in events_of(t.memory, ev.VOID)] == [(0b100001, 200)]
+
+
+def test_a_confirmed_payout_the_boot_cannot_make_leaves_the_round_locked_not_open(tmp_path, monkeypatch):
+    """Should the boot's payout of confirmed hands be refused, the round stays LOCKED, where
+    SETTLE tries again and the supervisor can void it; OPEN would refuse every LOCK."""
+    from firmware.jackpot import pools
+
+    t = _open(tmp_path)
+    royal_round(t)
+    t.key(True)
+    real_commit = t.memory.commit
+
+    def settle_fails(round_no, step, *args, **kwargs):
+        if step == 3:
+            raise OSError(5, "flash write failed")
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(t.memory, "commit", settle_fails)
+    t.press(btn.OK)
+    monkeypatch.undo()
+
+    def refused(*args, **kwargs):
+        raise ValueError("refused")
+
+    monkeypatch.setattr(pools.Jackpot, "settle", refused)
+    c = t.boot()
+    assert c.phase == tc.LOCKED and "Cannot settle\nrefused" in t.screen()
+    monkeypatch.undo()
+    t.press(btn.SETTLE)
+    t.key(True)
+    t.press(btn.OK)
+    assert c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1

@@ -288,6 +288,7 @@ class RoundController:
             self.marks_unknown = True
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
+            self._set_phase(LOCKED)     # where a payout that cannot be made leaves it
             self._pay_confirmed()
         elif step == critical.STEP_SETTLE or step == critical.STEP_VOID:
             # The last round ended before the power went: its results again (the dealer may
@@ -488,7 +489,8 @@ class RoundController:
         self.boot_scan = False
         if not self._chips_held():
             return
-        gone = self.rec.accepted & ~self.rec.voided & ~self.placed & ~self.faults
+        # (a spot beyond the file's seats is not read: no alarm for it)
+        gone = self.rec.accepted & ~self.rec.voided & ~self.placed & ~self.faults & ((1 << self.seats) - 1)
         self.unseen |= self.faults
         for seat in range(self.seats):
             if gone & 1 << seat:
@@ -1027,7 +1029,7 @@ class RoundController:
         board = self._cards_of(self.rec.board)
         if len(board) < FLOP:
             return "flop %d/3" % len(board)
-        for s in range(self.seats):
+        for s in range(SEATS):      # (a jackpot seat the file's seats no longer count too)
             bit = 1 << s
             if self.rec.accepted & bit and not (self.rec.folded | self.rec.voided) & bit:
                 if len(self._hole(s)) < self.seat_cards:
@@ -1066,8 +1068,10 @@ class RoundController:
                 and self.memory.round_no == self.rec.round_no)
 
     def _jackpot_hands(self):
+        # every seat with a wager, one the file's seats no longer count too (a round locked
+        # before they were cut): its committed cards, or _missing asks for them
         out = []
-        for s in range(self.seats):
+        for s in range(SEATS):
             bit = 1 << s
             if self.rec.accepted & bit and not self.rec.voided & bit:
                 played = not self.rec.folded & bit
