@@ -425,3 +425,17 @@ def test_with_the_door_open_every_audit_line_can_still_be_read(table):
         if table.c.menu_top == 0:
             break
     assert table.c.view.lines[0] == "AUDIT  (BACK)"
+
+
+def test_a_copy_of_critical_memory_that_fails_its_writes_shows_in_the_audit(table, monkeypatch):
+    """The second copy (the FRAM on a board) stops taking writes: the commits go on on the
+    first, and the supervisor's audit must not say "memory ok" while only one copy is kept."""
+    def broken(data):
+        raise OSError(5, "EIO")
+
+    monkeypatch.setattr(table.memory.copies[1], "write", broken)
+    assert table.c.commit_admin([(ev.TAMPER, 1)]) == ""
+    menu = list(open_audit(table))
+    at = menu.index("memory FAULT")
+    assert menu[at + 1:at + 3] == ["copy 1", " write failed"]
+    assert "memory ok" not in menu

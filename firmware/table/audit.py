@@ -479,7 +479,12 @@ def open_menu(c):
         lines.append(GAME_TITLES[c.game][:WIDTH])
         lines.append("no jackpot")
     marks.append(len(lines))
-    lines.append("memory " + c.memory.status)
+    # a copy not ok (a write failed, a bad read): the commits go on on the other, and the
+    # supervisor sees that only one is kept
+    faulty = [i for i in range(len(c.memory.copy_status)) if c.memory.copy_status[i] != "ok"]
+    lines.append("memory " + ("FAULT" if faulty else c.memory.status))
+    for i in faulty:
+        lines.extend(wrap(("copy %d" % i, c.memory.copy_status[i]), 2))
     config_ok, config_text = c.config_state()
     lines.append("config " + ("ok" if config_ok else "FAILED"))
     for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):
