@@ -418,3 +418,23 @@ def test_a_confirmed_payout_the_boot_cannot_make_leaves_the_round_locked_not_ope
     t.key(True)
     t.press(btn.OK)
     assert c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
+
+
+def test_a_void_that_fails_at_the_jackpot_confirmation_stays_there(tmp_path, monkeypatch):
+    """Key + long BACK at CONFIRM, and the void's commit fails: the jackpot hands are still
+    waiting for the supervisor.  Dropping to LOCKED would let the dealer fold the winner and
+    settle with no jackpot and no JACKPOT_SENT_BACK in the log."""
+    t = _open(tmp_path)
+    royal_round(t)
+    t.key(True)
+    real_commit = t.memory.commit
+
+    def void_fails(round_no, step, *args, **kwargs):
+        if step == 4:
+            raise OSError(5, "flash write failed")
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(t.memory, "commit", void_fails)
+    t.press(btn.BACK, long=True)
+    assert t.c.phase == tc.CONFIRM and "MEMORY FAULT" in t.screen()
+    assert t.c.jackpot.open_round == 1 and t.c.jackpot.audit() == []

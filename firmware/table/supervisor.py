@@ -18,7 +18,6 @@ from firmware.table.phases import (
     BEEP_ERROR,
     BEEP_OK,
     CONFIG_ITEMS,
-    LOCKED,
     RAM_ERROR,
     RESULTS,
     SUPERVISOR_ID,
@@ -41,11 +40,12 @@ def void_round(c):
     except ValueError as error:
         c._refuse("Void refused", error)
         return
+    phase = c.phase     # LOCKED, or CONFIRM: a void that fails leaves the hands waiting there
     c._set_phase(RESULTS)
     # the seats whose wagers this returns: a seat voided before was logged with its own void
     returned = c.rec.accepted & ~c.rec.voided
     if not c._commit(critical.STEP_VOID, [(ev.VOID, 0, returned, -amount)]):
-        c._back_to(LOCKED)
+        c._back_to(phase)
         if mark is not None:
             c.linked.rollback(mark)
         return
