@@ -278,6 +278,9 @@ class RoundController:
             elif self.hand_rule != self.file_rule:
                 self._say(screens.round_words(self.rec.round_no, "old rule", "Round"),
                           "new rule next")
+            elif self.game == UTH and self.tablelink is not None and self.own_pool():
+                self._say(screens.round_words(self.rec.round_no, "own pool", "Round"),
+                          "linked next round")
             # What was on the spots before the cut is not known: the chips the sensors report
             # now are the round's, and an accepted chip missing after the first reports was
             # taken while the power was off (tick).
@@ -1088,8 +1091,9 @@ class RoundController:
             self.other_game.finish(self)
             return
         flop = self._cards_of(self.rec.board)[:FLOP]
+        own = self.own_pool()
         try:
-            if self.tablelink is None:
+            if own:
                 plan = self.jackpot.preview(self.rec.round_no, self.wall, flop, self._jackpot_hands())
             else:
                 plan = self.linked.plan(flop)
@@ -1098,7 +1102,7 @@ class RoundController:
             self._refuse("Cannot settle", error)
             return
         self.hits = plan.hits
-        self.hits_estimated = self.tablelink is not None
+        self.hits_estimated = not own
         self._make_results()
         if plan.hits:
             # The supervisor may take minutes to come: commit the round's cards first, so that
@@ -1189,8 +1193,14 @@ class RoundController:
         self._make_results()
         self._pay(True)
 
+    def own_pool(self):
+        """True when this round's jackpot is the table's own pool: a standalone table's, or a
+        linked table's round locked before the file linked it (its own pool's round is open:
+        a linked table never opens one), finished as it began."""
+        return self.tablelink is None or self.jackpot.open_round == self.rec.round_no
+
     def _pay(self, confirmed):
-        if self.tablelink is not None:
+        if not self.own_pool():
             self.linked.pay(confirmed)
             return
         flop = self._cards_of(self.rec.board)[:FLOP]

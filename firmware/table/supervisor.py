@@ -33,7 +33,7 @@ def void_round(c):
     try:
         if c.game != UTH:
             amount = 0      # no progressive in this game: no jackpot round to reverse
-        elif c.tablelink is None:
+        elif c.own_pool():
             amount = c.jackpot.void_round(c.rec.round_no).amount
         else:
             amount, mark = c.linked.void_round()
@@ -70,7 +70,7 @@ def void_seat(c, seat):
     mark = None
     if c.rec.accepted & bit:
         try:
-            if c.tablelink is None:
+            if c.own_pool():
                 amount = -c.jackpot.void_seat(c.rec.round_no, seat + 1).amount
             else:
                 amount, mark = c.linked.void_seat()

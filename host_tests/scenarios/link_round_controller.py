@@ -226,6 +226,47 @@ ok = idle_link_work(clock[0])
 check("idle link work allocation-free", ok, True)
 print("idle link work under heap_lock:", "ok" if ok else "ALLOCATED")
 
+# A standalone table's round is locked (its wagers in the table's own pool); the power goes and
+# the file links the table.  The round is finished as it began, on the table's own pool: its
+# royal is paid from there, not claimed on the link, which never had its wagers.
+fs = MemFS({})
+memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+c = tc.RoundController(memory)
+c.boot(0, NOW)
+key(True)
+press(btn.OK, True)
+press(btn.OK)
+key(False)
+for seat in (1, 2):
+    c.spot(sens.PLACED, sens.jackpot_spot(seat), clock[0])
+    c.spot(sens.PLACED, sens.ante_spot(seat), clock[0])
+press(btn.LOCK)
+memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+c = tc.RoundController(memory)
+c.link_factory = factory
+ledger = Ledger()
+c.boot(0, NOW)
+check("own pool round resumed", c.message, "Round 1 own pool\nlinked next round")
+step(3)
+for dest, text in ((1, "As Ks"), (2, "2c 3d"), (0, "4h 5h"), (8, "Qs Js Ts 9c 8d")):
+    for card in cards.parse(text):
+        c.card(dest, card, clock[0])
+press(btn.SETTLE)
+key(True)
+press(btn.OK)
+key(False)
+step(3)
+check("paid from the table's pool", events(ev.JACKPOT_HIT), [(1, 4, RESET + 2 * 70)])
+check("nothing claimed on the link", (events(ev.LINK_CLAIM), ledger.tot), ([], [0, 0, 0, 0, 0]))
+check("own round closed, books balance", (c.jackpot.open_round, c.jackpot.audit()), (0, []))
+press(btn.SETTLE)
+for seat in (1, 2):
+    c.spot(sens.PLACED, sens.jackpot_spot(seat), clock[0])
+    c.spot(sens.PLACED, sens.ante_spot(seat), clock[0])
+press(btn.LOCK)
+step(3)
+check("next round on the link", (tc.PHASE_NAMES[c.phase], ledger.tot[:2]), ("LOCKED", [2 * WAGER, 2]))
+
 if failures:
     print("FAILED:", failures)
     sys.exit(1)
