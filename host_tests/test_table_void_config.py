@@ -438,3 +438,21 @@ def test_a_void_that_fails_at_the_jackpot_confirmation_stays_there(tmp_path, mon
     t.press(btn.BACK, long=True)
     assert t.c.phase == tc.CONFIRM and "MEMORY FAULT" in t.screen()
     assert t.c.jackpot.open_round == 1 and t.c.jackpot.audit() == []
+
+
+def test_a_round_locked_before_the_hand_rule_changed_keeps_its_rule(tmp_path):
+    """hole2_board3 when the round was locked, best5of7 in the file after the power cut: the
+    round's verdicts are still read with both hole cards and three of the board."""
+    t = _open(tmp_path)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+    t.c = c = tc.RoundController(t.memory, hand_rule=tc.BEST5OF7)
+    c.boot(t.now, 1000)
+    assert c.hand_rule == tc.HOLE2_BOARD3 and "Round 1 old rule\nnew rule next" in t.screen()
+    # the board's straight plays for the dealer's hand only under best5of7
+    t.deal([(1, "2c 3d"), (8, "9s Th Jc Qd Kh"), (0, "4s 4h")])
+    t.press(btn.SETTLE)
+    assert c.results == ["S1 High L"]            # best5of7: the board straight, a tie
+    t.press(btn.SETTLE)
+    assert c.hand_rule == tc.BEST5OF7
