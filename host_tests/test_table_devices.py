@@ -150,6 +150,9 @@ def test_a_key_left_on_and_a_door_opened_while_off_are_known_at_boot(tmp_path):
     assert "DOOR OPEN" in b.table.oled.lines()
     b.press("OK", long=True)                       # key + long OK: the audit, without turning the key
     assert c.phase == tc.AUDIT
+    b.run(100)
+    oled = b.table.oled.lines()                    # the menu's title whole, the door below it
+    assert oled[0].strip() == "AUDIT  (BACK)" and oled[-1].strip() == "DOOR OPEN"
 
 
 def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_path):
