@@ -1090,6 +1090,8 @@ class RoundController:
         if self.game != UTH:
             self.other_game.finish(self)
             return
+        if self.linked_elsewhere():
+            return
         flop = self._cards_of(self.rec.board)[:FLOP]
         own = self.own_pool()
         try:
@@ -1198,6 +1200,16 @@ class RoundController:
         linked table's round locked before the file linked it (its own pool's round is open:
         a linked table never opens one), finished as it began."""
         return self.tablelink is None or self.jackpot.open_round == self.rec.round_no
+
+    def linked_elsewhere(self):
+        """True, and the dealer told, when this UTH round was locked on the link and the file
+        has made the table standalone since: its wagers are in the link's pool (the table's
+        own has no round open), so it is neither settled nor voided here."""
+        if self.tablelink is None and self.jackpot.open_round != self.rec.round_no:
+            self._beep(BEEP_ERROR)
+            self._say("Round was linked", "link table again")
+            return True
+        return False
 
     def _pay(self, confirmed):
         if not self.own_pool():

@@ -30,6 +30,8 @@ def void_round(c):
     """Void the round (a misdeal): every accepted jackpot wager returned, the round ended
     (STEP_VOID)."""
     mark = None
+    if c.game == UTH and c.linked_elsewhere():
+        return
     try:
         if c.game != UTH:
             amount = 0      # no progressive in this game: no jackpot round to reverse
@@ -66,6 +68,8 @@ def void_seat(c, seat):
     bit = 1 << seat
     if c.rec.voided & bit:
         c._say("Seat %d" % (seat + 1), "already void")
+        return
+    if c.rec.accepted & bit and c.linked_elsewhere():
         return
     mark = None
     if c.rec.accepted & bit:

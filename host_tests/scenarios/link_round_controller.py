@@ -267,6 +267,53 @@ press(btn.LOCK)
 step(3)
 check("next round on the link", (tc.PHASE_NAMES[c.phase], ledger.tot[:2]), ("LOCKED", [2 * WAGER, 2]))
 
+# The other way: a linked round is locked, the power goes and the file makes the table
+# standalone.  Its wagers are in the link's pool: neither settled nor voided here, the display
+# says why; linked again, the round is settled on the link.
+press(btn.SETTLE)
+for seat in (1, 2):
+    c.spot(sens.PLACED, sens.jackpot_spot(seat), clock[0])
+    c.spot(sens.PLACED, sens.ante_spot(seat), clock[0])
+step(3)
+press(btn.SETTLE)
+press(btn.LOCK)
+step(3)
+locked_round = c.rec.round_no
+memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+c = tc.RoundController(memory)
+c.boot(0, NOW)
+for dest, text in ((1, "As Ks"), (2, "2c 3d"), (0, "4h 5h"), (8, "Qs Js Ts 9c 8d")):
+    for card in cards.parse(text):
+        c.card(dest, card, clock[0])
+press(btn.SETTLE)
+check("standalone: linked round not settled", (tc.PHASE_NAMES[c.phase], c.message),
+      ("LOCKED", "Round was linked\nlink table again"))
+key(True)
+c.message = ""
+press(btn.BACK)
+clock[0] += 100
+c.panel(btn.RELEASE, btn.BACK, clock[0])     # key + BACK let go: void the cursor's seat 1
+check("standalone: its seat not voided", (c.message, c.rec.voided), ("Round was linked\nlink table again", 0))
+press(btn.BACK, True)
+key(False)
+check("standalone: linked round not voided", (tc.PHASE_NAMES[c.phase], c.message, events(ev.VOID)),
+      ("LOCKED", "Round was linked\nlink table again", []))
+memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
+c = tc.RoundController(memory)
+c.link_factory = factory
+c.boot(0, NOW)
+step(3)
+for dest, text in ((1, "As Ks"), (2, "2c 3d"), (0, "4h 5h"), (8, "Qs Js Ts 9c 8d")):
+    for card in cards.parse(text):
+        c.card(dest, card, clock[0])
+press(btn.SETTLE)
+key(True)
+press(btn.OK)
+key(False)
+step(3)
+check("linked again: claimed on the link", events(ev.LINK_CLAIM), [(1, 4, WAGER)])
+check("linked again: round settled", (c.rec.round_no, tc.PHASE_NAMES[c.phase]), (locked_round, "RESULTS"))
+
 if failures:
     print("FAILED:", failures)
     sys.exit(1)
