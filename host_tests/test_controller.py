@@ -900,3 +900,26 @@ def test_a_seat_whose_ante_was_marked_keeps_its_cards_in_a_round_resumed_after_a
     t.press(btn.LOCK)
     t.deal([(5, "2c")])
     assert c.last_refusal == "Card refused: S5 no wager"
+
+
+def test_a_fold_at_a_game_without_a_jackpot_survives_a_power_cut_that_keeps_the_cards(tmp_path):
+    """Four Card Poker: seat 3 is voided (committing the round's cards), then seat 2 folds.
+    The power goes: the round resumes with every card in and SETTLE again on the display, so
+    seat 2's fold must be there too, or its trips would read as a win on the results."""
+    t = new_table(tmp_path, tc.FCP)
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Qc Jd 8h 6s 2c"), (2, "Ah Ad As 9c 4h"), (3, "Kh Ks 7d 5c 3h"),
+            (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.UP)
+    t.press(btn.UP)                          # seat 3
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 3: the round's cards committed
+    t.key(False)
+    t.press(btn.DOWN)                        # seat 2 folds
+    t.press(btn.OK)
+    c = t.boot()
+    assert c.phase == tc.LOCKED and "SETTLE again" in t.screen()
+    t.press(btn.SETTLE)
+    assert c.results == ["D One Pair", "S1 High L", "S2 fold", "S3 void"]

@@ -1043,19 +1043,19 @@ class RoundController:
 
     def _toggle_fold(self, seat):
         """Fold (or unfold) seat index `seat`.  A folded seat cannot win the jackpot [UTH
-        10.2]: once the round's cards are in critical memory (a seat void committed them), a
-        jackpot seat's fold is committed at once with the round, so that a power cut cannot
-        resume the round with its cards, SETTLE again on the display, and no fold.  (Before
-        that, a cut loses the cards with the fold, and the display asks for that seat's hand
-        again.)  When the commit fails the fold is undone and the dealer sees the fault."""
+        10.2], nor read as a win on the results: once the round's cards are in critical
+        memory (a seat void committed them), a fold is committed at once with the round, so
+        that a power cut cannot resume the round with its cards, SETTLE again on the display,
+        and no fold.  (Before that, a cut loses the cards with the fold, and the display asks
+        for the cards again.)  When the commit fails the fold is undone and the dealer sees
+        the fault."""
         bit = 1 << seat
         if self.rec.accepted & ~self.rec.voided & bit and self._confirmed():
             self._beep(BEEP_ERROR)
             self._say("Hands confirmed", "cannot fold")
             return
         self.rec.folded ^= bit
-        if (self.rec.accepted & ~self.rec.voided & bit
-                and roundrecord.holds_cards(self.memory.section(SECTION_ROUND))):
+        if roundrecord.holds_cards(self.memory.section(SECTION_ROUND)):
             if self.commit_admin([], self._sections()):
                 self.rec.folded ^= bit
                 return
