@@ -59,6 +59,17 @@ RESERVED = {
 WDT_MIN_MS = 1
 WDT_MAX_MS = 8388
 
+# machine.reset() on rp2 reboots through the watchdog (pico-sdk watchdog_reboot), so
+# machine.reset_cause() says WDT_RESET after every commanded reboot too: mpremote's reset at
+# the end of a deploy, the reboot after picotool or UF2 flashing.  A watchdog the program
+# started (machine.WDT: watchdog_enable) leaves a magic word in the watchdog's SCRATCH4
+# register, which watchdog_reboot overwrites (0, or its reboot-to-address word) and a power-on
+# clears: only a watchdog reset with that word is a timeout.  RP2040 datasheet 4.7.6: the
+# watchdog's registers at 0x40058000, SCRATCH4 at offset 0x1c.
+WATCHDOG_SCRATCH4 = 0x4005801C
+WATCHDOG_ENABLED_MAGIC = 0x6AB73121     # pico-sdk watchdog.c WATCHDOG_NON_REBOOT_MAGIC
+HARD_RESET = 2                          # machine.HARD_RESET's value where a port defines it
+
 BUTTON_PINS = {
     "LOCK": BUTTON_LOCK,
     "SETTLE": BUTTON_SETTLE,
@@ -97,6 +108,15 @@ PIN_TABLE = (
 def _make_wdt(timeout_ms):
     """Start the hardware watchdog with timeout_ms (ValueError outside 1..8388 ms)."""
     return machine.WDT(timeout=base.check_wdt_timeout(timeout_ms, WDT_MIN_MS, WDT_MAX_MS))
+
+
+def reset_cause():
+    """(code, name) of the last reset: machine.reset_cause(), with a commanded reboot that rp2
+    reports as WDT_RESET told apart from a watchdog timeout (HARD_RESET, "hard reset")."""
+    cause = machine.reset_cause()
+    if cause == machine.WDT_RESET and machine.mem32[WATCHDOG_SCRATCH4] != WATCHDOG_ENABLED_MAGIC:
+        return HARD_RESET, "hard reset"
+    return cause, base.reset_cause_name(cause, machine)
 
 
 def _make_wlan():
@@ -143,12 +163,12 @@ def make(rs485=False, has_fram=HAS_FRAM):
         link_de = machine.Pin(LINK_DE, machine.Pin.OUT, value=0)   # receive until we talk
         link_uart = machine.UART(LINK_UART_ID, baudrate=base.LINK_BAUD, tx=machine.Pin(LINK_TX),
                                  rx=machine.Pin(LINK_RX), rxbuf=512, timeout=0)
-    cause = machine.reset_cause()
+    cause, cause_name = reset_cause()
     return base.Board(
         name=NAME, i2c=i2c, spi=spi, cs=cs, pixel_pin=pixel_pin, write_pixels=write_pixels,
         buttons=buttons, key=key, door=door, mcp_int=mcp_int, buzzer=buzzer,
         shoe_uart=shoe_uart, link_uart=link_uart, link_de=link_de,
         make_wdt=_make_wdt, make_wlan=_make_wlan, reset_cause=cause,
-        reset_cause_name=base.reset_cause_name(cause, machine), has_fram=has_fram,
+        reset_cause_name=cause_name, has_fram=has_fram,
         pins=PIN_TABLE,
     )

@@ -16,6 +16,13 @@ from firmware.store import eventlog
 BOARD_NAMES = ("pico_w", "esp32_s3")
 
 
+# RP2040 datasheet 4.7.6, watchdog registers: base 0x40058000, SCRATCH4 at 0x1c.  pico-sdk
+# watchdog.c: watchdog_enable() (machine.WDT) writes 0x6ab73121 there; watchdog_reboot()
+# (machine.reset(), picotool and UF2 reboots) writes 0, or 0xb007c0d3 to reboot to an address.
+RP2040_WATCHDOG_SCRATCH4 = 0x4005801C
+PICO_SDK_WATCHDOG_ENABLED = 0x6AB73121
+
+
 class _Log:
     def __init__(self):
         self.events = []
@@ -34,6 +41,9 @@ class FakeMachine(types.ModuleType):
         log = self.log = _Log()
         self.cause = cause
         self.bitstreams = []
+        # RP2040 watchdog SCRATCH4 as a watchdog the program started leaves it (pico-sdk
+        # watchdog_enable() writes WATCHDOG_NON_REBOOT_MAGIC there): a real timeout.
+        self.mem32 = {RP2040_WATCHDOG_SCRATCH4: PICO_SDK_WATCHDOG_ENABLED}
 
         class Pin:
             IN = 0
@@ -192,6 +202,32 @@ def test_reset_cause_is_named(fake_machine, cause, name):
     fake_machine.cause = cause
     board = load("pico_w").make()
     assert (board.reset_cause, board.reset_cause_name) == (cause, name)
+
+
+@pytest.mark.parametrize("scratch4", [0, 0xB007C0D3])
+def test_pico_w_commanded_reboot_is_not_named_a_watchdog(fake_machine, scratch4):
+    # rp2's machine.reset() reboots through the watchdog, so machine.reset_cause() says
+    # WDT_RESET after mpremote's reset at the end of a deploy; the event log must not record a
+    # watchdog timeout for it (a technician reads those as the table having hung).
+    fake_machine.cause = fake_machine.WDT_RESET
+    fake_machine.mem32[RP2040_WATCHDOG_SCRATCH4] = scratch4
+    board = load("pico_w").make()
+    assert (board.reset_cause, board.reset_cause_name) == (2, "hard reset")
+
+
+def test_pico_w_watchdog_timeout_is_named_a_watchdog(fake_machine):
+    fake_machine.cause = fake_machine.WDT_RESET
+    fake_machine.mem32[RP2040_WATCHDOG_SCRATCH4] = PICO_SDK_WATCHDOG_ENABLED
+    board = load("pico_w").make()
+    assert (board.reset_cause, board.reset_cause_name) == (3, "watchdog")
+
+
+def test_esp32_s3_reset_cause_reads_no_rp2040_register(fake_machine):
+    # ESP-IDF tells the causes apart itself (machine.reset() is HARD_RESET there).
+    del fake_machine.mem32
+    fake_machine.cause = fake_machine.WDT_RESET
+    board = load("esp32_s3").make()
+    assert (board.reset_cause, board.reset_cause_name) == (3, "watchdog")
 
 
 def test_the_boards_cause_names_are_the_event_logs():
