@@ -282,6 +282,36 @@ def test_an_image_the_board_refuses_says_so_and_what_to_do(tmp_path):
     assert "deploy without --romfs" in message
 
 
+def _fake_mpremote(tmp_path, script):
+    """An executable stand-in for the mpremote program: `script` (Python) runs with the
+    command's arguments in sys.argv[1:] (after `connect PORT`: sys.argv[3:])."""
+    program = tmp_path / "bin" / "mpremote"
+    program.parent.mkdir(exist_ok=True)
+    program.write_text("#!%s\nimport sys\n%s" % (sys.executable, script))
+    program.chmod(0o755)
+    return program
+
+
+def test_an_image_too_big_for_the_partition_is_quoted_from_what_mpremote_printed(tmp_path, monkeypatch,
+                                                                                  capfd):
+    # mpremote 1.29 (commands.py, _do_romfs_deploy) refuses an image larger than the partition
+    # with print() on stdout and exit status 1, before erasing anything; the deploy's error
+    # must say so, not "said nothing", and the technician still sees the output as it comes.
+    program = _fake_mpremote(tmp_path, (
+        "if sys.argv[3] == 'romfs':\n"
+        "    print('Image size is 300000 bytes')\n"
+        "    print('ROMFS image is too big for the target partition')\n"
+        "    sys.exit(1)\n"))
+    monkeypatch.setattr(deploy, "mpremote_program", lambda: str(program))
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", root=_mini_project(tmp_path), romfs=True)
+    message = str(caught.value)
+    assert message.startswith("step 1 of 5, writing the ROMFS image to partition 0: mpremote says: ROMFS "
+                              "image is too big for the target partition\n")
+    assert "the old program is not removed" in message and "deploy without --romfs" in message
+    assert "ROMFS image is too big for the target partition" in capfd.readouterr().out
+
+
 def test_deploy_refuses_an_image_mpremote_would_not_read_as_one(tmp_path):
     out = tmp_path / "p"
     builder.build("pico_w", out, build_id="x", root=_mini_project(tmp_path))

@@ -29,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from firmware import manifest
@@ -93,10 +94,27 @@ def missing_mpremote(program, state="the board is untouched"):
                        "mpremote on the PATH; tried %s)\nstate: %s" % (sys.executable, program, state))
 
 
+SAID_TAIL = 4096                   # characters of mpremote's output kept for an error message
+
+
 def run_mpremote(command):
-    """Run one mpremote command: its output goes to the terminal, its error messages are
-    returned in the CompletedProcess's stderr."""
-    return subprocess.run(command, stderr=subprocess.PIPE, text=True)
+    """Run one mpremote command: its output goes to the terminal as it comes and its last
+    SAID_TAIL characters are returned in the CompletedProcess's stdout (mpremote prints some
+    refusals there, such as an image too big for the ROMFS partition, and an error on the board
+    during `exec`), its error messages in stderr."""
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors)
+        tail = ""
+        for chunk in iter(lambda: process.stdout.read1(4096), b""):
+            text = chunk.decode("utf-8", "replace")
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            tail = (tail + text)[-SAID_TAIL:]
+        process.stdout.close()
+        returncode = process.wait()
+        errors.seek(0)
+        said = errors.read().decode("utf-8", "replace")
+    return subprocess.CompletedProcess(command, returncode, stdout=tail, stderr=said)
 
 
 def top_level_entries(out):
@@ -167,14 +185,18 @@ def _words(items):
 
 
 def mpremote_said(completed):
-    """What mpremote said on stderr about a failure, in one line (its own 'mpremote: ' lines
-    when there are any, else the last line)."""
+    """What mpremote said about a failure, in one line: its own 'mpremote: ' lines on stderr
+    when there are any, else stderr's last line, else the last line it printed on stdout (a
+    refusal it prints, or the board's error)."""
     lines = [line.strip() for line in (completed.stderr or "").splitlines() if line.strip()]
     own = [line[len("mpremote: "):] for line in lines if line.startswith("mpremote: ")]
     if own:
         return "mpremote says: " + "; ".join(own)
     if lines:
         return "mpremote says: " + lines[-1]
+    printed = [line.strip() for line in (completed.stdout or "").splitlines() if line.strip()]
+    if printed:
+        return "mpremote says: " + printed[-1]
     return "mpremote exited with status %d and said nothing" % completed.returncode
 
 
