@@ -263,12 +263,88 @@ def test_remove_script_clears_the_old_program_and_keeps_data(tmp_path):
     (board_fs / "lib" / "umqtt" / "simple.mpy").write_bytes(b"M")
     build_out = tmp_path / "build"
     builder.build("pico_w", build_out, build_id="r", root=_mini_project(tmp_path, broken=False))
-    script = deploy.commands(build_out)[0][4]
+    script = deploy.commands(build_out)[0][-1]     # after the board check's script
     result = subprocess.run([micropython_binary(), "-c", script], cwd=str(board_fs),
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     left = sorted(p.relative_to(board_fs).as_posix() for p in board_fs.rglob("*"))
     assert left == ["config.json", "lib", "lib/umqtt", "lib/umqtt/simple.mpy"]
+
+
+def _vm_board(board_fs, ran):
+    """A stand-in for run_mpremote whose board is the MicroPython unix VM working in the folder
+    board_fs: each `exec SCRIPT` of a command runs there in turn, and a script that raises
+    ends the command as mpremote ends it (the board's traceback on stdout, exit status 1);
+    the other mpremote commands are only recorded in `ran` (as they would have run)."""
+    def fake_run(command):
+        ran.append(command)
+        words = command[3:]
+        while words:
+            if words[0] != "exec":
+                ran.append(("reached", words[0]))
+                break
+            result = subprocess.run([micropython_binary(), "-c", words[1]], cwd=str(board_fs),
+                                    capture_output=True, text=True, timeout=60)
+            if result.returncode != 0:
+                return subprocess.CompletedProcess(command, 1, stdout=result.stdout + result.stderr,
+                                                   stderr="")
+            words = words[2:]
+        return subprocess.CompletedProcess(command, 0, stdout="", stderr="")
+    return fake_run
+
+
+def _board_fs_with_a_program(tmp_path):
+    board_fs = tmp_path / "fs"
+    (board_fs / "firmware").mkdir(parents=True)
+    (board_fs / "firmware" / "app.mpy").write_bytes(b"M")
+    (board_fs / "main.py").write_text("print(1)\n")
+    (board_fs / "manifest.json").write_text("{}")
+    return board_fs
+
+
+@pytest.mark.parametrize("romfs", [False, True])
+def test_a_board_of_another_kind_is_refused_before_anything_on_it_changes(tmp_path, romfs):
+    # The unix VM is not an RP2040 running rp2: to a pico_w deploy it is a board of another
+    # kind (an ESP32-S3 would be too), whose own program must stay as it is.
+    board_fs = _board_fs_with_a_program(tmp_path)
+    before = _tree(board_fs)
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran),
+                      root=_mini_project(tmp_path, broken=False), romfs=romfs)
+    message = str(caught.value)
+    first = "writing the ROMFS image to partition 0" if romfs else "removing the old program"
+    assert message.startswith("step 1 of %d, %s: the board refused it, wrong board: it is a linux "
+                              % (5 if romfs else 4, first)), message
+    assert "(linux), this build is for pico_w (RP2040)" in message.splitlines()[0]
+    assert "state: the board is untouched" in message
+    assert "hint: connect a pico_w board (RP2040)" in message and "--board" in message
+    assert "<script checking the board>" in message and "import sys" not in message
+    assert len(ran) == 1, "no mpremote command after the check, nor the rest of its own"
+    assert _tree(board_fs) == before
+
+
+def test_the_board_check_names_each_kind_by_platform_and_chip():
+    assert sorted(deploy.BOARD_KIND) == sorted(builder.BOARD_ARCH)
+    # sys.implementation._machine is "<board> with <MCU>" (MicroPython's boards' names).
+    script = deploy.check_script("esp32_s3")
+    assert "sys.platform != 'esp32'" in script and "endswith('ESP32S3')" in script
+    with pytest.raises(deploy.DeployError, match="no board check for 'uno'"):
+        deploy.check_script("uno")
+
+
+def test_the_board_check_lets_a_board_of_the_builds_kind_through(tmp_path, monkeypatch):
+    # The same script, told that the VM's kind is the build's: it passes and the removal runs.
+    machine = subprocess.run([micropython_binary(), "-c", "import sys; print(sys.implementation._machine)"],
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+    monkeypatch.setitem(deploy.BOARD_KIND, "pico_w", ("linux", machine[-6:]))
+    board_fs = _board_fs_with_a_program(tmp_path)
+    ran = []
+    deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran),
+                  root=_mini_project(tmp_path, broken=False), mip=False)
+    assert not (board_fs / "firmware").exists() and not (board_fs / "main.py").exists()
+    assert [c[3] if isinstance(c, list) else c for c in ran] == ["exec", "fs", ("reached", "fs"), "reset",
+                                                                 ("reached", "reset")]
 
 
 def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):

@@ -207,7 +207,8 @@ def test_deploy_romfs_dry_run_writes_the_image_then_main_py_only(tmp_path, capsy
     connect = [deploy.mpremote_program(), "connect", "/dev/ttyACM0"]
     assert [s[:3] for s in steps] == [connect] * 6
     image = tmp_path / "pico.romfs"
-    assert steps[0][3:] == ["romfs", "--partition", "0", "deploy", str(image)]
+    assert steps[0][3:5] == ["exec", deploy.check_script("pico_w")]   # the board's kind first
+    assert steps[0][5:] == ["romfs", "--partition", "0", "deploy", str(image)]
     assert steps[1][3] == "exec" and '"firmware"' in steps[1][4] and '"main.py"' in steps[1][4]
     assert steps[2][3:] == ["fs", "cp", str(out / "main.py"), ":main.py"]
     assert steps[3][3:] == ["mip", "install", "umqtt.simple"]
@@ -229,7 +230,8 @@ def test_the_romfs_step_means_partition_0_and_this_image_to_mpremote(tmp_path):
     from mpremote.main import argparse_romfs
     parser = argparse_romfs()
     parser.add_argument("next_command", nargs=argparse.REMAINDER)
-    args = parser.parse_args(step[4:])
+    assert step[3:5] == ["exec", deploy.check_script("pico_w")]
+    args = parser.parse_args(step[6:])
     assert (args.command, args.partition, args.path, args.next_command) == (
         ["deploy"], 0, str(tmp_path / "p.romfs"), [])
 
@@ -239,12 +241,12 @@ def test_a_failed_image_write_stops_before_the_old_program_is_removed(tmp_path):
 
     def fake_run(command):
         ran.append(command)
-        return subprocess.CompletedProcess(command, 1 if command[3] == "romfs" else 0)
+        return subprocess.CompletedProcess(command, 1 if "romfs" in command else 0)
 
     with pytest.raises(deploy.DeployError, match="romfs --partition 0 deploy"):
         deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=fake_run,
                       root=_mini_project(tmp_path), romfs=True)
-    assert [c[3] for c in ran] == ["romfs"]
+    assert [c[5] for c in ran] == ["romfs"]
 
 
 def test_board_lost_after_the_image_names_the_removal_step_and_what_is_on_the_board(tmp_path):
@@ -252,7 +254,7 @@ def test_board_lost_after_the_image_names_the_removal_step_and_what_is_on_the_bo
 
     def fake_run(command):
         ran.append(command)
-        if command[3] == "exec":
+        if command[3] == "exec" and "romfs" not in command:
             return subprocess.CompletedProcess(command, 1, stderr="mpremote: no device found\n")
         return subprocess.CompletedProcess(command, 0, stderr="")
 
@@ -264,7 +266,7 @@ def test_board_lost_after_the_image_names_the_removal_step_and_what_is_on_the_bo
     assert ("state: the new ROMFS image is written, but the old program is not removed, main.py is not "
             "copied, umqtt.simple is not installed and the board is not reset") in message
     assert "--port" in message
-    assert [c[3] for c in ran] == ["romfs", "exec"]
+    assert [c[5] if "romfs" in c else c[3] for c in ran] == ["romfs", "exec"]
 
 
 def test_an_image_the_board_refuses_says_so_and_what_to_do(tmp_path):
@@ -298,7 +300,7 @@ def test_an_image_too_big_for_the_partition_is_quoted_from_what_mpremote_printed
     # with print() on stdout and exit status 1, before erasing anything; the deploy's error
     # must say so, not "said nothing", and the technician still sees the output as it comes.
     program = _fake_mpremote(tmp_path, (
-        "if sys.argv[3] == 'romfs':\n"
+        "if 'romfs' in sys.argv:\n"
         "    print('Image size is 300000 bytes')\n"
         "    print('ROMFS image is too big for the target partition')\n"
         "    sys.exit(1)\n"))

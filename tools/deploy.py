@@ -2,7 +2,9 @@
 
 `python -m tools.deploy --board pico_w [--port /dev/ttyACM0] [--key FILE] [--romfs] [--dry-run]`
 
-Steps, each one mpremote command (--dry-run prints them and runs nothing):
+Steps, each one mpremote command (--dry-run prints them and runs nothing); the first one's
+command starts by checking the board's kind (BOARD_KIND: MicroPython's platform and chip), so a
+build for another kind of board is refused before anything on the board changes:
 1. remove the previous program (main.py, board.mpy, boards/, firmware/, manifest.json);
    configuration, critical memory and logs on the board are left alone;
 2. copy the new build, main.py last, so a copy cut short never starts a half program;
@@ -39,6 +41,24 @@ MQTT_PACKAGE = "umqtt.simple"
 FIRST_PROGRAM_FILE = "main.py"     # copied last: nothing starts until the rest is in place
 ROMFS_PARTITION = 0                # the partition MicroPython mounts at /rom at boot
 
+# board -> (sys.platform, the end of sys.implementation._machine) of the boards its build runs
+# on.  MicroPython names the machine "<board> with <MCU>" ("Raspberry Pi Pico W with RP2040",
+# "Generic ESP32S3 module with ESP32S3"): the chip is what the pin map and the native code
+# need, so a Pico W build is refused on an ESP32-S3 and the other way round.
+BOARD_KIND = {
+    "pico_w": ("rp2", "RP2040"),
+    "esp32_s3": ("esp32", "ESP32S3"),
+}
+WRONG_BOARD = "wrong board: "
+
+# Runs on the board first: refuse a board of another kind before anything on it changes.
+CHECK_SCRIPT = """\
+import sys
+m = sys.implementation._machine
+if sys.platform != %(platform)r or not m.endswith(%(chip)r):
+    raise Exception(%(wrong)r %% (m, sys.platform))
+"""
+
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
 import os
@@ -63,15 +83,16 @@ class DeployError(Exception):
 
 class Step:
     """One mpremote command of a deploy: command (the argument list), what (the step in words),
-    done / not_done (the board's state once it ran / if it did not) and partly (the state if
-    it failed after reaching the board)."""
+    done / not_done (the board's state once it ran / if it did not), partly (the state if
+    it failed after reaching the board) and kind (what mpremote does: "romfs", "mip", ...)."""
 
-    def __init__(self, command, what, done, not_done, partly):
+    def __init__(self, command, what, done, not_done, partly, kind=None):
         self.command = command
         self.what = what
         self.done = done
         self.not_done = not_done
         self.partly = partly
+        self.kind = kind
 
 
 # mpremote's messages when it could not reach the board: the step changed nothing on it.
@@ -127,19 +148,39 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
+def check_script(board):
+    """The script that stops an mpremote command on a board that is not of `board`'s kind."""
+    if board not in BOARD_KIND:
+        raise DeployError("no board check for %r: expected one of %s"
+                          % (board, ", ".join(sorted(BOARD_KIND))))
+    platform, chip = BOARD_KIND[board]
+    wrong = WRONG_BOARD + "it is a %s (%s), this build is for " + "%s (%s)" % (board, chip)
+    return CHECK_SCRIPT % {"platform": platform, "chip": chip, "wrong": wrong}
+
+
+def build_board(out):
+    """The board the build in `out` is for, as its manifest says."""
+    try:
+        return manifest.parse((Path(out) / manifest.MANIFEST_NAME).read_bytes())[0]
+    except (OSError, ValueError) as error:
+        raise DeployError("%s: cannot read the build's manifest: %s" % (out, error)) from None
+
+
 def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
     """The Steps that install the build in `out`, in order; with romfs (the path of the
     build's ROMFS image) the program goes to ROMFS partition 0 and only main.py to the flash
-    filesystem."""
+    filesystem.  The first step's command checks the board's kind (check_script) before it
+    changes anything."""
     mpremote = mpremote or mpremote_program()
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
+    check = ["exec", check_script(build_board(out))]
     names = ", ".join('"%s"' % name for name in entries)
-    remove = Step(connect + ["exec", REMOVE_SCRIPT % names], "removing the old program",
-                  "the old program is removed", "the old program is not removed",
-                  "the old program is not (or only partly) removed")
+    remove = ["exec", REMOVE_SCRIPT % names]
+    removed = ("removing the old program", "the old program is removed", "the old program is not removed",
+               "the old program is not (or only partly) removed")
     if romfs is None:
-        steps = [remove,
+        steps = [Step(connect + check + remove, *removed, kind="exec"),
                  Step(connect + ["fs", "cp", "-r"] + [str(Path(out) / name) for name in entries] + [":"],
                       "copying the new program", "the new program is copied",
                       "the new program is not copied",
@@ -151,11 +192,11 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
             raise DeployError("%s is not a ROMFS image file (*%s)" % (romfs, builder.ROMFS_SUFFIX))
         # The image goes first: a board without a ROMFS partition, or with one too small,
         # fails this step and keeps its previous program.
-        steps = [Step(connect + ["romfs", "--partition", str(ROMFS_PARTITION), "deploy", str(romfs)],
+        steps = [Step(connect + check + ["romfs", "--partition", str(ROMFS_PARTITION), "deploy", str(romfs)],
                       "writing the ROMFS image to partition %d" % ROMFS_PARTITION,
                       "the new ROMFS image is written", "the new ROMFS image is not written",
-                      "the new ROMFS image is not (or only partly) written"),
-                 remove,
+                      "the new ROMFS image is not (or only partly) written", kind="romfs"),
+                 Step(connect + remove, *removed, kind="exec"),
                  Step(connect + ["fs", "cp", str(Path(out) / FIRST_PROGRAM_FILE), ":" + FIRST_PROGRAM_FILE],
                       "copying main.py", "main.py is copied", "main.py is not copied",
                       "main.py is not (or only partly) copied")]
@@ -163,7 +204,7 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
         steps.append(Step(connect + ["mip", "install", MQTT_PACKAGE],
                           "installing %s with mip" % MQTT_PACKAGE, "%s is installed" % MQTT_PACKAGE,
                           "%s is not installed" % MQTT_PACKAGE,
-                          "%s is not (or only partly) installed" % MQTT_PACKAGE))
+                          "%s is not (or only partly) installed" % MQTT_PACKAGE, kind="mip"))
     if key_file is not None:
         steps.append(Step(connect + ["fs", "cp", str(key_file), ":" + manifest.KEY_NAME],
                           "provisioning the HMAC key", "the HMAC key is provisioned",
@@ -201,10 +242,15 @@ def mpremote_said(completed):
 
 
 def _shown(command):
-    """The command line as printed in an error: the removal script is not spelled out."""
-    if "exec" in command:
-        command = command[:command.index("exec") + 1] + ["<script removing the old program>"]
-    return shlex.join(command)
+    """The command line as printed in an error: the scripts it runs on the board are named, not
+    spelled out."""
+    shown = []
+    for index, word in enumerate(command):
+        if index > 0 and command[index - 1] == "exec":
+            word = ("<script checking the board>" if WRONG_BOARD in word
+                    else "<script removing the old program>")
+        shown.append(word)
+    return shlex.join(shown)
 
 
 def board_state(steps, failed, reached):
@@ -223,10 +269,20 @@ def board_state(steps, failed, reached):
     return state
 
 
-def failure(steps, failed, completed, port):
-    """The DeployError for steps[failed] having failed with `completed`."""
+def failure(steps, failed, completed, port, board=None):
+    """The DeployError for steps[failed] of a deploy of `board` having failed with `completed`."""
     step = steps[failed]
     said = mpremote_said(completed)
+    if WRONG_BOARD in said:
+        # The check ran first and stopped the command: this step changed nothing.
+        platform, chip = BOARD_KIND.get(board, ("?", "?"))
+        return DeployError("\n".join([
+            "step %d of %d, %s: the board refused it, %s"
+            % (failed + 1, len(steps), step.what, said[said.index(WRONG_BOARD):]),
+            "state: %s" % board_state(steps, failed, False),
+            "hint: connect a %s board (%s), or deploy for the board that is connected with its "
+            "--board (%s)" % (board, chip, ", ".join(sorted(BOARD_KIND))),
+            "command: %s" % _shown(step.command)]))
     reached = not any(marker in said for marker in NOT_CONNECTED)
     lines = ["step %d of %d, %s: %s" % (failed + 1, len(steps), step.what, said),
              "state: %s" % board_state(steps, failed, reached)]
@@ -235,11 +291,11 @@ def failure(steps, failed, completed, port):
         lines.append("hint: connect the board %s and close any other program using its port, or name "
                      "its port with --port (`mpremote connect list` lists them), then deploy again"
                      % where)
-    elif step.command[3] == "mip":
+    elif step.kind == "mip":
         lines.append("hint: mip fetches %s over this computer's internet connection: check it and deploy "
                      "again, or deploy with --no-mip and install it later with `mpremote mip install %s`"
                      % (MQTT_PACKAGE, MQTT_PACKAGE))
-    elif step.command[3] == "romfs":
+    elif step.kind == "romfs":
         lines.append("hint: a board whose MicroPython has no ROMFS partition, or one smaller than the "
                      "image, cannot take it: deploy without --romfs (docs/romfs.md)")
     else:
@@ -275,7 +331,7 @@ def deploy(board, port=None, out=None, key_file=None, build_id=None, mip=True, d
         except FileNotFoundError:
             raise missing_mpremote(step.command[0], board_state(steps, index, False)) from None
         if completed.returncode != 0:
-            raise failure(steps, index, completed, port)
+            raise failure(steps, index, completed, port, board)
         if completed.stderr:
             sys.stderr.write(completed.stderr)
     return [step.command for step in steps]
