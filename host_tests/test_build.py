@@ -347,6 +347,46 @@ def test_the_board_check_lets_a_board_of_the_builds_kind_through(tmp_path, monke
                                                                  ("reached", "reset")]
 
 
+def _vm_is_the_builds_kind(monkeypatch, board):
+    """Make the unix VM pass `board`'s kind check (BOARD_KIND: the VM's platform and machine)."""
+    machine = subprocess.run([micropython_binary(), "-c", "import sys; print(sys.implementation._machine)"],
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+    monkeypatch.setitem(deploy.BOARD_KIND, board, ("linux", machine[-6:]))
+
+
+def test_a_plain_deploy_onto_a_board_running_from_romfs_is_refused(tmp_path, monkeypatch):
+    # A board whose program is a ROMFS image (/rom/manifest.json) and gets a plain install
+    # would boot the new files from flash while the program check, finding /rom/manifest.json,
+    # reports every one of them as extra: the table refuses jackpot wagers after a deploy that
+    # said it succeeded.  The deploy refuses it first and says what to do.
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
+    board_fs = _board_fs_with_a_program(tmp_path)
+    (board_fs / "rom").mkdir()
+    (board_fs / "rom" / "manifest.json").write_text("{}")
+    before = _tree(board_fs)
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran),
+                      root=_mini_project(tmp_path, broken=False))
+    message = str(caught.value)
+    assert message.startswith("step 1 of 4, removing the old program: the board refused it, its program "
+                              "is a ROMFS image (/rom/manifest.json)"), message
+    assert "state: the board is untouched" in message
+    assert "--romfs" in message.split("hint:")[1] and "docs/romfs.md" in message.split("hint:")[1]
+    assert len(ran) == 1 and _tree(board_fs) == before
+
+
+def test_a_romfs_deploy_onto_a_board_running_from_romfs_goes_ahead(tmp_path, monkeypatch):
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
+    board_fs = _board_fs_with_a_program(tmp_path)
+    (board_fs / "rom").mkdir()
+    (board_fs / "rom" / "manifest.json").write_text("{}")
+    ran = []
+    deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran),
+                  root=_mini_project(tmp_path, broken=False), mip=False, romfs=True)
+    assert ("reached", "romfs") in ran and not (board_fs / "firmware").exists()
+
+
 def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):
     with pytest.raises(deploy.DeployError, match="is not a build folder"):
         deploy.commands(tmp_path)

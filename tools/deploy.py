@@ -4,7 +4,8 @@
 
 Steps, each one mpremote command (--dry-run prints them and runs nothing); the first one's
 command starts by checking the board's kind (BOARD_KIND: MicroPython's platform and chip), so a
-build for another kind of board is refused before anything on the board changes:
+build for another kind of board is refused before anything on the board changes, and so,
+without --romfs, is a board whose program is a ROMFS image (docs/romfs.md):
 1. remove the previous program (main.py, board.mpy, boards/, firmware/, manifest.json);
    configuration, critical memory and logs on the board are left alone;
 2. copy the new build, main.py last, so a copy cut short never starts a half program;
@@ -58,6 +59,20 @@ m = sys.implementation._machine
 if sys.platform != %(platform)r or not m.endswith(%(chip)r):
     raise Exception(%(wrong)r %% (m, sys.platform))
 """
+
+# Added for a plain install: a board whose program is a ROMFS image keeps /rom/manifest.json,
+# so the program check at boot would verify /rom and report the new files on the flash
+# filesystem as extra (docs/romfs.md): refused until the image is replaced.
+ROMFS_PROGRAM = "its program is a ROMFS image (/rom/manifest.json)"
+PLAIN_CHECK_SCRIPT = """\
+import os
+try:
+    os.stat("rom/manifest.json")
+except OSError:
+    pass
+else:
+    raise Exception(%r)
+""" % ROMFS_PROGRAM
 
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
@@ -148,14 +163,16 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
-def check_script(board):
-    """The script that stops an mpremote command on a board that is not of `board`'s kind."""
+def check_script(board, plain=False):
+    """The script that stops an mpremote command on a board that is not of `board`'s kind, and
+    with plain (an install on the flash filesystem) on a board whose program is in ROMFS."""
     if board not in BOARD_KIND:
         raise DeployError("no board check for %r: expected one of %s"
                           % (board, ", ".join(sorted(BOARD_KIND))))
     platform, chip = BOARD_KIND[board]
     wrong = WRONG_BOARD + "it is a %s (%s), this build is for " + "%s (%s)" % (board, chip)
-    return CHECK_SCRIPT % {"platform": platform, "chip": chip, "wrong": wrong}
+    script = CHECK_SCRIPT % {"platform": platform, "chip": chip, "wrong": wrong}
+    return script + PLAIN_CHECK_SCRIPT if plain else script
 
 
 def build_board(out):
@@ -174,7 +191,7 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
     mpremote = mpremote or mpremote_program()
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
-    check = ["exec", check_script(build_board(out))]
+    check = ["exec", check_script(build_board(out), plain=romfs is None)]
     names = ", ".join('"%s"' % name for name in entries)
     remove = ["exec", REMOVE_SCRIPT % names]
     removed = ("removing the old program", "the old program is removed", "the old program is not removed",
@@ -273,15 +290,20 @@ def failure(steps, failed, completed, port, board=None):
     """The DeployError for steps[failed] of a deploy of `board` having failed with `completed`."""
     step = steps[failed]
     said = mpremote_said(completed)
-    if WRONG_BOARD in said:
+    refused = [marker for marker in (WRONG_BOARD, ROMFS_PROGRAM) if marker in said]
+    if refused:
         # The check ran first and stopped the command: this step changed nothing.
-        platform, chip = BOARD_KIND.get(board, ("?", "?"))
+        if refused[0] == WRONG_BOARD:
+            hint = ("connect a %s board (%s), or deploy for the board that is connected with its --board "
+                    "(%s)" % (board, BOARD_KIND.get(board, ("?", "?"))[1], ", ".join(sorted(BOARD_KIND))))
+        else:
+            hint = ("deploy with --romfs, or to go back to the plain install replace the board's ROMFS image "
+                    "by an empty one first (`mkdir empty && mpremote romfs deploy empty`, docs/romfs.md)")
         return DeployError("\n".join([
             "step %d of %d, %s: the board refused it, %s"
-            % (failed + 1, len(steps), step.what, said[said.index(WRONG_BOARD):]),
+            % (failed + 1, len(steps), step.what, said[said.index(refused[0]):]),
             "state: %s" % board_state(steps, failed, False),
-            "hint: connect a %s board (%s), or deploy for the board that is connected with its "
-            "--board (%s)" % (board, chip, ", ".join(sorted(BOARD_KIND))),
+            "hint: %s" % hint,
             "command: %s" % _shown(step.command)]))
     reached = not any(marker in said for marker in NOT_CONNECTED)
     lines = ["step %d of %d, %s: %s" % (failed + 1, len(steps), step.what, said),
