@@ -8,10 +8,13 @@ Pin choice.  Only GPIOs that are free on every variant of the board are used:
 - not GPIO19/GPIO20 (the native USB port) nor GPIO43/GPIO44 (UART0, the USB-to-UART bridge
   and MicroPython's console);
 - not GPIO38 or GPIO48 (the on-board RGB LED, on GPIO38 from board v1.1, GPIO48 before);
+- not GPIO47 (nor GPIO48): they are powered by VDD_SPI, which is 1.8 V on the chips with
+  1.8 V in-package flash/PSRAM (ESP32-S3R8V/R16V, e.g. the DevKitC-1-N32R8V), so a signal
+  there would swing 1.8 V on those boards;
 - GPIO13 is left unconnected: it is the default MISO of the SPI host that drives the
   write-only MAX7219 chain, and the driver may claim it.
 GPIO39..GPIO42 are the pad JTAG pins; with the built-in USB-JTAG (the default) they are plain
-GPIO, so the RS-485 link uses them.
+GPIO, so the buzzer and the RS-485 link use them.
 """
 
 import machine
@@ -44,7 +47,7 @@ BUTTON_BACK = 16
 KEY_PIN = 17            # supervisor key switch
 DOOR_PIN = 18           # logic-door switch
 MCP_INT_PIN = 21        # MCP23017 INTA (open drain, active low)
-BUZZER_PIN = 47         # PWM (LEDC) to a piezo buzzer driver
+BUZZER_PIN = 39         # PWM (LEDC) to a piezo buzzer driver
 
 # UART1: card-reading shoe.
 SHOE_UART_ID = 1
@@ -80,6 +83,7 @@ RESERVED = {
     38: "on-board RGB LED (board v1.1)",
     43: "UART0 TX: USB-to-UART bridge, MicroPython console",
     44: "UART0 RX: USB-to-UART bridge, MicroPython console",
+    47: "VDD_SPI domain: 1.8 V on modules with 1.8 V flash/PSRAM (N32R8V)",
     48: "on-board RGB LED (board v1.0)",
 }
 

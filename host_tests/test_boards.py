@@ -301,3 +301,14 @@ def test_esp32_s3_spi_uses_the_fspi_io_mux_pins(fake_machine):
     assert 13 in s3.RESERVED
     for strapping in (0, 3, 45, 46):
         assert strapping in s3.RESERVED
+
+
+def test_esp32_s3_drives_nothing_from_the_vdd_spi_domain(fake_machine):
+    # ESP32-S3 datasheet, pin list note: GPIO47 and GPIO48 (SPICLK_P/N) are powered by VDD_SPI,
+    # which is 1.8 V on the chips with 1.8 V in-package PSRAM/flash (ESP32-S3R8V, R16V: the
+    # DevKitC-1-N32R8V's WROOM-2 module).  A signal there swings 1.8 V on those boards, so
+    # "any module variant" holds only if neither pin is wired.
+    s3 = load("esp32_s3")
+    used = {gpio for _, gpio, _ in s3.PIN_TABLE}
+    assert not used & {47, 48}
+    assert "1.8 V" in s3.RESERVED[47]
