@@ -387,6 +387,40 @@ def test_a_romfs_deploy_onto_a_board_running_from_romfs_goes_ahead(tmp_path, mon
     assert ("reached", "romfs") in ran and not (board_fs / "firmware").exists()
 
 
+@pytest.mark.parametrize("romfs", [False, True])
+def test_a_deploy_without_a_key_onto_a_keyed_board_is_refused(tmp_path, monkeypatch, romfs):
+    # A board holding manifest.key rejects a manifest without a valid HMAC: a deploy without
+    # --key would replace a program the board accepts by one it refuses (no jackpot wagers).
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
+    board_fs = _board_fs_with_a_program(tmp_path)
+    (board_fs / "manifest.key").write_bytes(KEY)
+    if romfs:
+        (board_fs / "rom").mkdir()
+        (board_fs / "rom" / "manifest.json").write_text("{}")
+    before = _tree(board_fs)
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran),
+                      root=_mini_project(tmp_path, broken=False), romfs=romfs)
+    message = str(caught.value)
+    assert ("the board refused it, it holds an HMAC key (/manifest.key) and this build's manifest has no "
+            "HMAC") in message.splitlines()[0], message
+    assert "state: the board is untouched" in message and "--key" in message.split("hint:")[1]
+    assert len(ran) == 1 and _tree(board_fs) == before
+
+
+def test_a_deploy_with_a_key_onto_a_keyed_board_goes_ahead(tmp_path, monkeypatch):
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
+    board_fs = _board_fs_with_a_program(tmp_path)
+    (board_fs / "manifest.key").write_bytes(KEY)
+    key_file = tmp_path / "key.bin"
+    key_file.write_bytes(KEY)
+    ran = []
+    deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran), mip=False,
+                  key_file=str(key_file), root=_mini_project(tmp_path, broken=False))
+    assert not (board_fs / "firmware").exists() and (board_fs / "manifest.key").exists()
+
+
 def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):
     with pytest.raises(deploy.DeployError, match="is not a build folder"):
         deploy.commands(tmp_path)

@@ -230,7 +230,7 @@ def test_the_romfs_step_means_partition_0_and_this_image_to_mpremote(tmp_path):
     from mpremote.main import argparse_romfs
     parser = argparse_romfs()
     parser.add_argument("next_command", nargs=argparse.REMAINDER)
-    assert step[3:5] == ["exec", deploy.check_script("pico_w")]
+    assert step[3:5] == ["exec", deploy.check_script("pico_w", unkeyed=True)]
     args = parser.parse_args(step[6:])
     assert (args.command, args.partition, args.path, args.next_command) == (
         ["deploy"], 0, str(tmp_path / "p.romfs"), [])

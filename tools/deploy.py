@@ -5,7 +5,8 @@
 Steps, each one mpremote command (--dry-run prints them and runs nothing); the first one's
 command starts by checking the board's kind (BOARD_KIND: MicroPython's platform and chip), so a
 build for another kind of board is refused before anything on the board changes, and so,
-without --romfs, is a board whose program is a ROMFS image (docs/romfs.md):
+without --romfs, is a board whose program is a ROMFS image (docs/romfs.md), and without --key
+a board holding an HMAC key (it would refuse the new program):
 1. remove the previous program (main.py, board.mpy, boards/, firmware/, manifest.json);
    configuration, critical memory and logs on the board are left alone;
 2. copy the new build, main.py last, so a copy cut short never starts a half program;
@@ -73,6 +74,19 @@ except OSError:
 else:
     raise Exception(%r)
 """ % ROMFS_PROGRAM
+
+# Added for a build without an HMAC: a board holding manifest.key rejects its manifest at
+# boot (firmware/manifest.py), so the program it accepts is not replaced by one it refuses.
+KEYED_BOARD = "it holds an HMAC key (/%s) and this build's manifest has no HMAC" % manifest.KEY_NAME
+UNKEYED_CHECK_SCRIPT = """\
+import os
+try:
+    os.stat(%r)
+except OSError:
+    pass
+else:
+    raise Exception(%r)
+""" % (manifest.KEY_NAME, KEYED_BOARD)
 
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
@@ -163,16 +177,21 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
-def check_script(board, plain=False):
-    """The script that stops an mpremote command on a board that is not of `board`'s kind, and
-    with plain (an install on the flash filesystem) on a board whose program is in ROMFS."""
+def check_script(board, plain=False, unkeyed=False):
+    """The script that stops an mpremote command on a board that is not of `board`'s kind; with
+    plain (an install on the flash filesystem) on a board whose program is in ROMFS; with
+    unkeyed (a build without an HMAC) on a board holding an HMAC key."""
     if board not in BOARD_KIND:
         raise DeployError("no board check for %r: expected one of %s"
                           % (board, ", ".join(sorted(BOARD_KIND))))
     platform, chip = BOARD_KIND[board]
     wrong = WRONG_BOARD + "it is a %s (%s), this build is for " + "%s (%s)" % (board, chip)
     script = CHECK_SCRIPT % {"platform": platform, "chip": chip, "wrong": wrong}
-    return script + PLAIN_CHECK_SCRIPT if plain else script
+    if plain:
+        script += PLAIN_CHECK_SCRIPT
+    if unkeyed:
+        script += UNKEYED_CHECK_SCRIPT
+    return script
 
 
 def build_board(out):
@@ -191,7 +210,7 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
     mpremote = mpremote or mpremote_program()
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
-    check = ["exec", check_script(build_board(out), plain=romfs is None)]
+    check = ["exec", check_script(build_board(out), plain=romfs is None, unkeyed=key_file is None)]
     names = ", ".join('"%s"' % name for name in entries)
     remove = ["exec", REMOVE_SCRIPT % names]
     removed = ("removing the old program", "the old program is removed", "the old program is not removed",
@@ -290,12 +309,15 @@ def failure(steps, failed, completed, port, board=None):
     """The DeployError for steps[failed] of a deploy of `board` having failed with `completed`."""
     step = steps[failed]
     said = mpremote_said(completed)
-    refused = [marker for marker in (WRONG_BOARD, ROMFS_PROGRAM) if marker in said]
+    refused = [marker for marker in (WRONG_BOARD, ROMFS_PROGRAM, KEYED_BOARD) if marker in said]
     if refused:
         # The check ran first and stopped the command: this step changed nothing.
         if refused[0] == WRONG_BOARD:
             hint = ("connect a %s board (%s), or deploy for the board that is connected with its --board "
                     "(%s)" % (board, BOARD_KIND.get(board, ("?", "?"))[1], ", ".join(sorted(BOARD_KIND))))
+        elif refused[0] == KEYED_BOARD:
+            hint = ("deploy with --key and the table's key file: the board checks the manifest's HMAC with "
+                    "its key (docs/wiring.md, \"Program verification\")")
         else:
             hint = ("deploy with --romfs, or to go back to the plain install replace the board's ROMFS image "
                     "by an empty one first (`mkdir empty && mpremote romfs deploy empty`, docs/romfs.md)")
