@@ -101,3 +101,12 @@ def test_a_drifted_table_is_caught(board_module):
     text = DOC.read_text().replace("| Key switch | 12 |", "| Key switch | 27 |")
     _, rows = table(text, "pico_w pins")
     assert [(s, int(g), c) for s, g, c in rows] != list(module.PIN_TABLE)
+
+
+def test_bus_speeds_are_the_ones_the_boards_set():
+    # What a technician's scope or logic analyser should show on each line.
+    text = " ".join(DOC.read_text().split())
+    assert "I2C bus at %d kHz" % (base.I2C_FREQ // 1000) in text
+    assert "SPI at %d MHz, mode 0" % (base.SPI_BAUD // 1000000) in text
+    assert "buzzer's PWM at %d Hz" % base.BUZZER_FREQ in text
+    assert "WS2812 data at 800 kHz" in text and base.WS2812_TIMING_NS == (400, 850, 800, 450)
