@@ -148,10 +148,14 @@ SAID_TAIL = 4096                   # characters of mpremote's output kept for an
 
 
 def run_mpremote(command):
-    """Run one mpremote command: its output goes to the terminal as it comes and its last
-    SAID_TAIL characters are returned in the CompletedProcess's stdout (mpremote prints some
-    refusals there, such as an image too big for the ROMFS partition, and an error on the board
-    during `exec`), its error messages in stderr."""
+    """Run one mpremote command: its output goes to the terminal, its error messages are
+    returned in the CompletedProcess's stderr.  A command that runs a script on the board or
+    writes a ROMFS image also has the last SAID_TAIL characters of its output returned in
+    stdout: mpremote prints the board's error during `exec`, and refusals such as an image too
+    big for the ROMFS partition, there.  (The others keep the terminal, where mpremote shows
+    its copying progress bars.)"""
+    if command[3:4] not in (["exec"], ["romfs"]):
+        return subprocess.run(command, stderr=subprocess.PIPE, text=True)
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors)
         tail = ""
