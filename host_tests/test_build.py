@@ -421,6 +421,38 @@ def test_a_deploy_with_a_key_onto_a_keyed_board_goes_ahead(tmp_path, monkeypatch
     assert not (board_fs / "firmware").exists() and (board_fs / "manifest.key").exists()
 
 
+@pytest.mark.parametrize("romfs", [False, True])
+def test_a_board_with_stray_program_files_is_refused_and_they_are_named(tmp_path, monkeypatch, romfs):
+    # The boot check reports any program file outside the manifest and lib/ as extra (and the
+    # table refuses jackpot wagers); the deploy removes only the build's own entries, so a
+    # boot.py or a technician's script would survive a deploy that said it succeeded.
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
+    board_fs = _board_fs_with_a_program(tmp_path)
+    (board_fs / "boot.py").write_text("import firmware\n")
+    (board_fs / "tools").mkdir()
+    (board_fs / "tools" / "probe.mpy").write_bytes(b"M")
+    (board_fs / "lib" / "umqtt").mkdir(parents=True)
+    (board_fs / "lib" / "umqtt" / "simple.mpy").write_bytes(b"M")
+    (board_fs / "data").mkdir()
+    (board_fs / "data" / "cm0.bin").write_bytes(b"\0")
+    (board_fs / "config.json").write_text("{}")
+    if romfs:
+        (board_fs / "rom").mkdir()
+        (board_fs / "rom" / "manifest.json").write_text("{}")
+        (board_fs / "rom" / "x.mpy").write_bytes(b"M")
+    before = _tree(board_fs)
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran), mip=False,
+                      root=_mini_project(tmp_path, broken=False), romfs=romfs)
+    message = str(caught.value)
+    assert message.splitlines()[0].endswith(
+        "the board refused it, it holds program files that are not part of the program: /boot.py, "
+        "/tools/probe.mpy"), message
+    assert "state: the board is untouched" in message and "mpremote rm" in message.split("hint:")[1]
+    assert len(ran) == 1 and _tree(board_fs) == before
+
+
 def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):
     with pytest.raises(deploy.DeployError, match="is not a build folder"):
         deploy.commands(tmp_path)

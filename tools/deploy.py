@@ -5,8 +5,9 @@
 Steps, each one mpremote command (--dry-run prints them and runs nothing); the first one's
 command starts by checking the board's kind (BOARD_KIND: MicroPython's platform and chip), so a
 build for another kind of board is refused before anything on the board changes, and so,
-without --romfs, is a board whose program is a ROMFS image (docs/romfs.md), and without --key
-a board holding an HMAC key (it would refuse the new program):
+without --romfs, is a board whose program is a ROMFS image (docs/romfs.md), without --key a
+board holding an HMAC key, and a board holding program files the deploy would not replace
+(outside lib/): each would make the board refuse the new program at boot:
 1. remove the previous program (main.py, board.mpy, boards/, firmware/, manifest.json);
    configuration, critical memory and logs on the board are left alone;
 2. copy the new build, main.py last, so a copy cut short never starts a half program;
@@ -87,6 +88,36 @@ except OSError:
 else:
     raise Exception(%r)
 """ % (manifest.KEY_NAME, KEYED_BOARD)
+
+# Added to every check: program files on the flash filesystem that the deploy does not replace
+# (outside the build's own entries, lib/ and the /rom mount) would be extra files to the check
+# at boot (firmware/manifest.py), which would then refuse the new program; they are named for
+# the technician to look at, never removed unseen.
+STRAY_PROGRAM = "it holds program files that are not part of the program: "
+STRAY_CHECK_SCRIPT = """\
+import os
+def walk(p, found):
+    for n in os.listdir(p):
+        q = p + "/" + n
+        if os.stat(q)[0] & 0x4000:
+            walk(q, found)
+        elif n.endswith(".py") or n.endswith(".mpy"):
+            found.append(q)
+found = []
+for n in os.listdir():
+    if n in (%s):
+        continue
+    if os.stat(n)[0] & 0x4000:
+        walk(n, found)
+    elif n.endswith(".py") or n.endswith(".mpy"):
+        found.append(n)
+if found:
+    found.sort()
+    raise Exception(%r + ", ".join("/" + f for f in found))
+"""
+
+# What the board says when a check refuses it (failure() gives each its hint).
+REFUSALS = (WRONG_BOARD, ROMFS_PROGRAM, KEYED_BOARD, STRAY_PROGRAM)
 
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
@@ -181,10 +212,12 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
-def check_script(board, plain=False, unkeyed=False):
+def check_script(board, plain=False, unkeyed=False, entries=None):
     """The script that stops an mpremote command on a board that is not of `board`'s kind; with
     plain (an install on the flash filesystem) on a board whose program is in ROMFS; with
-    unkeyed (a build without an HMAC) on a board holding an HMAC key."""
+    unkeyed (a build without an HMAC) on a board holding an HMAC key; with entries (the
+    build's top-level names, which the deploy replaces) on a board holding other program
+    files outside lib/."""
     if board not in BOARD_KIND:
         raise DeployError("no board check for %r: expected one of %s"
                           % (board, ", ".join(sorted(BOARD_KIND))))
@@ -195,6 +228,9 @@ def check_script(board, plain=False, unkeyed=False):
         script += PLAIN_CHECK_SCRIPT
     if unkeyed:
         script += UNKEYED_CHECK_SCRIPT
+    if entries is not None:
+        keep = ", ".join(repr(name) for name in ("rom", "lib") + tuple(entries))
+        script += STRAY_CHECK_SCRIPT % (keep, STRAY_PROGRAM)
     return script
 
 
@@ -214,7 +250,8 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
     mpremote = mpremote or mpremote_program()
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
-    check = ["exec", check_script(build_board(out), plain=romfs is None, unkeyed=key_file is None)]
+    check = ["exec", check_script(build_board(out), plain=romfs is None, unkeyed=key_file is None,
+                                  entries=entries)]
     names = ", ".join('"%s"' % name for name in entries)
     remove = ["exec", REMOVE_SCRIPT % names]
     removed = ("removing the old program", "the old program is removed", "the old program is not removed",
@@ -313,12 +350,16 @@ def failure(steps, failed, completed, port, board=None):
     """The DeployError for steps[failed] of a deploy of `board` having failed with `completed`."""
     step = steps[failed]
     said = mpremote_said(completed)
-    refused = [marker for marker in (WRONG_BOARD, ROMFS_PROGRAM, KEYED_BOARD) if marker in said]
+    refused = [marker for marker in REFUSALS if marker in said]
     if refused:
         # The check ran first and stopped the command: this step changed nothing.
         if refused[0] == WRONG_BOARD:
             hint = ("connect a %s board (%s), or deploy for the board that is connected with its --board "
                     "(%s)" % (board, BOARD_KIND.get(board, ("?", "?"))[1], ", ".join(sorted(BOARD_KIND))))
+        elif refused[0] == STRAY_PROGRAM:
+            hint = ("look at each file, then remove it (`mpremote rm :PATH`) and deploy again: the check at "
+                    "boot refuses a program file the manifest does not list (docs/wiring.md, \"Program "
+                    "verification\")")
         elif refused[0] == KEYED_BOARD:
             hint = ("deploy with --key and the table's key file: the board checks the manifest's HMAC with "
                     "its key (docs/wiring.md, \"Program verification\")")
