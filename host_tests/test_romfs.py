@@ -79,6 +79,18 @@ def test_image_sits_beside_the_folder_and_the_result_names_it(built):
     assert len(data) > sum(len(d) for d in built.files.values())
 
 
+def test_the_image_size_docs_romfs_md_gives_is_the_builds_and_fits_the_partition(built):
+    # A technician sizes the board's ROMFS partition from docs/romfs.md: its figure must be
+    # the image's (within 5%), and the image must fit the 256 KB partition it recommends.
+    import re
+
+    text = " ".join((ROOT / "docs" / "romfs.md").read_text().split())
+    sizes = dict((board, int(kb)) for kb, board in re.findall(r"(\d+) KB for (\w+)", text))
+    assert abs(sizes[built.board] * 1024 - built.romfs_size) <= built.romfs_size // 20, (
+        "docs/romfs.md says %d KB, the image is %d bytes" % (sizes[built.board], built.romfs_size))
+    assert "256 KB" in text and built.romfs_size <= 256 * 1024
+
+
 def test_the_micropython_vm_mounts_the_image_and_reads_the_build_byte_for_byte(built, tmp_path):
     result = vm(LIST_ROM, built.romfs, cwd=tmp_path, heap=1024 * 1024)
     assert result.returncode == 0, result.stderr
