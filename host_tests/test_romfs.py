@@ -134,6 +134,27 @@ def test_build_without_romfs_writes_no_image(tmp_path):
     assert not (tmp_path / "p.romfs").exists()
 
 
+def test_a_build_without_romfs_leaves_no_image_of_an_older_build_beside_it(tmp_path):
+    # build/pico_w.romfs of an earlier --romfs build no longer holds the folder beside it: a
+    # technician who deploys it by hand (`mpremote romfs deploy build/pico_w.romfs`) would
+    # install the older program.  Once the new folder is in place, the stale image goes.
+    root = _mini_project(tmp_path)
+    builder.build("pico_w", tmp_path / "p", build_id="old", root=root, romfs=True)
+    (root / "firmware" / "poker" / "hands.py").write_text("X = 2\n")
+    builder.build("pico_w", tmp_path / "p", build_id="new", root=root)
+    assert not (tmp_path / "p.romfs").exists()
+    # A failed build keeps the previous pair, and a file that is not an image is never touched.
+    builder.build("pico_w", tmp_path / "p", build_id="old", root=root, romfs=True)
+    (root / "firmware" / "poker" / "hands.py").write_text("def f(:\n")
+    with pytest.raises(builder.BuildError):
+        builder.build("pico_w", tmp_path / "p", build_id="bad", root=root)
+    assert (tmp_path / "p.romfs").read_bytes().startswith(ROMFS_MAGIC)
+    (tmp_path / "q.romfs").write_text("my notes")
+    (root / "firmware" / "poker" / "hands.py").write_text("X = 3\n")
+    builder.build("pico_w", tmp_path / "q", build_id="q", root=root)
+    assert (tmp_path / "q.romfs").read_text() == "my notes"
+
+
 def test_an_existing_file_that_is_not_an_image_is_not_overwritten(tmp_path):
     (tmp_path / "p.romfs").write_text("my notes")
     with pytest.raises(builder.BuildError, match="p.romfs exists and is not a ROMFS image"):

@@ -16,6 +16,7 @@ The folder mirrors the board's filesystem:
 With --romfs the same files are also packed into a ROMFS image, `<out>.romfs` (build/pico_w.romfs),
 for boards whose MicroPython has a ROMFS partition: mounted at /rom, its bytecode runs from
 flash in place instead of being copied into the heap (docs/romfs.md, tools/deploy.py --romfs).
+A build without --romfs removes the image an earlier one left there, which no longer matches.
 
 The same sources, build id and key always give the same bytes, so a lab can rebuild the
 approved version and compare digests.  The mpy-cross version must produce the .mpy version
@@ -401,9 +402,23 @@ def build(board, out=None, key=None, build_id=None, root=ROOT, romfs=False):
         raise
     if image is not None:
         os.replace(image_partial, image_target)
+    else:
+        _remove_stale_image(romfs_path(out))
     digest = manifest.parse(manifest_bytes)[3]
     return BuildResult(out, board, build_id, files, digest, key is not None,
                        image_target if romfs else None, len(image) if romfs else None)
+
+
+def _remove_stale_image(target):
+    """Remove the ROMFS image an earlier --romfs build left at `target`: it no longer holds the
+    build folder beside it.  A file there that is not a ROMFS image is left alone."""
+    try:
+        with target.open("rb") as f:
+            start = f.read(len(ROMFS_HEADER))
+    except OSError:
+        return
+    if target.is_file() and start == ROMFS_HEADER:
+        target.unlink()
 
 
 def _discard(partial, image_partial):
