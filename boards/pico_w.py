@@ -65,8 +65,10 @@ WDT_MAX_MS = 8388
 # started (machine.WDT: watchdog_enable) leaves a magic word in the watchdog's SCRATCH4
 # register, which watchdog_reboot overwrites (0, or its reboot-to-address word) and a power-on
 # clears: only a watchdog reset with that word is a timeout.  RP2040 datasheet 4.7.6: the
-# watchdog's registers at 0x40058000, SCRATCH4 at offset 0x1c.
-WATCHDOG_SCRATCH4 = 0x4005801C
+# watchdog's registers at 0x40058000 (CTRL, whose ENABLE bit tools/deploy.py clears before it
+# installs a program), SCRATCH4 at offset 0x1c.
+WATCHDOG_CTRL = 0x40058000
+WATCHDOG_SCRATCH4 = WATCHDOG_CTRL + 0x1C
 WATCHDOG_ENABLED_MAGIC = 0x6AB73121     # pico-sdk watchdog.c WATCHDOG_NON_REBOOT_MAGIC
 HARD_RESET = 2                          # machine.HARD_RESET's value where a port defines it
 

@@ -335,9 +335,7 @@ def test_the_board_check_names_each_kind_by_platform_and_chip():
 
 def test_the_board_check_lets_a_board_of_the_builds_kind_through(tmp_path, monkeypatch):
     # The same script, told that the VM's kind is the build's: it passes and the removal runs.
-    machine = subprocess.run([micropython_binary(), "-c", "import sys; print(sys.implementation._machine)"],
-                             capture_output=True, text=True, timeout=60).stdout.strip()
-    monkeypatch.setitem(deploy.BOARD_KIND, "pico_w", ("linux", machine[-6:]))
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
     board_fs = _board_fs_with_a_program(tmp_path)
     ran = []
     deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran),
@@ -352,6 +350,7 @@ def _vm_is_the_builds_kind(monkeypatch, board):
     machine = subprocess.run([micropython_binary(), "-c", "import sys; print(sys.implementation._machine)"],
                              capture_output=True, text=True, timeout=60).stdout.strip()
     monkeypatch.setitem(deploy.BOARD_KIND, board, ("linux", machine[-6:]))
+    monkeypatch.setitem(deploy.STOP_WATCHDOG, board, "")   # no RP2040 registers on the VM
 
 
 def test_a_plain_deploy_onto_a_board_running_from_romfs_is_refused(tmp_path, monkeypatch):
@@ -451,6 +450,71 @@ def test_a_board_with_stray_program_files_is_refused_and_they_are_named(tmp_path
         "/tools/probe.mpy"), message
     assert "state: the board is untouched" in message and "mpremote rm" in message.split("hint:")[1]
     assert len(ran) == 1 and _tree(board_fs) == before
+
+
+class _Mem32:
+    """machine.mem32 of a board, as the register writes it received."""
+
+    def __init__(self):
+        self.writes = []
+
+    def __setitem__(self, address, value):
+        self.writes.append((address, value))
+
+
+def _run_check_as_the_board(script, monkeypatch, board_fs, platform, machine_name):
+    """Run a deploy check script in-process as the board would: sys.platform, its machine's
+    name, its `machine` module (mem32 writes recorded) and its filesystem as the cwd."""
+    import types
+
+    fake = types.ModuleType("machine")
+    fake.mem32 = _Mem32()
+    monkeypatch.setitem(sys.modules, "machine", fake)
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(sys, "implementation", types.SimpleNamespace(_machine=machine_name))
+    monkeypatch.chdir(board_fs)
+    try:
+        exec(script, {})
+        return fake.mem32.writes, None
+    except Exception as error:   # noqa: BLE001 - what the board would print
+        return fake.mem32.writes, error
+
+
+def test_the_pico_w_check_stops_the_tables_watchdog_once_the_board_passes(tmp_path, monkeypatch):
+    # A running table's watchdog keeps counting after mpremote interrupts the table (rp2 has no
+    # way to stop machine.WDT), so the board reset itself ~2 s into a deploy: in the middle of
+    # the ROMFS image or the copy.  The check clears the RP2040 watchdog's ENABLE bit through
+    # the CTRL register's atomic clear alias (RP2040 datasheet 2.1.2: +0x3000), as the
+    # pico-sdk's watchdog_disable() does.
+    board_fs = _board_fs_with_a_program(tmp_path)
+    built = builder.build("pico_w", tmp_path / "p", build_id="d", root=_mini_project(tmp_path, broken=False))
+    script = deploy.check_script("pico_w", unkeyed=True, entries=deploy.top_level_entries(built.out))
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "rp2",
+                                            "Raspberry Pi Pico W with RP2040")
+    assert error is None
+    assert writes == [(0x40058000 + 0x3000, 1 << 30)]
+    # Never on a board of another kind: its registers are elsewhere.
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "esp32",
+                                            "Generic ESP32S3 module with ESP32S3")
+    assert "wrong board" in str(error) and writes == []
+    # Nor on a board a later check refuses: its watchdog restarts the table mpremote interrupted.
+    (board_fs / "manifest.key").write_bytes(KEY)
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "rp2",
+                                            "Raspberry Pi Pico W with RP2040")
+    assert deploy.KEYED_BOARD in str(error) and writes == []
+    # The ESP32-S3's task watchdog cannot be stopped from Python: nothing is written there.
+    assert "mem32" not in deploy.check_script("esp32_s3", entries=[])
+
+
+def test_the_watchdog_the_check_stops_is_the_one_the_pico_w_board_reads(monkeypatch):
+    import importlib
+    import types
+
+    monkeypatch.setitem(sys.modules, "machine", types.ModuleType("machine"))
+    monkeypatch.delitem(sys.modules, "boards.pico_w", raising=False)
+    pico = importlib.import_module("boards.pico_w")
+    assert "machine.mem32[%d] = %d" % (pico.WATCHDOG_CTRL + 0x3000, 1 << 30) in deploy.STOP_WATCHDOG["pico_w"]
+    assert pico.WATCHDOG_SCRATCH4 == pico.WATCHDOG_CTRL + 0x1C
 
 
 def test_deploy_refuses_a_folder_that_is_not_a_build(tmp_path):

@@ -7,7 +7,9 @@ command starts by checking the board's kind (BOARD_KIND: MicroPython's platform 
 build for another kind of board is refused before anything on the board changes, and so,
 without --romfs, is a board whose program is a ROMFS image (docs/romfs.md), without --key a
 board holding an HMAC key, and a board holding program files the deploy would not replace
-(outside lib/): each would make the board refuse the new program at boot:
+(outside lib/): each would make the board refuse the new program at boot.  A board that passes
+has the running table's watchdog stopped where the port allows it (STOP_WATCHDOG: the Pico W),
+so it does not reset itself in the middle of the deploy:
 1. remove the previous program (main.py, board.mpy, boards/, firmware/, manifest.json);
    configuration, critical memory and logs on the board are left alone;
 2. copy the new build, main.py last, so a copy cut short never starts a half program;
@@ -53,6 +55,19 @@ BOARD_KIND = {
     "esp32_s3": ("esp32", "ESP32S3"),
 }
 WRONG_BOARD = "wrong board: "
+
+# board -> lines that stop the watchdog a running table started, run once every check passed
+# (a board refused keeps it, and it restarts the table mpremote interrupted).  mpremote
+# interrupts the table to reach the REPL, but machine.WDT cannot be stopped and keeps
+# counting: without this the board resets itself about 2 s into the deploy (in the middle of
+# the ROMFS image or the copy).  The RP2040's watchdog stops when its CTRL register's ENABLE
+# bit (30) is cleared, here through the register's atomic clear alias at +0x3000 (RP2040
+# datasheet 2.1.2 and 4.7.6; the pico-sdk's watchdog_disable()).  The ESP32-S3's task
+# watchdog cannot be stopped from Python (docs/romfs.md says what to do).
+STOP_WATCHDOG = {
+    "pico_w": "import machine\nmachine.mem32[%d] = %d\n" % (0x40058000 + 0x3000, 1 << 30),
+    "esp32_s3": "",
+}
 
 # Runs on the board first: refuse a board of another kind before anything on it changes.
 CHECK_SCRIPT = """\
@@ -217,7 +232,7 @@ def check_script(board, plain=False, unkeyed=False, entries=None):
     plain (an install on the flash filesystem) on a board whose program is in ROMFS; with
     unkeyed (a build without an HMAC) on a board holding an HMAC key; with entries (the
     build's top-level names, which the deploy replaces) on a board holding other program
-    files outside lib/."""
+    files outside lib/.  A board that passes has its watchdog stopped (STOP_WATCHDOG)."""
     if board not in BOARD_KIND:
         raise DeployError("no board check for %r: expected one of %s"
                           % (board, ", ".join(sorted(BOARD_KIND))))
@@ -231,7 +246,8 @@ def check_script(board, plain=False, unkeyed=False, entries=None):
     if entries is not None:
         keep = ", ".join(repr(name) for name in ("rom", "lib") + tuple(entries))
         script += STRAY_CHECK_SCRIPT % (keep, STRAY_PROGRAM)
-    return script
+    # Last: a board refused keeps its watchdog, which restarts the interrupted table.
+    return script + STOP_WATCHDOG.get(board, "")
 
 
 def build_board(out):
