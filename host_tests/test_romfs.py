@@ -271,6 +271,25 @@ def test_the_romfs_step_means_partition_0_and_this_image_to_mpremote(tmp_path):
         ["deploy"], 0, str(tmp_path / "p.romfs"), [])
 
 
+def test_mpremote_reads_the_first_step_as_the_board_check_then_the_image(tmp_path):
+    # Split as mpremote's main() splits a command line into its commands: exec (the check,
+    # whose failure ends mpremote before the next command), then romfs deploy.
+    from mpremote.main import _COMMANDS
+    out = tmp_path / "p"
+    builder.build("pico_w", out, build_id="x", root=_mini_project(tmp_path), romfs=True)
+    words = deploy.commands(out, romfs=tmp_path / "p.romfs", mip=False)[0][3:]
+    read = []
+    while words:
+        name = words.pop(0)
+        parser = _COMMANDS[name][1]()
+        parser.add_argument("next_command", nargs=argparse.REMAINDER)
+        args = parser.parse_args(words)
+        read.append((name, args.expr[0] if name == "exec" else args.command))
+        words = args.next_command
+    assert [name for name, _ in read] == ["exec", "romfs"]
+    assert deploy.WRONG_BOARD in read[0][1] and read[1][1] == ["deploy"]
+
+
 def test_a_failed_image_write_stops_before_the_old_program_is_removed(tmp_path):
     ran = []
 
