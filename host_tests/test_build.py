@@ -462,16 +462,24 @@ class _Mem32:
         self.writes.append((address, value))
 
 
-def _run_check_as_the_board(script, monkeypatch, board_fs, platform, machine_name):
+# sys.implementation._mpy of MicroPython 1.29 on an RP2040: .mpy version 6.3, armv6m code.
+RP2040_1_29_MPY = 6 | 3 << 8 | MPY_ARCH_CODE["armv6m"] << 10
+
+
+def _run_check_as_the_board(script, monkeypatch, board_fs, platform, machine_name, mpy=RP2040_1_29_MPY):
     """Run a deploy check script in-process as the board would: sys.platform, its machine's
-    name, its `machine` module (mem32 writes recorded) and its filesystem as the cwd."""
+    name and .mpy version, its `machine` module (mem32 writes recorded) and its filesystem as
+    the cwd."""
     import types
 
     fake = types.ModuleType("machine")
     fake.mem32 = _Mem32()
     monkeypatch.setitem(sys.modules, "machine", fake)
     monkeypatch.setattr(sys, "platform", platform)
-    monkeypatch.setattr(sys, "implementation", types.SimpleNamespace(_machine=machine_name))
+    implementation = types.SimpleNamespace(_machine=machine_name)
+    if mpy is not None:             # None: a MicroPython too old to say
+        implementation._mpy = mpy
+    monkeypatch.setattr(sys, "implementation", implementation)
     monkeypatch.chdir(board_fs)
     try:
         exec(script, {})
@@ -504,6 +512,36 @@ def test_the_pico_w_check_stops_the_tables_watchdog_once_the_board_passes(tmp_pa
     assert deploy.KEYED_BOARD in str(error) and writes == []
     # The ESP32-S3's task watchdog cannot be stopped from Python: nothing is written there.
     assert "mem32" not in deploy.check_script("esp32_s3", entries=[])
+
+
+@pytest.mark.parametrize("mpy,says", [(6 | 2 << 8 | 4 << 10, "6.2"), (5 | 4 << 10, "5.0"), (None, "0.0")])
+def test_a_board_whose_micropython_cannot_load_the_builds_mpy_files_is_refused(tmp_path, monkeypatch, mpy,
+                                                                               says):
+    # MicroPython docs, mpyfiles.rst: a .mpy file loads only on a VM of its version, and one
+    # with native code (the hand evaluator) only on the same sub-version.  A board on an older
+    # MicroPython (1.22 takes 6.2; 1.18 and before 5) would fail at boot on every import with
+    # "incompatible .mpy file" after its working program had been removed.
+    board_fs = _board_fs_with_a_program(tmp_path)
+    built = builder.build("pico_w", tmp_path / "p", build_id="d", root=_mini_project(tmp_path, broken=False))
+    header = (built.out / "firmware" / "poker" / "hands.mpy").read_bytes()[:3]
+    assert (header[1], header[2] & 3) == (6, 3), "mpy-cross 1.29 writes 6.3"
+    script = deploy.check_script("pico_w", unkeyed=True, entries=deploy.top_level_entries(built.out),
+                                 mpy=deploy.build_mpy(built.out))
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "rp2",
+                                            "Raspberry Pi Pico W with RP2040", mpy=mpy)
+    assert deploy.OLD_MICROPYTHON in str(error) and writes == []
+    assert "loads .mpy version %s, this build's are 6.3" % says in str(error)
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "rp2",
+                                            "Raspberry Pi Pico W with RP2040")
+    assert error is None
+
+
+def test_the_deploy_checks_the_mpy_version_of_the_build_it_installs(tmp_path):
+    out = tmp_path / "p"
+    builder.build("pico_w", out, build_id="d", root=_mini_project(tmp_path, broken=False))
+    script = deploy.commands(out)[0][4]
+    entries = deploy.top_level_entries(out)
+    assert script == deploy.check_script("pico_w", plain=True, unkeyed=True, entries=entries, mpy=(6, 3))
 
 
 def test_the_watchdog_the_check_stops_is_the_one_the_pico_w_board_reads(monkeypatch):

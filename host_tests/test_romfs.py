@@ -241,7 +241,8 @@ def test_deploy_romfs_dry_run_writes_the_image_then_main_py_only(tmp_path, capsy
     assert [s[:3] for s in steps] == [connect] * 6
     image = tmp_path / "pico.romfs"
     # the board first (deploy.check_script), then the image
-    assert steps[0][3:5] == ["exec", deploy.check_script("pico_w", entries=deploy.top_level_entries(out))]
+    check = deploy.check_script("pico_w", entries=deploy.top_level_entries(out), mpy=deploy.build_mpy(out))
+    assert steps[0][3:5] == ["exec", check]
     assert steps[0][5:] == ["romfs", "--partition", "0", "deploy", str(image)]
     assert steps[1][3] == "exec" and '"firmware"' in steps[1][4] and '"main.py"' in steps[1][4]
     assert steps[2][3:] == ["fs", "cp", str(out / "main.py"), ":main.py"]
@@ -264,7 +265,8 @@ def test_the_romfs_step_means_partition_0_and_this_image_to_mpremote(tmp_path):
     from mpremote.main import argparse_romfs
     parser = argparse_romfs()
     parser.add_argument("next_command", nargs=argparse.REMAINDER)
-    check = deploy.check_script("pico_w", unkeyed=True, entries=deploy.top_level_entries(out))
+    check = deploy.check_script("pico_w", unkeyed=True, entries=deploy.top_level_entries(out),
+                                mpy=deploy.build_mpy(out))
     assert step[3:5] == ["exec", check]
     args = parser.parse_args(step[6:])
     assert (args.command, args.partition, args.path, args.next_command) == (

@@ -72,9 +72,21 @@ STOP_WATCHDOG = {
 # Runs on the board first: refuse a board of another kind before anything on it changes.
 CHECK_SCRIPT = """\
 import sys
-m = sys.implementation._machine
+m = getattr(sys.implementation, "_machine", "")
 if sys.platform != %(platform)r or not m.endswith(%(chip)r):
     raise Exception(%(wrong)r %% (m, sys.platform))
+"""
+
+# Added when the build's .mpy version is known (build_mpy): a .mpy file loads only on a VM of
+# its version, and one with native code (the hand evaluator) only on the same sub-version
+# (MicroPython docs, mpyfiles.rst); sys.implementation._mpy holds the board's (the version in
+# bits 0..7, the sub-version in bits 8..9).  An older MicroPython on the board would stop at
+# boot on "incompatible .mpy file".
+OLD_MICROPYTHON = "its MicroPython loads .mpy version "
+MPY_CHECK_SCRIPT = """\
+v = getattr(sys.implementation, "_mpy", 0)
+if v & 0xFF != %(version)d or (v >> 8) & 3 != %(sub)d:
+    raise Exception(%(old)r %% (v & 0xFF, (v >> 8) & 3))
 """
 
 # Added for a plain install: a board whose program is a ROMFS image keeps /rom/manifest.json,
@@ -132,7 +144,7 @@ if found:
 """
 
 # What the board says when a check refuses it (failure() gives each its hint).
-REFUSALS = (WRONG_BOARD, ROMFS_PROGRAM, KEYED_BOARD, STRAY_PROGRAM)
+REFUSALS = (WRONG_BOARD, OLD_MICROPYTHON, ROMFS_PROGRAM, KEYED_BOARD, STRAY_PROGRAM)
 
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
@@ -227,18 +239,23 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
-def check_script(board, plain=False, unkeyed=False, entries=None):
+def check_script(board, plain=False, unkeyed=False, entries=None, mpy=None):
     """The script that stops an mpremote command on a board that is not of `board`'s kind; with
     plain (an install on the flash filesystem) on a board whose program is in ROMFS; with
     unkeyed (a build without an HMAC) on a board holding an HMAC key; with entries (the
     build's top-level names, which the deploy replaces) on a board holding other program
-    files outside lib/.  A board that passes has its watchdog stopped (STOP_WATCHDOG)."""
+    files outside lib/; with mpy (the build's .mpy (version, sub-version)) on a board whose
+    MicroPython cannot load them.  A board that passes has its watchdog stopped
+    (STOP_WATCHDOG)."""
     if board not in BOARD_KIND:
         raise DeployError("no board check for %r: expected one of %s"
                           % (board, ", ".join(sorted(BOARD_KIND))))
     platform, chip = BOARD_KIND[board]
     wrong = WRONG_BOARD + "it is a %s (%s), this build is for " + "%s (%s)" % (board, chip)
     script = CHECK_SCRIPT % {"platform": platform, "chip": chip, "wrong": wrong}
+    if mpy is not None:
+        old = OLD_MICROPYTHON + "%d.%d, this build's are " + "%d.%d" % mpy
+        script += MPY_CHECK_SCRIPT % {"version": mpy[0], "sub": mpy[1], "old": old}
     if plain:
         script += PLAIN_CHECK_SCRIPT
     if unkeyed:
@@ -248,6 +265,20 @@ def check_script(board, plain=False, unkeyed=False, entries=None):
         script += STRAY_CHECK_SCRIPT % (keep, STRAY_PROGRAM)
     # Last: a board refused keeps its watchdog, which restarts the interrupted table.
     return script + STOP_WATCHDOG.get(board, "")
+
+
+def build_mpy(out):
+    """(version, sub-version) of the .mpy files of the build in `out`, from the header of its
+    native hot module (MicroPython docs, mpyfiles.rst: b"M", the version, then the
+    architecture and the sub-version in the third byte's bits 2..7 and 0..1)."""
+    path = Path(out) / (builder.HOT_MODULES[0][:-3] + ".mpy")
+    try:
+        header = path.read_bytes()[:3]
+    except OSError as error:
+        raise DeployError("%s: cannot read the build's %s: %s" % (out, path.name, error.strerror)) from None
+    if len(header) < 3 or header[:1] != b"M":
+        raise DeployError("%s is not a .mpy file" % path)
+    return header[1], header[2] & 3
 
 
 def build_board(out):
@@ -267,7 +298,7 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
     check = ["exec", check_script(build_board(out), plain=romfs is None, unkeyed=key_file is None,
-                                  entries=entries)]
+                                  entries=entries, mpy=build_mpy(out))]
     names = ", ".join('"%s"' % name for name in entries)
     remove = ["exec", REMOVE_SCRIPT % names]
     removed = ("removing the old program", "the old program is removed", "the old program is not removed",
@@ -372,6 +403,10 @@ def failure(steps, failed, completed, port, board=None):
         if refused[0] == WRONG_BOARD:
             hint = ("connect a %s board (%s), or deploy for the board that is connected with its --board "
                     "(%s)" % (board, BOARD_KIND.get(board, ("?", "?"))[1], ", ".join(sorted(BOARD_KIND))))
+        elif refused[0] == OLD_MICROPYTHON:
+            hint = ("install on the board the MicroPython of the mpy-cross that made the build (`mpy-cross "
+                    "--version`, in the build's report) first: docs/romfs.md, \"The MicroPython the boards "
+                    "need\"")
         elif refused[0] == STRAY_PROGRAM:
             hint = ("look at each file, then remove it (`mpremote rm :PATH`) and deploy again: the check at "
                     "boot refuses a program file the manifest does not list (docs/wiring.md, \"Program "
