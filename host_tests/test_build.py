@@ -351,6 +351,8 @@ def _vm_is_the_builds_kind(monkeypatch, board):
                              capture_output=True, text=True, timeout=60).stdout.strip()
     monkeypatch.setitem(deploy.BOARD_KIND, board, ("linux", machine[-6:]))
     monkeypatch.setitem(deploy.STOP_WATCHDOG, board, "")   # no RP2040 registers on the VM
+    # nor a ROMFS partition: the room check runs in-process (test_romfs.py)
+    monkeypatch.setattr(deploy, "ROOM_CHECK_SCRIPT", "")
 
 
 def test_a_plain_deploy_onto_a_board_running_from_romfs_is_refused(tmp_path, monkeypatch):

@@ -241,7 +241,8 @@ def test_deploy_romfs_dry_run_writes_the_image_then_main_py_only(tmp_path, capsy
     assert [s[:3] for s in steps] == [connect] * 6
     image = tmp_path / "pico.romfs"
     # the board first (deploy.check_script), then the image
-    check = deploy.check_script("pico_w", entries=deploy.top_level_entries(out), mpy=deploy.build_mpy(out))
+    check = deploy.check_script("pico_w", entries=deploy.top_level_entries(out), mpy=deploy.build_mpy(out),
+                                romfs_size=image.stat().st_size)
     assert steps[0][3:5] == ["exec", check]
     assert steps[0][5:] == ["romfs", "--partition", "0", "deploy", str(image)]
     assert steps[1][3] == "exec" and '"firmware"' in steps[1][4] and '"main.py"' in steps[1][4]
@@ -266,7 +267,7 @@ def test_the_romfs_step_means_partition_0_and_this_image_to_mpremote(tmp_path):
     parser = argparse_romfs()
     parser.add_argument("next_command", nargs=argparse.REMAINDER)
     check = deploy.check_script("pico_w", unkeyed=True, entries=deploy.top_level_entries(out),
-                                mpy=deploy.build_mpy(out))
+                                mpy=deploy.build_mpy(out), romfs_size=(tmp_path / "p.romfs").stat().st_size)
     assert step[3:5] == ["exec", check]
     args = parser.parse_args(step[6:])
     assert (args.command, args.partition, args.path, args.next_command) == (
@@ -368,6 +369,68 @@ def test_an_image_too_big_for_the_partition_is_quoted_from_what_mpremote_printed
                               "image is too big for the target partition\n")
     assert "the old program is not removed" in message and "deploy without --romfs" in message
     assert "ROMFS image is too big for the target partition" in capfd.readouterr().out
+
+
+class _RomDevice:
+    """What vfs.rom_ioctl(2, 0) gives on a port whose ROMFS partition is a block device."""
+
+    def __init__(self, blocks, block_size=4096):
+        self.blocks, self.block_size = blocks, block_size
+
+    def ioctl(self, op, arg):
+        return {4: self.blocks, 5: self.block_size}[op]
+
+
+def _fake_vfs(partitions, device=None):
+    import types
+
+    vfs = types.ModuleType("vfs")
+    if partitions is not None:
+        vfs.rom_ioctl = lambda op, *args: partitions if op == 1 else (device if op == 2 else -22)
+    return vfs
+
+
+@pytest.mark.parametrize("vfs_module,says", [
+    (_fake_vfs(None), "its MicroPython has no ROMFS partition"),
+    (_fake_vfs(0), "its MicroPython has no ROMFS partition"),
+    (_fake_vfs(1, -2), "its MicroPython has no ROMFS partition"),
+    (_fake_vfs(1, _RomDevice(1)), "ROMFS partition 0 holds 4096 bytes, the image"),
+    (_fake_vfs(1, bytes(2048)), "ROMFS partition 0 holds 2048 bytes, the image"),
+])
+def test_a_board_without_room_for_the_image_is_refused_and_its_table_keeps_its_watchdog(
+        tmp_path, monkeypatch, vfs_module, says):
+    # mpremote refuses such a board too, but only after the check had stopped the Pico W's
+    # watchdog: the table it interrupted would then stay stopped, while the error said the
+    # old program was still there.  The check asks first (as `mpremote romfs query` does).
+    from host_tests.test_build import _board_fs_with_a_program, _run_check_as_the_board
+
+    out = tmp_path / "p"
+    builder.build("pico_w", out, build_id="x", root=_mini_project(tmp_path), romfs=True)
+    script = deploy.commands(out, romfs=tmp_path / "p.romfs", mip=False)[0][4]
+    board_fs = _board_fs_with_a_program(tmp_path)
+    monkeypatch.setitem(sys.modules, "vfs", vfs_module)
+    pico = "Raspberry Pi Pico W with RP2040"
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "rp2", pico)
+    assert deploy.NO_ROOM in str(error) and says in str(error) and writes == []
+    monkeypatch.setitem(sys.modules, "vfs", _fake_vfs(1, _RomDevice(64)))       # 256 KB
+    writes, error = _run_check_as_the_board(script, monkeypatch, board_fs, "rp2", pico)
+    assert error is None and len(writes) == 1
+
+
+def test_no_room_for_the_image_names_the_step_and_what_to_do(tmp_path):
+    said = ("Traceback (most recent call last):\n  File \"<stdin>\", line 9, in <module>\n"
+            "Exception: no room for the ROMFS image: its MicroPython has no ROMFS partition\n")
+
+    def fake_run(command):
+        return subprocess.CompletedProcess(command, 1, stdout=said, stderr="")
+
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=fake_run, root=_mini_project(tmp_path),
+                      romfs=True)
+    message = str(caught.value)
+    assert message.startswith("step 1 of 5, writing the ROMFS image to partition 0: the board refused it, no "
+                              "room for the ROMFS image: its MicroPython has no ROMFS partition\n")
+    assert "state: the board is untouched" in message and "docs/romfs.md" in message.split("hint:")[1]
 
 
 def test_deploy_refuses_an_image_mpremote_would_not_read_as_one(tmp_path):

@@ -116,6 +116,24 @@ else:
     raise Exception(%r)
 """ % (manifest.KEY_NAME, KEYED_BOARD)
 
+# Added for a ROMFS install (the image's size known): a board with no ROMFS partition 0, or
+# one smaller than the image, is refused here, as `mpremote romfs query` finds the partition,
+# before the board's watchdog is stopped (mpremote would refuse it too, but only then).
+NO_ROOM = "no room for the ROMFS image: "
+ROOM_CHECK_SCRIPT = """\
+try:
+    import vfs
+    n = vfs.rom_ioctl(1) if hasattr(vfs, "rom_ioctl") else 0
+except ImportError:
+    n = 0
+dev = vfs.rom_ioctl(2, 0) if n > 0 else -1
+if isinstance(dev, int):
+    raise Exception(%(none)r)
+size = dev.ioctl(4, 0) * dev.ioctl(5, 0) if hasattr(dev, "ioctl") else len(dev)
+if size < %(image)d:
+    raise Exception(%(small)r %% size)
+"""
+
 # Added to every check: program files on the flash filesystem that the deploy does not replace
 # (outside the build's own entries, lib/ and the /rom mount) would be extra files to the check
 # at boot (firmware/manifest.py), which would then refuse the new program; they are named for
@@ -144,7 +162,7 @@ if found:
 """
 
 # What the board says when a check refuses it (failure() gives each its hint).
-REFUSALS = (WRONG_BOARD, OLD_MICROPYTHON, ROMFS_PROGRAM, KEYED_BOARD, STRAY_PROGRAM)
+REFUSALS = (WRONG_BOARD, OLD_MICROPYTHON, NO_ROOM, ROMFS_PROGRAM, KEYED_BOARD, STRAY_PROGRAM)
 
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
@@ -239,13 +257,14 @@ def top_level_entries(out):
     return names + [FIRST_PROGRAM_FILE]
 
 
-def check_script(board, plain=False, unkeyed=False, entries=None, mpy=None):
+def check_script(board, plain=False, unkeyed=False, entries=None, mpy=None, romfs_size=None):
     """The script that stops an mpremote command on a board that is not of `board`'s kind; with
     plain (an install on the flash filesystem) on a board whose program is in ROMFS; with
     unkeyed (a build without an HMAC) on a board holding an HMAC key; with entries (the
     build's top-level names, which the deploy replaces) on a board holding other program
     files outside lib/; with mpy (the build's .mpy (version, sub-version)) on a board whose
-    MicroPython cannot load them.  A board that passes has its watchdog stopped
+    MicroPython cannot load them; with romfs_size (the image's bytes) on a board without a
+    ROMFS partition 0 that large.  A board that passes has its watchdog stopped
     (STOP_WATCHDOG)."""
     if board not in BOARD_KIND:
         raise DeployError("no board check for %r: expected one of %s"
@@ -258,6 +277,11 @@ def check_script(board, plain=False, unkeyed=False, entries=None, mpy=None):
         script += MPY_CHECK_SCRIPT % {"version": mpy[0], "sub": mpy[1], "old": old}
     if plain:
         script += PLAIN_CHECK_SCRIPT
+    if romfs_size is not None:
+        script += ROOM_CHECK_SCRIPT % {
+            "none": NO_ROOM + "its MicroPython has no ROMFS partition",
+            "small": NO_ROOM + "ROMFS partition 0 holds %d bytes, the image " + "%d" % romfs_size,
+            "image": romfs_size}
     if unkeyed:
         script += UNKEYED_CHECK_SCRIPT
     if entries is not None:
@@ -281,6 +305,13 @@ def build_mpy(out):
     return header[1], header[2] & 3
 
 
+def _image_size(romfs):
+    """Bytes of the ROMFS image file `romfs` (None: no image, or none there; plan() refuses it)."""
+    if romfs is None or not Path(romfs).is_file():
+        return None
+    return Path(romfs).stat().st_size
+
+
 def build_board(out):
     """The board the build in `out` is for, as its manifest says."""
     try:
@@ -298,7 +329,7 @@ def plan(out, port=None, key_file=None, mip=True, mpremote=None, romfs=None):
     connect = [mpremote, "connect", port or "auto"]
     entries = top_level_entries(out)
     check = ["exec", check_script(build_board(out), plain=romfs is None, unkeyed=key_file is None,
-                                  entries=entries, mpy=build_mpy(out))]
+                                  entries=entries, mpy=build_mpy(out), romfs_size=_image_size(romfs))]
     names = ", ".join('"%s"' % name for name in entries)
     remove = ["exec", REMOVE_SCRIPT % names]
     removed = ("removing the old program", "the old program is removed", "the old program is not removed",
@@ -407,6 +438,10 @@ def failure(steps, failed, completed, port, board=None):
             hint = ("install on the board the MicroPython of the mpy-cross that made the build (`mpy-cross "
                     "--version`, in the build's report) first: docs/romfs.md, \"The MicroPython the boards "
                     "need\"")
+        elif refused[0] == NO_ROOM:
+            hint = ("install on the board a MicroPython with a ROMFS partition large enough (docs/romfs.md, "
+                    "\"The MicroPython the boards need\"); an ESP32-S3 also takes the plain install (deploy "
+                    "without --romfs), a Pico W does not fit it in its RAM")
         elif refused[0] == STRAY_PROGRAM:
             hint = ("look at each file, then remove it (`mpremote rm :PATH`) and deploy again: the check at "
                     "boot refuses a program file the manifest does not list (docs/wiring.md, \"Program "
