@@ -141,24 +141,29 @@ if size < %(image)d:
 STRAY_PROGRAM = "it holds program files that are not part of the program: "
 STRAY_CHECK_SCRIPT = """\
 import os
+def program(n):
+    for s in %(suffixes)r:
+        if n.endswith(s):
+            return True
+    return False
 def walk(p, found):
     for n in os.listdir(p):
         q = p + "/" + n
         if os.stat(q)[0] & 0x4000:
             walk(q, found)
-        elif n.endswith(".py") or n.endswith(".mpy"):
+        elif program(n):
             found.append(q)
 found = []
 for n in os.listdir():
-    if n in (%s):
+    if n in %(skip)r:
         continue
     if os.stat(n)[0] & 0x4000:
         walk(n, found)
-    elif n.endswith(".py") or n.endswith(".mpy"):
+    elif program(n):
         found.append(n)
 if found:
     found.sort()
-    raise Exception(%r + ", ".join("/" + f for f in found))
+    raise Exception(%(stray)r + ", ".join("/" + f for f in found))
 """
 
 # What the board says when a check refuses it (failure() gives each its hint).
@@ -285,8 +290,11 @@ def check_script(board, plain=False, unkeyed=False, entries=None, mpy=None, romf
     if unkeyed:
         script += UNKEYED_CHECK_SCRIPT
     if entries is not None:
-        keep = ", ".join(repr(name) for name in ("rom", "lib") + tuple(entries))
-        script += STRAY_CHECK_SCRIPT % (keep, STRAY_PROGRAM)
+        # what the boot check does not count either: the /rom mount and lib/ (mip's packages)
+        unverified = tuple(prefix.rstrip("/") for prefix in manifest.UNVERIFIED_PREFIXES)
+        skip = ("rom",) + unverified + tuple(entries)
+        script += STRAY_CHECK_SCRIPT % {"suffixes": tuple(manifest.PROGRAM_SUFFIXES), "skip": skip,
+                                        "stray": STRAY_PROGRAM}
     # Last: a board refused keeps its watchdog, which restarts the interrupted table.
     return script + STOP_WATCHDOG.get(board, "")
 
