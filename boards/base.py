@@ -25,6 +25,11 @@ SHOE_RXBUF = 512       # the shoe UART's receive buffer, bytes: 0.5 s of a shoe 
 LINK_BAUD = 115200     # RS-485 link to the jackpot controller
 BUZZER_FREQ = 2700     # resonance of a typical piezo buzzer, loudest for the current
 
+# I2C bus clear (NXP UM10204 3.1.16): a part reset in mid-transfer is not, and one the MCU
+# stopped mid-byte (watchdog, soft reset) can hold SDA low until it has clocked its byte out.
+I2C_CLEAR_CLOCKS = 9   # the most clocks a part stuck mid-byte needs to let SDA go
+I2C_CLEAR_HALF_US = 5  # half a 100 kHz clock: slow enough for every part on the bus
+
 # Input levels: every switch has a pull-up and closes to ground.
 BUTTON_PRESSED_LEVEL = 0
 KEY_ON_LEVEL = 0
@@ -53,6 +58,31 @@ def reset_cause_name(code, machine_module):
         if value is not None and value == code:
             return name
     return "unknown (%d)" % code
+
+
+def clear_i2c_bus(scl, sda, sleep_us):
+    """Free the I2C bus before its driver is built: while SDA reads low, up to
+    I2C_CLEAR_CLOCKS clocks on SCL, then a STOP.  scl and sda are open-drain pins released
+    high (called like machine.Pin: pin() reads, pin(v) drives); True when SDA is high after,
+    False when a part still holds it (the drivers then report the bus fault)."""
+    half = I2C_CLEAR_HALF_US
+    clocks = 0
+    while not sda() and clocks < I2C_CLEAR_CLOCKS:
+        scl(0)
+        sleep_us(half)
+        scl(1)
+        sleep_us(half)
+        clocks += 1
+    # STOP: SDA rises while SCL is high; every part then waits for a START
+    scl(0)
+    sleep_us(half)
+    sda(0)
+    sleep_us(half)
+    scl(1)
+    sleep_us(half)
+    sda(1)
+    sleep_us(half)
+    return bool(sda())
 
 
 def check_wdt_timeout(timeout_ms, low, high):

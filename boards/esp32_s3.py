@@ -17,6 +17,8 @@ GPIO39..GPIO42 are the pad JTAG pins; with the built-in USB-JTAG (the default) t
 GPIO, so the buzzer and the RS-485 link use them.
 """
 
+import time
+
 import machine
 
 from boards import base
@@ -137,12 +139,21 @@ def _make_wlan():
     return network.WLAN(network.STA_IF)
 
 
+def _clear_i2c():
+    """Free the I2C bus a part may hold after a reset in mid-transfer (base.clear_i2c_bus)."""
+    pin = machine.Pin
+    scl = pin(I2C_SCL, pin.OPEN_DRAIN, pin.PULL_UP, value=1)
+    sda = pin(I2C_SDA, pin.OPEN_DRAIN, pin.PULL_UP, value=1)
+    return base.clear_i2c_bus(scl, sda, time.sleep_us)
+
+
 def make(rs485=False, has_fram=HAS_FRAM):
     """Construct every bus and pin of the ESP32-S3-DevKitC-1 and return them as a base.Board.
 
     rs485: the jackpot link runs on UART2 with GPIO42 as driver enable instead of Wi-Fi.
     has_fram: False for a unit built without the FRAM.
     """
+    _clear_i2c()
     i2c = machine.I2C(I2C_ID, scl=machine.Pin(I2C_SCL), sda=machine.Pin(I2C_SDA), freq=base.I2C_FREQ)
     spi = machine.SPI(SPI_ID, baudrate=base.SPI_BAUD, polarity=0, phase=0,
                       sck=machine.Pin(SPI_SCK), mosi=machine.Pin(SPI_MOSI))

@@ -3,6 +3,8 @@
 docs/wiring.md shows the same table for the technician; a test checks that the two agree.
 """
 
+import time
+
 import machine
 
 from boards import base
@@ -127,6 +129,14 @@ def _make_wlan():
     return network.WLAN(network.STA_IF)
 
 
+def _clear_i2c():
+    """Free the I2C bus a part may hold after a reset in mid-transfer (base.clear_i2c_bus)."""
+    pin = machine.Pin
+    scl = pin(I2C_SCL, pin.OPEN_DRAIN, pin.PULL_UP, value=1)
+    sda = pin(I2C_SDA, pin.OPEN_DRAIN, pin.PULL_UP, value=1)
+    return base.clear_i2c_bus(scl, sda, time.sleep_us)
+
+
 def make(rs485=False, has_fram=HAS_FRAM):
     """Construct every bus and pin of the Pico W and return them as a base.Board.
 
@@ -134,6 +144,7 @@ def make(rs485=False, has_fram=HAS_FRAM):
     has_fram: False for a unit built without the FRAM (critical memory then keeps two
     logical copies in flash and says so at boot).
     """
+    _clear_i2c()
     i2c = machine.I2C(I2C_ID, scl=machine.Pin(I2C_SCL), sda=machine.Pin(I2C_SDA), freq=base.I2C_FREQ)
     # The RP2040 SPI driver always claims a MISO pin, GP16 by default on SPI0, although the
     # MAX7219 chain is write only.  GP16 is the WS2812 line: the pixel pin is configured after

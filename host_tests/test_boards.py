@@ -6,6 +6,7 @@ which peripheral was built on which GPIO, in which order, with which settings.
 
 import importlib
 import sys
+import time
 import types
 
 import pytest
@@ -45,14 +46,30 @@ class FakeMachine(types.ModuleType):
         # watchdog_enable() writes WATCHDOG_NON_REBOOT_MAGIC there): a real timeout.
         self.mem32 = {RP2040_WATCHDOG_SCRATCH4: PICO_SDK_WATCHDOG_ENABLED}
 
+        machine = self
+        # An I2C part holding SDA low after a reset in mid-transfer: (sda gpio, scl gpio,
+        # the clocks on scl until it lets go), or None for a free bus.
+        self.stuck = None
+
         class Pin:
             IN = 0
             OUT = 1
+            OPEN_DRAIN = 2
             PULL_UP = 1
 
             def __init__(self, gpio, mode=-1, pull=-1, *, value=None):
                 self.gpio, self.mode, self.pull, self.value = gpio, mode, pull, value
                 log.events.append(("Pin", gpio, mode, pull, value))
+
+            def __call__(self, level=None):
+                if level is not None:
+                    log.events.append(("drive", self.gpio, level))
+                    return None
+                stuck = machine.stuck
+                if stuck is not None and self.gpio == stuck[0]:
+                    rises = sum(1 for e in log.events if e == ("drive", stuck[1], 1))
+                    return 0 if rises < stuck[2] else 1
+                return 1
 
         class Bus:
             kind = "?"
@@ -95,6 +112,7 @@ class FakeMachine(types.ModuleType):
 def fake_machine(monkeypatch):
     machine = FakeMachine()
     monkeypatch.setitem(sys.modules, "machine", machine)
+    monkeypatch.setattr(time, "sleep_us", lambda us: None, raising=False)   # MicroPython's
     for name in BOARD_NAMES:
         monkeypatch.delitem(sys.modules, "boards." + name, raising=False)
     return machine
@@ -312,3 +330,59 @@ def test_esp32_s3_drives_nothing_from_the_vdd_spi_domain(fake_machine):
     used = {gpio for _, gpio, _ in s3.PIN_TABLE}
     assert not used & {47, 48}
     assert "1.8 V" in s3.RESERVED[47]
+
+
+class _StuckBus:
+    """An I2C bus whose part holds SDA low for `clocks` rising edges of SCL (None: for good)."""
+
+    def __init__(self, clocks):
+        self.clocks = clocks
+        self.rises = 0
+        self.levels = {"scl": 1, "sda": 1}
+        self.trace = []         # (line, level) as driven
+
+    def pin(self, line):
+        def call(level=None):
+            if level is None:
+                if line == "sda" and (self.clocks is None or self.rises < self.clocks):
+                    return 0
+                return self.levels[line]
+            if line == "scl" and level and not self.levels["scl"]:
+                self.rises += 1
+            self.levels[line] = level
+            self.trace.append((line, level))
+            return None
+        return call
+
+
+@pytest.mark.parametrize("clocks", [0, 1, 5, 9])
+def test_a_part_holding_sda_is_clocked_free_then_the_bus_gets_a_stop(clocks):
+    # NXP UM10204 3.1.16: up to nine clocks free a part stopped mid-byte, then a STOP
+    bus = _StuckBus(clocks)
+    waited = []
+    assert base.clear_i2c_bus(bus.pin("scl"), bus.pin("sda"), waited.append) is True
+    assert bus.rises == clocks + 1             # the clocks SDA needed, and the STOP's SCL rise
+    # a STOP: SDA rises while SCL is high, and both lines are left released
+    assert bus.trace[-4:] == [("scl", 0), ("sda", 0), ("scl", 1), ("sda", 1)]
+    assert set(waited) == {base.I2C_CLEAR_HALF_US}
+
+
+def test_a_bus_held_for_good_gets_nine_clocks_and_is_reported_stuck():
+    bus = _StuckBus(None)
+    assert base.clear_i2c_bus(bus.pin("scl"), bus.pin("sda"), lambda us: None) is False
+    assert bus.rises == base.I2C_CLEAR_CLOCKS + 1      # nine clocks, then the STOP's rise
+
+
+@pytest.mark.parametrize("name", BOARD_NAMES)
+def test_make_frees_a_stuck_i2c_bus_before_it_builds_the_bus(fake_machine, name):
+    # a reset in mid-transfer left a part holding SDA: make() clocks it free before I2C()
+    module = load(name)
+    fake_machine.stuck = (module.I2C_SDA, module.I2C_SCL, 4)
+    module.make()
+    events = fake_machine.log.events
+    i2c_at = [i for i, e in enumerate(events) if e[0] == "I2C"][0]
+    scl_rises = [i for i, e in enumerate(events) if e == ("drive", module.I2C_SCL, 1)]
+    assert len(scl_rises) == 5 and scl_rises[-1] < i2c_at     # 4 clocks and the STOP
+    od = fake_machine.Pin.OPEN_DRAIN
+    assert ("Pin", module.I2C_SCL, od, fake_machine.Pin.PULL_UP, 1) in events[:i2c_at]
+    assert ("Pin", module.I2C_SDA, od, fake_machine.Pin.PULL_UP, 1) in events[:i2c_at]
