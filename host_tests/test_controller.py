@@ -923,3 +923,32 @@ def test_a_fold_at_a_game_without_a_jackpot_survives_a_power_cut_that_keeps_the_
     assert c.phase == tc.LOCKED and "SETTLE again" in t.screen()
     t.press(btn.SETTLE)
     assert c.results == ["D One Pair", "S1 High L", "S2 fold", "S3 void"]
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_seat_whose_cards_a_power_cut_lost_is_asked_for_not_left_without_a_result(
+        tmp_path, game):
+    """Seats 1-3 have their Ante (BRS: Risk) wagers on the sensed spots.  Seat 2 is voided,
+    which commits the cards dealt so far; seat 3's cards come after, and the power goes:
+    they are lost.  The chip is still on seat 3's Ante spot, so SETTLE must ask for its cards
+    rather than show results without seat 3 (the dealer would pay from a list that lacks it)."""
+    hand, dealer = ("Qc Jd 8h 6s 2c", "Kc Kd 7h 5s 3c 2d") if game == tc.FCP else ("Qc Jd 8h", "Kc Kd")
+    t = new_table(tmp_path, game)
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, hand), (2, "Ah Ad As 9c 4h"[:len(hand)]), (8 if game == tc.BRS else 0, dealer)])
+    t.press(btn.UP)                          # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2: the round's cards committed
+    t.key(False)
+    t.deal([(3, "Kh Ks 7d 5c 3h"[:len(hand)])])
+    c = t.boot()                             # seat 3's cards were after the last commit
+    assert c.phase == tc.LOCKED and c._hole(2) == []
+    for seat in (1, 3):                      # the chips the sensors report after the cut
+        t.chip(seat, ante=True)
+    t.press(btn.SETTLE)
+    assert c.phase == tc.LOCKED and "need seat 3 0/%d" % c.seat_cards in t.screen()
+    t.deal([(3, "Kh Ks 7d 5c 3h"[:len(hand)])])
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S3")]

@@ -1017,16 +1017,20 @@ class RoundController:
         and river too: the jackpot is paid only to a seat that made its Play wager [UTH 10.2],
         after the other wagers are settled [11.12], so not before the last decision (a seat
         can still fold at the river).  The other games need the dealer's or the board's cards
-        and every dealt seat's whole hand."""
+        and the whole hand of every seat dealt or with its Ante (Risk) chip sensed: a seat
+        whose cards a power cut lost would otherwise have no result line."""
         if self.game != UTH:
             for cards, want, label in ((self.rec.dealer, self.dealer_cards, "dealer"),
                                        (self.rec.board, self.board_cards, "board")):
                 have = len(self._cards_of(cards))
                 if have < want:
                     return "%s %d/%d" % (label, have, want)
+            wagered = self.ante & ~self.ante_faults if self.ante_sensors else 0
             for s in range(self.seats):
                 have = len(self._hole(s))
-                if 0 < have < self.seat_cards and not (self.rec.folded | self.rec.voided) & (1 << s):
+                bit = 1 << s
+                if (have or wagered & bit) and have < self.seat_cards \
+                        and not (self.rec.folded | self.rec.voided) & bit:
                     return "seat %d %d/%d" % (s + 1, have, self.seat_cards)
             return ""
         board = self._cards_of(self.rec.board)
