@@ -411,3 +411,27 @@ def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp
     table.press(btn.SETTLE)
     assert table.c.phase == tc.RESULTS and table.c.hits == []
     assert events_of(table.memory, ev.JACKPOT_HIT) == []
+
+
+def test_an_envy_bonus_to_a_seat_the_file_no_longer_counts_is_shown(tmp_path):
+    # Seats 1 and 6 play; seat 1's royal goes to CONFIRM (the round's cards committed), the
+    # power goes and the file now says 5 seats.  SETTLE again pays seat 6 its $500 bonus (it
+    # is on the record): the results must list it, or the dealer never pays it.
+    from firmware.store.critical import CriticalMemory
+    from firmware.store.slots import FileSlot
+
+    table = EnvyTable(tmp_path)
+    table.ram_clear()
+    lock_seats(table, (1, 6))
+    table.deal([(1, "As Ks"), (6, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.CONFIRM
+    table.memory = CriticalMemory([FileSlot(table.fs, "a.bin"), FileSlot(table.fs, "b.bin")],
+                                  table.fs)
+    table.c = tc.RoundController(table.memory, seats=5)
+    table.c.boot(table.now, 1000 + table.now)
+    table.settle()
+    assert table.c.phase == tc.RESULTS
+    assert [h["envy_seats"] for h in table.c.jackpot.last_hits()] == [[6]]
+    assert "envy S6 $500.00" in table.c.results
+    assert "S6 High L" in table.c.results

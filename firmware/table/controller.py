@@ -1268,7 +1268,9 @@ class RoundController:
         if full:
             dealer_value = self._player_value(dealer, board)
         lines = []
-        for s in range(self.seats):
+        # every seat with cards: one the file's seats no longer count too (a round locked
+        # before they were cut), whose hand was settled and may have won an envy bonus
+        for s in range(SEATS):
             bit = 1 << s
             hole = self._hole(s)
             if len(hole) < self.seat_cards:
@@ -1292,7 +1294,7 @@ class RoundController:
             lines.extend(screens.paid_lines("JP", hit[jm.H_SEAT], ("~" if self.hits_estimated
                                                                     else "") + money(hit[jm.H_AMOUNT])))
             envied = hit[jm.H_ENVY_SEATS]
-            for s in range(self.seats):
+            for s in range(SEATS):
                 if envied & (1 << s):
                     lines.extend(screens.paid_lines("envy", s + 1, money(hit[jm.H_ENVY_EACH])))
         self.results = lines
