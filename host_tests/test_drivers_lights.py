@@ -195,3 +195,19 @@ def test_neopixel_transport_copies_into_the_neopixel_buffer():
     lights.render(0)
     assert len(np.sent) == 1
     assert np.sent[0][24:27] == bytes([255, 0, 0])       # seat 2's first pixel: green (G R B)
+
+
+def test_a_ring_that_went_dark_shows_its_steady_pattern_again_within_a_second():
+    # A WS2812 ring keeps what it was last sent: one that lost its power for a moment (a
+    # connector knocked under the table) or latched noise comes back dark or wrong, and an
+    # ACCEPTED wager held steady through a round would stay unlit [UTH 11.4-11.5].
+    strip, lights = make()
+    lights.set_all(LOCKED)
+    lights.set(2, ACCEPTED)
+    lights.render(0)
+    for i in range(len(strip.frame)):
+        strip.frame[i] = 0                      # the chain came back dark
+    for tick in range(1, at_ms(1000) + 1):
+        lights.render(tick)
+    assert strip.seat_colour(2) == "green" and strip.seat_colour(0) == "red"
+    assert strip.writes <= 3                    # not sent every tick

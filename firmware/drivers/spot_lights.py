@@ -3,7 +3,9 @@
     lights = SpotLights(strip, seats=7, tick_ms=20, brightness=64)
     lights.set(seat, ACCEPTED)      # seat index 0..6 (seat 1 is index 0, nearest the controller)
     lights.render(tick)             # every tick: compute the frame for loop tick count ``tick``,
-                                    # send it if it changed; allocates nothing
+                                    # send it if it changed (and every second all the same: a
+                                    # ring glitched or plugged back in, dark, shows its pattern
+                                    # again); allocates nothing
 
 ``strip`` is any object with ``write(buf)`` taking the GRB bytes of the whole chain: on the
 board ``BitstreamStrip(machine.bitstream, pin)`` or ``NeoPixelStrip(neopixel.NeoPixel(pin, 56))``; on
@@ -64,6 +66,7 @@ _WINNER_STEP_MS = const(100)
 _FAULT_HALF_MS = const(500)
 _TAMPER_HALF_MS = const(125)
 _CYCLE_MS = const(4000)   # a multiple of every pattern's period
+_RESEND_MS = const(1000)  # an unchanged frame is sent again this often
 
 
 class BitstreamStrip:
@@ -109,6 +112,8 @@ class SpotLights:
         self._states = bytearray(seats)
         self._frames = [-1] * seats       # animation frame last drawn per seat (-1: redraw)
         self._dirty = True
+        self._unsent = 0                  # renders since the frame was last sent
+        self._resend = max(1, _RESEND_MS // tick_ms)
         self.writes = 0
         self.set_brightness(brightness)
 
@@ -145,7 +150,8 @@ class SpotLights:
         return self._states[seat]
 
     def render(self, tick):
-        """Draw the frame for loop tick ``tick`` and send it if any pixel changed.
+        """Draw the frame for loop tick ``tick`` and send it if any pixel changed, or if it
+        has not been sent for a second.
 
         Returns True if the frame was sent.
         """
@@ -160,8 +166,14 @@ class SpotLights:
                 self._draw(seat, state, frame)
                 self._dirty = True
         if not self._dirty:
-            return False
+            # A steady pattern (ACCEPTED all through a round) is sent again now and then: the
+            # pixels keep what they were last sent, and a ring that lost its power for a moment
+            # or latched noise from the cable would stay dark or wrong until the pattern changed.
+            self._unsent += 1
+            if self._unsent < self._resend:
+                return False
         self._dirty = False
+        self._unsent = 0
         self._strip.write(self._buf)
         self.writes += 1
         return True
