@@ -275,6 +275,23 @@ def test_a_late_tick_catches_up_without_hanging():
     assert not pwm.sounding()
 
 
+def test_a_pattern_played_across_the_tick_wrap_keeps_small_ints():
+    # Tick values must stay below 2**30 (small ints on a 32-bit board: no heap allocation in
+    # the tick): the start of each step is kept wrapped like the ticks themselves.
+    pwm = FakePWM()
+    bz = buzzer.Buzzer(pwm)
+    now = 0x3FFFFFFF - 250                      # the alarm starts a quarter second before the wrap
+    bz.play(buzzer.TAMPER, now, repeat=True)    # 200 ms on, 200 ms off
+    sounding = []
+    for _ in range(100):                        # a second, across the wrap
+        now = ticks_add(now, 10)
+        bz.tick(now)
+        assert 0 <= bz._step_start < 0x40000000
+        sounding.append(pwm.sounding())
+    assert sounding[:19] == [True] * 19 and sounding[19:39] == [False] * 20
+    assert sounding[39:59] == [True] * 20
+
+
 @pytest.mark.parametrize("pattern", [(), (2000,), (5, 100), (2000, 0), [2000, 100], (2000, "x")])
 def test_bad_patterns_are_rejected_and_change_nothing(pattern):
     pwm = FakePWM()

@@ -11,7 +11,7 @@ Timing is as good as the tick: a 20 ms tick gives beeps to within 20 ms.
 """
 
 from firmware.compat import const
-from firmware.drivers.ticks import ticks_diff
+from firmware.drivers.ticks import ticks_add, ticks_diff
 
 _HALF_DUTY = const(32768)
 _MIN_FREQ = const(20)
@@ -77,7 +77,7 @@ class Buzzer:
         for _ in range(len(pattern) // 2 + 1):
             if ticks_diff(now, self._step_start) < pattern[self._index + 1]:
                 return
-            start = self._step_start + pattern[self._index + 1]
+            start = ticks_add(self._step_start, pattern[self._index + 1])
             index = self._index + 2
             if index >= len(pattern):
                 if not self._repeat:
