@@ -227,3 +227,20 @@ def test_a_jackpot_in_round_one_million_keeps_its_round_number_whole(tmp_path):
     assert t.c.phase == tc.CONFIRM and t.c.rec.round_no == 1000000
     assert_fits(t)
     assert "r1000000" in t.c.view.lines[0]
+
+
+def test_the_recalled_results_of_round_one_million_keep_its_number_whole(tmp_path):
+    # "LAST ROUND 1000000" is 18 columns: cut, the title named round 100000
+    t = Table(tmp_path)
+    t.ram_clear()
+    t.c.memory.round_no = 999999             # as after 999,999 rounds
+    t.c._new_round()
+    royal_round(t)
+    t.key(True)
+    t.press(btn.OK)
+    t.key(False)
+    t.press(btn.SETTLE)                      # round 1,000,001 opens
+    t.press(btn.SETTLE, long=True)           # the last round's results again
+    assert t.c.recalling
+    assert_fits(t)
+    assert t.c.view.lines[0] == "LAST R1000000"

@@ -142,13 +142,6 @@ def _cards_text(cards, room):
     return text if len(text) <= room else text.replace(" ", "")
 
 
-def _fit(text):
-    """text cut to the display's width, its first space dropped if that is enough."""
-    if len(text) > WIDTH:
-        text = text.replace(" ", "", 1)
-    return text[:WIDTH]
-
-
 def _setting(mark, label, amount, later):
     """A configuration line, ``>Reset $10000.00*``: never its amount cut, rather its label
     run together and then shortened (``>Res$10737418.23*``)."""
@@ -199,7 +192,10 @@ def render_lines(c):
         lines[4] = "sel %s OK=ante" % cursor
         lines[5] = "LOCK=no more bet"
         if c.recalling:
-            lines[0] = _fit("LAST ROUND %d" % (c.rec.round_no - 1))
+            last = c.rec.round_no - 1
+            lines[0] = "LAST ROUND %d" % last
+            if len(lines[0]) > WIDTH:
+                lines[0] = "LAST R%d" % last     # never the number cut (round 1,000,000 on)
             top = c.recall_top
             shown = c.last_results[top:top + RESULT_LINES]
             for i in range(RESULT_LINES):
