@@ -43,6 +43,10 @@ _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
 _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
+# the loop pass count starts again at 0 here (248 days of 20 ms passes would take it past the
+# small ints of a 32-bit board, allocating at every pass): a multiple of _MCP_CHECK_TICKS and
+# of the spot lights' pattern cycle (4000 passes), so neither skips a beat
+_PASS_WRAP = const(1000000000)
 _DISPLAY_RETRY_MS = const(2000)    # a dealer display that stopped answering is started again
 # the dealer display's settings and picture are sent again this often: one that lost its power
 # for a moment comes back dark, and writes to it still succeed (the meter sign does the same)
@@ -156,6 +160,8 @@ class App:
         """One loop pass at tick ``now`` (ms) and wall-clock ``wall`` (s)."""
         c = self.controller
         self.ticks += 1
+        if self.ticks >= _PASS_WRAP:
+            self.ticks = 0
         dog = self.watchdog
         if self.mcp is not None and self.ticks % _MCP_CHECK_TICKS == 0:
             self.mcp.check()

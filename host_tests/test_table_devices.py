@@ -201,3 +201,15 @@ def test_a_display_unplugged_while_its_screen_stays_the_same_is_reported(tmp_pat
     b.run(11000)
     assert not b.app.display_ok
     assert FAULT_TEXT in _sign_texts(b, 3000)
+
+
+def test_the_loop_pass_count_stays_a_small_int_however_long_the_table_runs(tmp_path):
+    # 2**30 passes of 20 ms are 248 days: past it a 32-bit board's count would be a long int,
+    # allocated anew at every pass; the rings keep their pattern across the restart of the count
+    b = BoardRig(tmp_path)
+    _open(b)
+    b.app.ticks = (1 << 30) - 5
+    for _ in range(10):
+        b.run(20)
+        assert 0 <= b.app.ticks < 1 << 30
+    assert b.table.strip.seat_colour(0) == "blue"     # the attract pattern runs on
