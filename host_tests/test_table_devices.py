@@ -213,3 +213,18 @@ def test_the_loop_pass_count_stays_a_small_int_however_long_the_table_runs(tmp_p
         b.run(20)
         assert 0 <= b.app.ticks < 1 << 30
     assert b.table.strip.seat_colour(0) == "blue"     # the attract pattern runs on
+
+
+def test_the_counts_kept_at_every_pass_stay_small_ints_however_long_the_table_runs(tmp_path):
+    # sensor scans and watchdog feeds are counted at every 20 ms pass, ring frames and display
+    # pages at most as often: after 2**30 of them (248 days) a 32-bit board would allocate a
+    # long int for each count at every pass
+    b = BoardRig(tmp_path)
+    _open(b)
+    app = b.app
+    almost = (1 << 30) - 1
+    app.spots.scans = app.watchdog.feeds = app.lights.writes = app.oled.pages_sent = almost
+    b.press("LOCK")                           # a new screen: pages sent, rings changed
+    b.run(1000)
+    for count in (app.spots.scans, app.watchdog.feeds, app.lights.writes, app.oled.pages_sent):
+        assert 0 <= count < 1 << 30

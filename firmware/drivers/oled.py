@@ -166,7 +166,7 @@ class SSD1306:
         self._i2c.writeto(self.address, self._page_select[page])
         self._i2c.writeto(self.address, self._page_data[page])
         self._dirty &= ~(1 << page)
-        self.pages_sent += 1
+        self.pages_sent = (self.pages_sent + 1) & 0x3FFFFFFF    # a small int, however long
 
     def update(self):
         """Send the next changed page, if any; return True if one was sent."""

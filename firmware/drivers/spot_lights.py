@@ -175,7 +175,7 @@ class SpotLights:
         self._dirty = False
         self._unsent = 0
         self._strip.write(self._buf)
-        self.writes += 1
+        self.writes = (self.writes + 1) & 0x3FFFFFFF    # a small int however long it runs
         return True
 
     def _frame_of(self, state, ms):

@@ -143,7 +143,7 @@ class SpotSensors:
         """Feed one scan (bits, or -1 for a failed read) taken at tick ``now``; queue events."""
         if bits < -1 or bits > _ALL_BITS:
             raise ValueError("sensor bits must be a 16-bit int or -1, got %r" % (bits,))
-        self.scans += 1
+        self.scans = (self.scans + 1) & 0x3FFFFFFF    # a small int however long it runs
         if bits < 0:
             self._read_failed(now)
             return

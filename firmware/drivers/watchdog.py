@@ -49,12 +49,12 @@ class Watchdog:
         missing = self.required & ~self._seen
         self._seen = 0
         if missing or self._stopped:
-            self.misses += 1
+            self.misses = (self.misses + 1) & 0x3FFFFFFF
             self.last_missing = missing
             return False
         if self._wdt is not None:
             self._wdt.feed()
-        self.feeds += 1
+        self.feeds = (self.feeds + 1) & 0x3FFFFFFF    # counted every pass: kept a small int
         return True
 
     def stop_feeding(self):
