@@ -224,8 +224,12 @@ class App:
             self.oled.write_line(row, view.lines[row])
         slots = view.meter_slots
         for line in range(self.board.meter_modules):
-            self.sign.blank(line, line >= len(slots))     # a module with no pool stays dark
+            # a module with no pool, or a pool not known, shows no amount: dark, or the fault
+            # text alone
+            self.sign.blank(line, line >= len(slots) or view.meter[slots[line]] < 0)
         for line in range(len(slots)):
+            if view.meter[slots[line]] < 0:
+                continue
             # a pool above the sign's range (no ceiling, reset near the largest one) shows its
             # largest amount, $10737418 in whole dollars: a ValueError would stop the loop at
             # every boot

@@ -303,3 +303,22 @@ def test_a_blank_line_shows_nothing_until_it_is_used_again():
     assert shown(chain, 1) == "   987.00"
     with pytest.raises(ValueError, match="sign line must be 0..1"):
         sign.blank(2, True)
+
+
+def test_a_blank_line_with_a_fault_shows_the_fault_text_alone():
+    # no amount to alternate with (a table in RAM ERROR, a game without a progressive): the
+    # fault must still be seen, and never beside a "0.00" the pool does not hold
+    chain, sign = make(lines=2)
+    sign.begin(0)
+    sign.blank(0, True)
+    sign.blank(1, True)
+    sign.set_fault(0, "RAM Err")
+    seen = set()
+    for now in range(0, 6000, 20):
+        sign.tick(now)
+        seen.add(shown(chain, 0))
+    assert seen == {" rAM Err"}
+    assert shown(chain, 1).strip() == ""
+    sign.clear_fault(0)
+    sign.tick(6000)
+    assert shown(chain, 0).strip() == ""

@@ -117,7 +117,7 @@ def test_the_audits_example_line_is_named_as_the_brief_shows():
 @pytest.mark.parametrize("line", [
     "press lock", "hold ok", "key ON", "door OPEN", "chip 1 off", "chip 1 on", "ante 7",
     "shoe S3 As", "deal", "deal 42", "wait 0", "show", "  # just a comment", "",
-    "expect meter 0 0.00", "expect display RAM", "expect light 1 red", "expect light 2 RED",
+    "expect meter 0 rAM Err", "expect display RAM", "expect light 1 red", "expect light 2 RED",
     "expect pattern 1 locked", "expect phase ram error", "expect phase RAM ERROR",
 ])
 def test_good_script_lines_are_taken(line):

@@ -228,3 +228,47 @@ def test_the_counts_kept_at_every_pass_stay_small_ints_however_long_the_table_ru
     b.run(1000)
     for count in (app.spots.scans, app.watchdog.feeds, app.lights.writes, app.oled.pages_sent):
         assert 0 <= count < 1 << 30
+
+
+def _wipe_memory(table):
+    """Both copies of critical memory lost while the power was off."""
+    import os
+
+    with open(os.path.join(table.flash_dir, "cm_a.bin"), "wb") as f:
+        f.write(b"xx")
+    table.fram.file.seek(0)
+    table.fram.file.write(bytes(table.fram.size))
+    table.fram.file.flush()
+
+
+def test_a_table_in_ram_error_never_shows_a_pool_of_nothing_on_the_sign(tmp_path):
+    # the pool was $10,000.00: in RAM ERROR it is not known, and "0.00" on the sign would tell
+    # the players it had been won or emptied; the sign says RAM Err alone
+    first = BoardRig(tmp_path)
+    _open(first)
+    assert first.sign() == "10000.00"
+    b = BoardRig(tmp_path, before_boot=_wipe_memory)
+    assert b.app.controller.phase == tc.RAM_ERROR
+    assert _sign_texts(b, 6000) == {"rAM Err"}
+    b.ram_clear()                             # the supervisor resets the pool
+    b.run(100)
+    assert _sign_texts(b, 3000) == {"10000.00"}
+
+
+def test_a_table_without_a_progressive_shows_a_dead_display_on_the_sign(tmp_path):
+    # Four Card Poker has no pool on the sign; a dealer display that stopped answering must
+    # still be told where people look, as at a UTH table
+    from tools.sim import Simulation
+
+    b = Simulation(str(tmp_path), game="fcp")
+    b.key(True)
+    b.press("OK", long=True)
+    b.press("OK")
+    b.key(False)
+    assert b.app.controller.phase == tc.OPEN
+    b.run(3000)
+    assert b.table.chain.text(0).strip() == ""        # no pool, no fault: dark
+    b.table.i2c.detach(base.OLED_ADDR)
+    b.run(11000)                              # the next refresh finds it gone
+    assert not b.app.display_ok
+    assert b.table.chain.text(0).strip() == FAULT_TEXT

@@ -9,7 +9,7 @@ follow it in the chain.
     sign.show_win(line, seat, win_cents, new_cents, now_ms)
     sign.set_fault(line, "LINK DN")            # alternate the amount with this text
     sign.clear_fault(line)
-    sign.blank(line, True)                     # a line no pool uses shows nothing (False: back)
+    sign.blank(line, True)                     # a line no pool uses shows no amount (False: back)
     sign.tick(now_ms)                          # every loop tick; sends only changed digits,
                                                # allocates nothing
 
@@ -26,7 +26,9 @@ What a person sees on a line:
   seat, round and round again until ``win_ms`` after the last of them, and at least once
   each: with the most wins a line holds (``MAX_WINS``, 9) the last appears 24 s after the
   first;
-- with a fault set: the amount (2 s) and the fault text (1 s) alternately.
+- with a fault set: the amount (2 s) and the fault text (1 s) alternately;
+- a blank line (no pool on it): nothing, or with a fault set the fault text alone (there is
+  no amount to show: a table in RAM ERROR, or a game without a progressive).
 
 Text uses this module's own segment font (code-B decoding is switched off): digits,
 letters (some only as lower case shapes: b c d h n o r t u), space, ``-`` ``_`` ``=``,
@@ -299,7 +301,8 @@ class MeterSign:
         self._faulted[line] = 0
 
     def blank(self, line, on):
-        """Show nothing on the line (on=True: a module with no pool on it) or its amount again."""
+        """Show no amount on the line (on=True: a module with no pool on it; only its fault
+        text, if one is set) or its amount again."""
         self._check_line(line)
         self._blank[line] = 1 if on else 0
 
@@ -346,6 +349,9 @@ class MeterSign:
     def _render(self, line, now):
         base = line * DIGITS
         if self._blank[line]:
+            if self._faulted[line]:
+                self._copy(self._text, base, base)    # no amount to alternate with
+                return
             frame = self._frame
             for i in range(DIGITS):
                 frame[base + i] = 0

@@ -1361,9 +1361,11 @@ class RoundController:
     def _refresh_meter(self):
         view = self.view
         if self.jackpot is None:
+            # no pool is known (-1): the sign shows the fault alone, never "0.00" for a pool
+            # that may hold thousands (the RAM clear resets it; a linked one lives on)
             view.meter_fault = "RAM Err"
             view.meter_slots = (0,)
-            view.meter[0] = 0
+            view.meter[0] = -1
         elif self.game != UTH:
             view.meter_slots = ()  # no progressive at this game: the sign shows no pool
             view.meter_fault = self._meter_fault()

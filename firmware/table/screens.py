@@ -57,7 +57,7 @@ class View:
         self.version = 0
         self.seat_light = bytearray([lights.IDLE] * seats)
         self.lines = [""] * LINES
-        self.meter = [0, 0, 0]          # per pool slot, cents
+        self.meter = [0, 0, 0]          # per pool slot, cents (-1: not known, none shown)
         self.meter_slots = (0,)         # the slots shown, one sign line each
         self.meter_fault = ""           # alternated with the amount when not empty
         self.win = (0, 0, 0, 0)         # (sign line, seat, amount, new amount): the last win
