@@ -47,6 +47,9 @@ _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a 
 # small ints of a 32-bit board, allocating at every pass): a multiple of _MCP_CHECK_TICKS and
 # of the spot lights' pattern cycle (4000 passes), so neither skips a beat
 _PASS_WRAP = const(1000000000)
+# the phases that hold the round's chips on their spots (the spot sensors let them stay there
+# longer than a stuck sensor would: a jackpot may wait long for the supervisor)
+_CHIPS_STAY = (tc.LOCKED, tc.CONFIRM, tc.CARD_ENTRY, tc.RESULTS)
 _DISPLAY_RETRY_MS = const(2000)    # a dealer display that stopped answering is started again
 # the dealer display's settings and picture are sent again this often: one that lost its power
 # for a moment comes back dark, and writes to it still succeed (the meter sign does the same)
@@ -165,6 +168,7 @@ class App:
         dog = self.watchdog
         if self.mcp is not None and self.ticks % _MCP_CHECK_TICKS == 0:
             self.mcp.check()
+        self.spots.chips_stay = c.phase in _CHIPS_STAY
         self.spots.scan(self.inputs.read(), now)
         dog.check_in(wd.SENSORS)
         event = self.spots.events.pop()

@@ -272,3 +272,38 @@ def test_a_table_without_a_progressive_shows_a_dead_display_on_the_sign(tmp_path
     b.run(11000)                              # the next refresh finds it gone
     assert not b.app.display_ok
     assert b.table.chain.text(0).strip() == FAULT_TEXT
+
+
+def test_chips_held_while_a_jackpot_waits_long_for_the_supervisor_are_no_stuck_sensors(tmp_path):
+    # The winning hand's chips stay on their spots until the payout [11.12, 11.13]: a
+    # supervisor who takes more than 15 minutes must not turn the winner's rainbow into the
+    # magenta of a faulted sensor, nor log sensor faults that are none.
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    for seat in (1, 3):
+        b.table.mcp.cover(jackpot_spot(seat))
+        b.table.mcp.cover(ante_spot(seat))
+    b.run(200)
+    b.press("LOCK")
+    for line in ("S1 As", "S1 Ks", "S3 2c", "S3 7d", "D 9c", "D 9d",
+                 "B Qs", "B Js", "B Ts", "B 3h", "B 4h"):
+        b.shoe(line)
+    b.press("SETTLE")
+    assert c.phase == tc.CONFIRM
+    b.run(20 * 60 * 1000)                     # twenty minutes
+    assert c.view.seat_light[0] == lights.WINNER and c.view.seat_light[2] == lights.ACCEPTED
+    assert c.faults == 0 and c.ante_faults == 0
+    assert events_of(c.memory, ev.SENSOR_FAULT) == []
+    b.key(True)
+    b.press("OK")                             # paid
+    b.key(False)
+    for seat in (1, 3):                       # the dealer collects the wagers
+        b.table.mcp.uncover(jackpot_spot(seat))
+        b.table.mcp.uncover(ante_spot(seat))
+    b.run(1000)
+    b.press("SETTLE")
+    assert c.phase == tc.OPEN and c.faults == 0
+    b.table.mcp.cover(jackpot_spot(2))        # a sensor stuck covered in the next round
+    b.run(16 * 60 * 1000)                     # is still found
+    assert c.faults == 1 << 1

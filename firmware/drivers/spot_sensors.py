@@ -23,8 +23,11 @@ Rules, with times in milliseconds (constructor arguments):
   spot in fault CHATTER (event FAULT).  A faulted spot produces no PLACED/REMOVED events:
   it is reported, not counted.
 - stuck: a spot covered without a break for ``stuck_ms`` goes to fault STUCK (a wager is
-  never left on a spot that long; the default is 15 minutes).  A sensor stuck *uncovered*
-  cannot be told from an empty spot here; the test mode (every sensor) finds it.
+  never left on a spot that long; the default is 15 minutes).  While ``chips_stay`` is set
+  (the round holds its wagers on their spots, from "No more bets" to the next round: a
+  jackpot waiting for the supervisor may take longer) no spot goes STUCK; one covered that
+  long goes STUCK as soon as ``chips_stay`` is unset.  A sensor stuck *uncovered* cannot be told from an
+  empty spot here; the test mode (every sensor) finds it.
 - bus: ``bus_fault_scans`` failed reads in a row put every spot in fault BUS.
 - recovery: a faulted spot whose raw bit has been steady for ``recover_ms`` (and, for
   STUCK, is uncovered) is cleared (event CLEARED).  A covered spot is then reported PLACED
@@ -121,6 +124,7 @@ class SpotSensors:
         self._failed_reads = 0
         self._bus_down = False
         self._started = False
+        self.chips_stay = False  # chips must stay on their spots now: none goes STUCK
         self.scans = 0
 
     def covered(self, spot):
@@ -202,7 +206,7 @@ class SpotSensors:
             return
         if raw != (self._stable & bit) and steady >= self.debounce_ms:
             self._report(spot, raw)
-        elif raw and steady >= self.stuck_ms:
+        elif raw and steady >= self.stuck_ms and not self.chips_stay:
             self._set_fault(spot, STUCK)
 
     def _report(self, spot, raw):
