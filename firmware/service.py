@@ -363,6 +363,9 @@ class Service:
         c = self.controller
         if c.tablelink is not None:
             return _error(cmd, REFUSED, "a linked table's jackpot is configured at the link controller")
+        if c.game != tc.UTH:
+            # as the panel's configuration menu: "No jackpot on this game"
+            return _error(cmd, REFUSED, "no progressive jackpot at this table: it plays %s" % c.game)
         if c.placed:
             # as the panel's configuration: a chip down is a wager at the settings it was made at
             return _error(cmd, REFUSED, "chips on jackpot spots %s: clear them first"

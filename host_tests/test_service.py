@@ -300,6 +300,23 @@ def test_config_set_only_between_rounds(table):
     assert table.fingerprint() == before
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_config_set_is_refused_at_a_game_without_the_progressive(tmp_path, game):
+    # the panel's configuration menu says "No jackpot on this game" there: the service must
+    # not change (or split, moving the money of) a jackpot the table does not run
+    t = Table(tmp_path)
+    t.game = game
+    t.boot()
+    t.ram_clear()
+    t.key(True)
+    before = t.fingerprint()
+    for payload in ('{"wager": 500}', '{"split": true}'):
+        reply = t.ask("config_set " + payload)
+        assert (reply["ok"], reply["code"]) == (False, svc.REFUSED), reply
+        assert reply["error"] == "no progressive jackpot at this table: it plays %s" % game
+    assert t.fingerprint() == before
+
+
 def test_config_set_is_refused_while_chips_are_on_the_jackpot_spots(table):
     # as the panel's configuration refuses it: a chip down was placed at the old wager
     table.chip(1)
