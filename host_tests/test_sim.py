@@ -143,6 +143,23 @@ def test_a_script_that_cannot_be_read_is_one_clear_line(tmp_path, capsys):
     assert "Is a directory" in capsys.readouterr().err
 
 
+def test_a_script_saved_with_a_byte_order_mark_runs(tmp_path, capsys):
+    # Windows editors (Notepad) start a UTF-8 file with one; it is not part of the first line
+    script = tmp_path / "bom.txt"
+    script.write_bytes(b"\xef\xbb\xbfexpect phase RAM ERROR\r\nshow\r\n")
+    assert simmod.main(["--memory", "--script", str(script)]) == 0, capsys.readouterr().err
+    assert "pattern " in capsys.readouterr().out
+
+
+def test_a_script_that_is_not_utf8_names_the_line_and_column(tmp_path, capsys):
+    script = tmp_path / "latin1.txt"
+    script.write_bytes(b"# caf\xc3\xa9 ok\nshow\nexpect display r\xe9sultat\n")
+    assert simmod.main(["--memory", "--script", str(script)]) == simmod.BAD_SCRIPT
+    out, err = capsys.readouterr()
+    assert err == "%s line 3: byte 0xe9 at column 17 is not UTF-8 text\n" % script
+    assert out == ""
+
+
 @pytest.mark.parametrize("service", [False, True])
 def test_a_state_folder_that_cannot_be_used_is_one_clear_line(tmp_path, capsys, service):
     state = tmp_path / "notes.txt"            # --state naming a file, not a folder

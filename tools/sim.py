@@ -779,12 +779,8 @@ def main(argv=None):
         state, args.fresh = None, True
         print("No terminal to read keys from: replaying %s\n" % args.script)
     if args.script:
-        try:
-            with open(args.script, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except (OSError, UnicodeDecodeError) as error:
-            sys.stderr.write("sim: cannot read the script %s: %s\n" % (
-                args.script, getattr(error, "strerror", None) or error))
+        lines = read_script(args.script, sys.stderr)
+        if lines is None:
             return BAD_SCRIPT
     sim = _start(state, args.fresh, link, args.game)
     if sim is None:
@@ -793,6 +789,25 @@ def main(argv=None):
         return run_script(sim, lines, source=args.script, err=sys.stderr, heading=legend_text())
     interactive(sim)
     return 0
+
+
+def read_script(path, err):
+    """The lines of the script file at path, or None when it cannot be read: said on err in
+    one line, naming the line and column of a byte that is not UTF-8.  A byte order mark (a
+    Windows editor's) is not part of the first line."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as error:
+        err.write("sim: cannot read the script %s: %s\n" % (path, error.strerror or error))
+        return None
+    try:
+        return data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as error:
+        start = data.rfind(b"\n", 0, error.start) + 1
+        err.write("%s line %d: byte 0x%02x at column %d is not UTF-8 text\n" % (
+            path, data.count(b"\n", 0, start) + 1, data[error.start], error.start - start + 1))
+        return None
 
 
 def _start(state, fresh, link, game):
