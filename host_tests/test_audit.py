@@ -130,6 +130,8 @@ def test_cli_audit_of_a_table_in_ram_error_says_the_log_cannot_be_checked(capsys
     out = capsys.readouterr().out
     assert "Meters: none (the table is in RAM ERROR)" in out
     assert "event log NOT checked: critical memory is in RAM ERROR" in out
+    # a blank memory holds no entry: not "entries 0..-1 read"
+    assert "Event log: no entries held\n" in out and "..-1" not in out
 
 
 def play_door_events(state, pairs):

@@ -321,7 +321,10 @@ def report(data):
         out.append(line)
     log = data["log"]
     out.append("")
-    out.append("Event log: entries %d..%d read" % (log["first"], log["count"] - 1))
+    if log["count"] > log["first"]:
+        out.append("Event log: entries %d..%d read" % (log["first"], log["count"] - 1))
+    else:
+        out.append("Event log: no entries held")
     out.append(data["chain"]["message"])
     return "\n".join(out)
 
