@@ -352,4 +352,7 @@ def load(path, board=None):
     """Read and validate the configuration file at `path` (see parse).  OSError if unreadable."""
     with open(path, "rb") as f:
         data = f.read(_MAX_FILE_BYTES + 1)
+        if len(data) > _MAX_FILE_BYTES:
+            # the file's whole size, as parse() of all of it says (tools.config_check)
+            raise ConfigError("config file: %d bytes (limit %d)" % (f.seek(0, 2), _MAX_FILE_BYTES))
     return parse(data, board)

@@ -76,6 +76,19 @@ def test_load_reads_a_file(tmp_path):
         cf.load(str(path), board="pico_w")
 
 
+def test_a_file_too_large_is_refused_with_its_size_on_the_board_as_on_the_laptop(tmp_path):
+    # the board reads one byte past the limit, not the whole file: the message must still
+    # give the file's size, the one config_check (which reads it all) gives
+    path = tmp_path / "config.json"
+    path.write_bytes(uth_file().encode() + b" " * 20000)
+    size = path.stat().st_size
+    with pytest.raises(cf.ConfigError) as board:
+        cf.load(str(path))
+    with pytest.raises(cf.ConfigError) as laptop:
+        cf.parse(path.read_bytes())
+    assert str(board.value) == str(laptop.value) == "config file: %d bytes (limit 4096)" % size
+
+
 @pytest.mark.parametrize("text,message", [
     # syntax and size
     ('{"format": 1, "game": "uth"', "config file: not valid JSON"),
