@@ -336,6 +336,13 @@ def test_a_bad_simulator_command_is_an_error_reply(sim):
     assert audit.ask(sim, "status")["ok"] is True
 
 
+def test_a_bad_sim_command_option_is_said_as_refused_not_as_a_table_out_of_protocol(capsys):
+    # the simulator answered, in protocol: the option's command was refused (exit 1)
+    assert audit.main(["--sim", "--sim-command", "key onn", "--command", "status"]) == 1
+    out = capsys.readouterr().out
+    assert out == "--sim-command 'key onn' refused: key must be on or off, got 'onn'\n"
+
+
 def test_an_export_onto_a_file_is_refused_with_the_reason(tmp_path, capsys):
     target = tmp_path / "c.json"
     target.write_text("{}")

@@ -427,7 +427,10 @@ def main(argv=None, out=None):
         return 2
     try:
         for command in args.sim_command:
-            link.sim(command)
+            reply = link.request("sim " + command)
+            if not reply.get("ok"):
+                out.write("--sim-command %r refused: %s\n" % (command, reply.get("error")))
+                return 1
         if args.command:
             status = 0
             for command in args.command:
