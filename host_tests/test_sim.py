@@ -143,6 +143,19 @@ def test_a_script_that_cannot_be_read_is_one_clear_line(tmp_path, capsys):
     assert "Is a directory" in capsys.readouterr().err
 
 
+def test_the_command_line_help_lists_the_keys_and_every_script_command(capsys):
+    # a newcomer's first look: --help must say what the keys do and what a script may hold
+    with pytest.raises(SystemExit):
+        simmod.main(["--help"])
+    out = capsys.readouterr().out
+    for line in simmod.KEYS_HELP.splitlines():
+        assert line.strip() in out
+    for verb, usage in simmod.USAGE.items():
+        if verb != "expect":
+            assert usage in out, usage
+    assert "tools/sim_scripts/demo.txt" in out
+
+
 def test_a_script_saved_with_a_byte_order_mark_runs(tmp_path, capsys):
     # Windows editors (Notepad) start a UTF-8 file with one; it is not part of the first line
     script = tmp_path / "bom.txt"

@@ -746,7 +746,12 @@ def press_key(sim, ch, ask=_ask_stdin):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="The table firmware on a simulated table.")
+    parser = argparse.ArgumentParser(
+        description="The table firmware on a simulated table.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="keys, in a terminal:\n  " + KEYS_HELP.replace("\n", "\n  ")
+        + "\n\nscript lines (--script FILE, e.g. tools/sim_scripts/demo.txt;\none command a line, "
+        "# starts a comment):\n  " + "\n  ".join(USAGE[v] for v in USAGE if v != "expect"))
     parser.add_argument("--script", help="replay this scenario file instead of reading keys")
     parser.add_argument("--state", default=DEFAULT_STATE,
                         help="directory for the table's FRAM and flash files (default .sim)")
