@@ -214,6 +214,24 @@ def test_config_check_validates_and_summarises_without_math(capsys):
     assert "valid" in out and "pay table trips: trips_a" in out and "reset 1000000 cents" in out
 
 
+def test_config_check_says_a_linked_table_is_linked_and_where(tmp_path, capsys):
+    # the link section is what a technician provisions: table number, broker, key file, Wi-Fi;
+    # the file's pool lines are not the pool of a linked table, nor is a jackpot figure at them
+    path = tmp_path / "linked.json"
+    path.write_text(uth_file(link={"table": 3, "broker": "10.1.2.3", "wifi_ssid": "casino-iot",
+                                   "wifi_password": "s3cret"}))
+    assert config_check.main([str(path), "--no-math"]) == 0
+    out = capsys.readouterr().out
+    assert ("linked progressive: table 3, broker 10.1.2.3 port 1883, key file /link.key, "
+            "Wi-Fi casino-iot\n    (the pool is the link controller's: the file's pool lines "
+            "are not used)\n") in out
+    assert "s3cret" not in out
+    table = cf.parse(path.read_text())
+    picks, notes = config_check.selections(table)
+    assert config_check.JACKPOT_BET not in [p[0] for p in picks]
+    assert any("link controller" in note for note in notes)
+
+
 def test_config_check_prints_the_math_of_the_selected_presets(capsys):
     assert config_check.main([str(FCP_EXAMPLE), "--jobs", "1"]) == 0
     out = capsys.readouterr().out

@@ -52,6 +52,13 @@ def summary(table):
             lines.append("  pool %s: rate %d/%d, reserve rate %d/%d, reset %d cents, ceiling %s" % (
                 jcfg.POOL_KEYS[slot], p.rate[0], p.rate[1], p.reserve_rate[0],
                 p.reserve_rate[1], p.reset, p.ceiling or "none"))
+        if table.link is not None:
+            k = table.link
+            lines.append("linked progressive: table %d, broker %s port %d, key file %s, Wi-Fi %s"
+                         % (k.table, k.broker, k.port, k.key_file, k.wifi_ssid or "(none)"))
+            lines.append("  (the pool is the link controller's: the file's pool lines are not used)")
+        elif "link" in table.data:
+            lines.append("link section disabled: a standalone table")
         if j.envy_paid():
             lines.append("  envy bonus: " + ", ".join(
                 "%s %d cents" % (jackpot_table.KEYS[h], j.envy[h])
@@ -67,7 +74,10 @@ def selections(table):
         picks.append(("trips", table.paytables["trips"], o.trips_hand_rule or o.hand_rule))
         picks.append(("blind", table.paytables["blind"], o.hand_rule))
         j = table.jackpot
-        if j.envy_paid():
+        if table.link is not None:
+            notes.append("jackpot: a linked table's pool is the link controller's, not the file's, "
+                         "so no jackpot figure is printed")
+        elif j.envy_paid():
             notes.append("jackpot: the file sets an envy bonus, which tools.game_math does not "
                          "model, so no jackpot figure is printed")
         elif list(j.odds) == list(jackpot_table.DEFAULT_ODDS) and \
