@@ -347,7 +347,7 @@ class Service:
         return None
 
     def _config_set(self, cmd, rest):
-        problem = self._authorise(cmd) or self._jackpot(cmd)
+        problem = self._jackpot(cmd) or self._authorise(cmd)
         if problem:
             return problem
         if not rest:

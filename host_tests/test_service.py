@@ -317,6 +317,19 @@ def test_config_set_is_refused_at_a_game_without_the_progressive(tmp_path, game)
     assert t.fingerprint() == before
 
 
+def test_config_set_in_ram_error_says_ram_error_not_between_rounds(tmp_path):
+    # no configuration to change until a RAM clear: the ram-error code, not "only between
+    # rounds: the table is in RAM ERROR", which sends the technician looking for a round
+    t = Table(tmp_path)                          # blank memory: RAM ERROR
+    for key in (False, True):
+        t.key(key)
+        before = t.fingerprint()
+        reply = t.ask('config_set {"wager": 200}')
+        assert (reply["ok"], reply["code"]) == (False, svc.RAM_ERROR), reply
+        assert "until a RAM clear" in reply["error"]
+        assert t.fingerprint() == before
+
+
 def test_config_set_is_refused_while_chips_are_on_the_jackpot_spots(table):
     # as the panel's configuration refuses it: a chip down was placed at the old wager
     table.chip(1)
