@@ -418,3 +418,37 @@ def test_a_command_the_protocol_cannot_carry_is_refused_before_the_table_is_reac
     assert stop.value.code == 2 and opened == []
     err = capsys.readouterr().err
     assert "%s %r" % (option, value) in err and shown in err
+
+
+class LocalLink(audit.Link):
+    """The service protocol in this process, on a controller over critical memory."""
+
+    def __init__(self, service):
+        self.service = service
+
+    def request(self, line, timeout=None):
+        return json.loads(json.dumps(self.service.handle(line)))
+
+
+@pytest.mark.parametrize("command", ["meters", "hits", "config"])
+def test_a_reading_the_table_could_not_answer_is_said_and_fails_the_audit(
+        tmp_path, monkeypatch, capsys, command):
+    # e.g. a full heap on the board (the reply's code is internal): the audit must not print
+    # "Meters: none (the table is in RAM ERROR)" or "Last jackpot hits: 0", nor exit 0
+    from host_tests.test_service import ready_table
+
+    table = ready_table(tmp_path)
+
+    def fails(self, cmd, rest):
+        raise MemoryError("memory allocation failed, allocating 1024 bytes")
+
+    monkeypatch.setattr(svc, "_HANDLERS", tuple(
+        fails if svc.COMMANDS[i] == command else h for i, h in enumerate(svc._HANDLERS)))
+    monkeypatch.setattr(audit, "SimLink", lambda state, fresh: LocalLink(table.service))
+    assert audit.main(["--sim"]) == 1
+    out = capsys.readouterr().out
+    assert ("NOT READ: %s failed: MemoryError memory allocation failed, allocating 1024 bytes "
+            "(internal)" % command) in out, out
+    assert "the table is in RAM ERROR" not in out
+    assert ("Last jackpot hits: 0" in out) == (command != "hits")
+    assert "event log chain intact" in out

@@ -12,8 +12,9 @@ The audit prints the program verification, the meters as a table and the last ja
 reads the whole event log page by page and recomputes its hash chain on the host with
 ``firmware.store.eventlog.link_of``, then says whether the chain is intact.
 
-Exit status: 0 all well, 1 the event log's chain is broken or cannot be checked (RAM ERROR)
-or a command was refused, 2 the table could not be reached or answered out of protocol.
+Exit status: 0 all well, 1 the event log's chain is broken or cannot be checked (RAM ERROR),
+the meters, hits or configuration could not be read, or a command was refused, 2 the table
+could not be reached or answered out of protocol.
 """
 
 import argparse
@@ -179,13 +180,17 @@ def read_log(link):
 
 def read_all(link):
     """Status, program check, meters, last hits, configuration and the whole event log."""
-    out = {"status": ask(link, "status"), "program": ask(link, "program")}
+    out = {"status": ask(link, "status"), "program": ask(link, "program"), "unread": {}}
     meters = link.request("meters")
     out["meters"] = meters if meters.get("ok") else None
     hits = link.request("hits")
     out["hits"] = hits["hits"] if hits.get("ok") else []
     config = link.request("config")
     out["config"] = config if config.get("ok") else None
+    for name, reply in (("meters", meters), ("hits", hits), ("config", config)):
+        # RAM ERROR has none of them (said as such); any other failure is the audit's to report
+        if not reply.get("ok") and reply.get("code") != "ram-error":
+            out["unread"][name] = "%s (%s)" % (reply.get("error"), reply.get("code"))
     out["log"] = read_log(link)
     if out["status"]["memory"] == "RAM ERROR":
         out["chain"] = {"intact": False, "broken_at": None, "checked": 0,
@@ -294,7 +299,10 @@ def report(data):
     out.append("Program: %s  %s" % (verdict, p["text"]))
     out.append("Program digest: %s" % (p["digest"] or "(none)"))
     out.append("")
-    if data["meters"] is None:
+    unread = data.get("unread", {})
+    if "meters" in unread:
+        out.append("Meters: NOT READ: %s" % unread["meters"])
+    elif data["meters"] is None:
         out.append("Meters: none (the table is in RAM ERROR)")
     else:
         if data["meters"].get("linked"):
@@ -309,7 +317,12 @@ def report(data):
             out.append("Books: %s" % ("balance" if not problems else "DO NOT BALANCE: "
                                       + "; ".join(problems)))
     out.append("")
-    out.append("Last jackpot hits: %d" % len(data["hits"]))
+    if "hits" in unread:
+        out.append("Last jackpot hits: NOT READ: %s" % unread["hits"])
+    else:
+        out.append("Last jackpot hits: %d" % len(data["hits"]))
+    if "config" in unread:
+        out.append("Configuration: NOT READ: %s" % unread["config"])
     for h in data["hits"]:
         line = "  round %d seat %d %s %s %s" % (h["round"], h["seat"], h["hand"], h["cards"],
                                                 money(h["amount"]))
@@ -456,7 +469,7 @@ def main(argv=None, out=None):
         except OSError as error:
             out.write("cannot export to %s: %s (give a folder)\n" % (args.export, error))
             return 2
-    return 0 if data["chain"]["intact"] else 1
+    return 0 if data["chain"]["intact"] and not data["unread"] else 1
 
 
 if __name__ == "__main__":
