@@ -452,3 +452,22 @@ def test_a_reading_the_table_could_not_answer_is_said_and_fails_the_audit(
     assert "the table is in RAM ERROR" not in out
     assert ("Last jackpot hits: 0" in out) == (command != "hits")
     assert "event log chain intact" in out
+
+
+@pytest.mark.parametrize("command", ["status", "program", "log"])
+def test_a_reading_the_audit_needs_refused_is_said_as_refused_not_out_of_protocol(
+        tmp_path, monkeypatch, capsys, command):
+    from host_tests.test_service import ready_table
+
+    table = ready_table(tmp_path)
+
+    def fails(self, cmd, rest):
+        raise MemoryError("memory allocation failed, allocating 1024 bytes")
+
+    monkeypatch.setattr(svc, "_HANDLERS", tuple(
+        fails if svc.COMMANDS[i] == command else h for i, h in enumerate(svc._HANDLERS)))
+    monkeypatch.setattr(audit, "SimLink", lambda state, fresh: LocalLink(table.service))
+    assert audit.main(["--sim"]) == 1
+    assert capsys.readouterr().out == (
+        "audit not done: the table refused %s: %s failed: MemoryError memory allocation failed, "
+        "allocating 1024 bytes (internal)\n" % (command, command))

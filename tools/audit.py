@@ -42,6 +42,10 @@ class ServiceError(Exception):
     """The table could not be reached, or answered something that is not the protocol."""
 
 
+class Refused(ServiceError):
+    """The table answered in protocol, but refused a reading the audit needs."""
+
+
 class Link:
     """One conversation with a table: `request(line)` sends a command and returns its reply."""
 
@@ -156,8 +160,8 @@ def ask(link, line):
     """The reply to one command; ServiceError unless it is ok."""
     reply = link.request(line)
     if not reply.get("ok"):
-        raise ServiceError("%s refused: %s (%s)" % (line.split(" ")[0], reply.get("error"),
-                                                     reply.get("code")))
+        raise Refused("the table refused %s: %s (%s)" % (line.split(" ")[0], reply.get("error"),
+                                                          reply.get("code")))
     return reply
 
 
@@ -453,6 +457,9 @@ def main(argv=None, out=None):
                     status = 1
             return status
         data = read_all(link)
+    except Refused as error:
+        out.write("audit not done: %s\n" % error)
+        return 1
     except ServiceError as error:
         out.write("table did not answer in protocol: %s\n" % error)
         return 2
