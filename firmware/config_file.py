@@ -246,7 +246,7 @@ def parse(text, board=None):
         raise ConfigError("config file: %d characters (limit %d)" % (len(text), _MAX_FILE_BYTES))
     try:
         # strict, and the same verdict on both runtimes; json.loads then never recurses deep
-        jsoncheck.check(text, _MAX_DEPTH)
+        jsoncheck.check(text, _MAX_DEPTH, True)
         data = json.loads(text)
     except ValueError as error:
         raise ConfigError("config file: %s" % error) from None

@@ -90,11 +90,21 @@ def _number(text, i):
     return j
 
 
-def check(text, max_depth):
+def _key(text, i, j):
+    """The name of the key text[i:j] (a string with its quotes), its escapes decoded."""
+    if "\\" not in text[i:j]:
+        return text[i + 1:j - 1]
+    import json
+    return json.loads(text[i:j])
+
+
+def check(text, max_depth, unique=False):
     """Raise ValueError unless text (str) is one JSON value with containers nested at most
-    max_depth deep; the message names the problem, its line and column."""
+    max_depth deep; the message names the problem, its line and column.  unique: a key given
+    twice in one object is refused too (json.loads would keep the last one silently)."""
     n = len(text)
     open_ = []        # '{' or '[' of each container not yet closed
+    keys = []         # unique: the keys seen so far in each object not yet closed
     state = _VALUE
     i = 0
     while True:
@@ -113,6 +123,8 @@ def check(text, max_depth):
                 if len(open_) >= max_depth:
                     _fail(text, i, "nested deeper than %d levels" % max_depth)
                 open_.append(ch)
+                if unique and ch == "{":
+                    keys.append([])
                 state = _KEY_OR_CLOSE if ch == "{" else _VALUE_OR_CLOSE
                 i += 1
                 continue
@@ -130,9 +142,17 @@ def check(text, max_depth):
         elif state == _KEY_OR_CLOSE or state == _KEY:
             if ch == "}" and state == _KEY_OR_CLOSE:
                 open_.pop()
+                if unique:
+                    keys.pop()
                 i += 1
             elif ch == '"':
-                i = _string(text, i)
+                j = _string(text, i)
+                if unique:
+                    name = _key(text, i, j)
+                    if name in keys[-1]:
+                        _fail(text, i, "the key %s is given twice in one object" % text[i:j])
+                    keys[-1].append(name)
+                i = j
                 state = _COLON
                 continue
             else:
@@ -152,6 +172,8 @@ def check(text, max_depth):
             if ch != close:
                 _fail(text, i, "not valid JSON: expected ',' or '%s'" % close)
             open_.pop()
+            if unique and close == "}":
+                keys.pop()
             i += 1
         # a value (or a container) is complete
         state = _AFTER_VALUE if open_ else _END

@@ -353,7 +353,7 @@ class Service:
         if not rest:
             raise ValueError("expected a JSON object of configuration keys")
         try:
-            jsoncheck.check(rest, jsoncheck.MAX_DEPTH)
+            jsoncheck.check(rest, jsoncheck.MAX_DEPTH, True)
             changes = json.loads(rest)
         except ValueError as error:
             return _error(cmd, BAD_ARGUMENT, "config_set: %s" % error)

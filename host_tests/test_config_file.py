@@ -97,6 +97,11 @@ def test_a_file_too_large_is_refused_with_its_size_on_the_board_as_on_the_laptop
     ("[1, 2]", "the top level must be an object, got [1, 2]"),
     ('"uth"', "the top level must be an object, got 'uth'"),
     (" " * 5000, "config file: 5000 characters (limit 4096)"),
+    # a key given twice: json.loads would keep the last one without a word
+    ('{"format": 1, "game": "uth",\n "table_max": 500, "table_max": 5000}',
+     'config file: the key "table_max" is given twice in one object at line 2 column 20'),
+    ('{"format": 1, "game": "uth", "jackpot": {"wager": 100, "main": {"reset": 5, "reset": 6}}}',
+     'config file: the key "reset" is given twice in one object at line 1 column 77'),
     # required and unknown keys
     ('{"game": "uth"}', "config format: missing"),
     ('{"format": 1}', "config game: missing"),

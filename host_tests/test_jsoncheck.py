@@ -87,3 +87,30 @@ def test_nesting_far_past_the_limit_is_refused_before_any_parser_recurses():
     text = "[" * 100000 + "]" * 100000
     with pytest.raises(ValueError, match="nested deeper than 4 levels at line 1 column 5"):
         jsoncheck.check(text, jsoncheck.MAX_DEPTH)
+
+
+@pytest.mark.parametrize("text,problem", [
+    ('{"a": 1, "a": 2}', 'the key "a" is given twice in one object at line 1 column 10'),
+    ('{"wager": 1,\n "w\\u0061ger": 5}', 'the key "w\\u0061ger" is given twice in one object '
+     'at line 2 column 2'),
+    ('{"j": {"m": {"r": 1, "r": 2}}}', 'the key "r" is given twice in one object at line 1 column 22'),
+])
+def test_unique_refuses_a_key_given_twice_in_one_object(text, problem):
+    # json.loads keeps the last one silently, on both runtimes
+    with pytest.raises(ValueError) as error:
+        jsoncheck.check(text, jsoncheck.MAX_DEPTH, True)
+    assert str(error.value) == problem
+    jsoncheck.check(text, jsoncheck.MAX_DEPTH)      # syntax alone: JSON all the same
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": {"a": 1}, "b": {"a": 2}}', '[{"a": 1}, {"a": 2}]', '{"a": [1, 1], "b": {}}',
+    '{"a": 1, "A": 2}', '{"a\\"": 1, "a": 2}',
+])
+def test_unique_takes_the_same_key_in_different_objects(text):
+    jsoncheck.check(text, jsoncheck.MAX_DEPTH, True)
+
+
+@given(st.dictionaries(st.text(max_size=3), values, max_size=6), st.booleans())
+def test_unique_takes_what_json_dumps_writes(value, ascii_only):
+    jsoncheck.check(json.dumps({"x": value, "y": [value]}, ensure_ascii=ascii_only), DEEP, True)

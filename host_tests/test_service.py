@@ -368,6 +368,8 @@ def test_config_set_is_refused_while_chips_are_on_the_jackpot_spots(table):
     ('{"wager": 300,}', svc.BAD_ARGUMENT, "expected a key in double quotes at line 1 column 15"),
     ('{"wager" 300}', svc.BAD_ARGUMENT, "expected ':' after the key at line 1 column 10"),
     ('{"wager": 0300}', svc.BAD_ARGUMENT, "leading zero in a number at line 1 column 11"),
+    ('{"wager": 200, "wager": 300}', svc.BAD_ARGUMENT,
+     'the key "wager" is given twice in one object at line 1 column 16'),
 ])
 def test_hostile_config_set_is_refused_and_changes_nothing(table, payload, code, words):
     table.key(True)
