@@ -5,6 +5,8 @@ comma, a leading zero), so a file that a laptop's check refuses would be read on
 the two runtimes' messages differ; and deep nesting makes either recurse until it fails.
 ``check(text, max_depth)`` raises ValueError naming the first problem and where it is, the
 same on both runtimes; text that passes is JSON both parse to the same values.
+``check(text, max_depth, True)`` also refuses a key given twice in one object, which both
+parsers would take, keeping the last value (the configuration file and config_set).
 """
 
 from firmware.compat import const
