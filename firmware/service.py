@@ -279,7 +279,9 @@ class Service:
         problem = self._jackpot(cmd)
         if problem:
             return problem
-        return {"ok": True, "cmd": cmd, "hits": self.controller.jackpot.last_hits()}
+        # linked: these are the table's own pool's hits; the link controller keeps the others
+        return {"ok": True, "cmd": cmd, "linked": self.controller.tablelink is not None,
+                "hits": self.controller.jackpot.last_hits()}
 
     def _log(self, cmd, rest):
         log = self.controller.memory.log

@@ -224,6 +224,18 @@ def test_a_royal_is_claimed_with_the_settlement_and_paid_by_the_link(rig):
     assert rig.c.view.meter[0] == RESET
     assert "JP S1 " + tc.money(pool) in rig.c.results
     assert rig.c.link_totals()["paid"] == pool == rig.ledger()["tables"][TABLE]["totals"][3]
+    # the service's hits are the table's own pool's: it says so, the link keeps this one
+    from firmware.service import Service
+    from tools import audit
+    service = Service(rig.c)
+    reply = service.handle("hits")
+    assert (reply["linked"], reply["hits"]) == (True, [])
+    data = {"status": service.handle("status"), "program": service.handle("program"),
+            "meters": service.handle("meters"), "hits": reply["hits"], "hits_linked": True,
+            "log": {"first": 0, "count": 0}, "chain": {"message": ""}}
+    assert ("Last jackpot hits: linked table: its hits are the link controller's (1 in the "
+            "table's ledger; each one is a jackpot hit entry of the event log); from its own "
+            "pool: 0") in audit.report(data)
 
 
 def royal_at_seat_1(rig):

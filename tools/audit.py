@@ -189,6 +189,7 @@ def read_all(link):
     out["meters"] = meters if meters.get("ok") else None
     hits = link.request("hits")
     out["hits"] = hits["hits"] if hits.get("ok") else []
+    out["hits_linked"] = bool(hits.get("linked"))
     config = link.request("config")
     out["config"] = config if config.get("ok") else None
     for name, reply in (("meters", meters), ("hits", hits), ("config", config)):
@@ -323,6 +324,11 @@ def report(data):
     out.append("")
     if "hits" in unread:
         out.append("Last jackpot hits: NOT READ: %s" % unread["hits"])
+    elif data.get("hits_linked"):
+        counted = (data["meters"] or {}).get("table", {}).get("hits", "?")
+        out.append("Last jackpot hits: linked table: its hits are the link controller's (%s in "
+                   "the table's ledger; each one is a jackpot hit entry of the event log); from "
+                   "its own pool: %d" % (counted, len(data["hits"])))
     else:
         out.append("Last jackpot hits: %d" % len(data["hits"]))
     if "config" in unread:
