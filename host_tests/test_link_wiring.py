@@ -482,6 +482,7 @@ def test_board_link_joins_wifi_reads_the_key_and_builds_the_setup(tmp_path):
     (["--link", "127.0.0.1:x", "--table-id", "1", "--key-file", "k"], "HOST:PORT"),
     (["--link", "127.0.0.1:1883", "--table-id", "0", "--key-file", "k"], "1..9999"),
     (["--link", "127.0.0.1:1883", "--table-id", "1", "--key-file", "/nonexistent/k"], "--key-file"),
+    (["--table-id", "0"], "needs --link"),      # not a standalone table run without a word
 ])
 def test_sim_link_arguments_are_checked(args, words, capsys):
     from tools import sim

@@ -769,7 +769,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     state = None if args.memory else args.state
     link = None
-    if args.link or args.table_id or args.key_file:
+    if args.link or args.table_id is not None or args.key_file:
         try:
             link = link_setup(args.link, args.table_id, args.key_file)
         except ValueError as error:
