@@ -344,8 +344,11 @@ class Service:
             return _error(cmd, NOT_AUTHORISED, "%s needs the supervisor: turn the key switch on"
                           % cmd)
         if between_rounds and c.phase not in _BETWEEN_ROUNDS:
-            return _error(cmd, NOT_NOW, "%s only between rounds: the table is in %s"
-                          % (cmd, tc.PHASE_NAMES[c.phase]))
+            # RESULTS: as after a power cut ("settled before power cut"), until the dealer moves on
+            hint = " (SETTLE at the table starts the next round)" if c.phase == tc.RESULTS else ""
+            return _error(cmd, NOT_NOW, "%s only between rounds, in OPEN or a supervisor menu "
+                          "opened from it: the table is in %s%s"
+                          % (cmd, tc.PHASE_NAMES[c.phase], hint))
         return None
 
     def _config_set(self, cmd, rest):

@@ -300,6 +300,22 @@ def test_config_set_only_between_rounds(table):
     assert table.fingerprint() == before
 
 
+def test_config_set_after_a_power_cut_says_how_to_get_between_rounds(table):
+    # the table comes back showing the last round's results ("settled before power cut"):
+    # the technician must learn that SETTLE at the table leaves them, not just "RESULTS"
+    royal_round(table)
+    table.boot()
+    assert table.c.phase == tc.RESULTS
+    table.key(True)
+    reply = table.ask('config_set {"wager": 200}')
+    assert (reply["ok"], reply["code"]) == (False, svc.NOT_NOW)
+    assert reply["error"] == ("config_set only between rounds, in OPEN or a supervisor menu "
+                              "opened from it: the table is in RESULTS (SETTLE at the table "
+                              "starts the next round)")
+    table.press(btn.SETTLE)
+    assert table.ask('config_set {"wager": 200}')["ok"] is True
+
+
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
 def test_config_set_is_refused_at_a_game_without_the_progressive(tmp_path, game):
     # the panel's configuration menu says "No jackpot on this game" there: the service must
