@@ -43,7 +43,8 @@ _MAX_ITEMS = const(32)             # keys of one object, items of one list
 _MAX_DEPTH = jsoncheck.MAX_DEPTH
 
 TOP_KEYS = ("format", "game", "board", "table_max", "rules", "paytables", "jackpot", "link")
-LINK_KEYS = ("enabled", "table", "broker", "port", "key_file", "wifi_ssid", "wifi_password")
+LINK_KEYS = ("enabled", "table", "broker", "port", "key_file", "wifi_ssid", "wifi_password",
+             "ntp_server")
 LINK_REQUIRED = ("table", "broker")
 _MAX_LINK_TABLE = const(9999)      # firmware.link.codec.MAX_TABLE
 _DEFAULT_LINK_PORT = const(1883)
@@ -130,15 +131,17 @@ def _name(key, value):
 
 class LinkConfig:
     """The "link" section: this table's number on the link, the MQTT broker (host, port), the
-    file holding the table's link key, and the Wi-Fi network to join."""
+    file holding the table's link key, the Wi-Fi network to join and the NTP server (None:
+    ntptime's, pool.ntp.org)."""
 
-    def __init__(self, table, broker, port, key_file, wifi_ssid, wifi_password):
+    def __init__(self, table, broker, port, key_file, wifi_ssid, wifi_password, ntp_server=None):
         self.table = table
         self.broker = broker
         self.port = port
         self.key_file = key_file
         self.wifi_ssid = wifi_ssid
         self.wifi_password = wifi_password
+        self.ntp_server = ntp_server
 
 
 def _int_in(key, value, low, high):
@@ -178,8 +181,8 @@ def _link(game, data):
 
 
 def _link_values(section, required):
-    """(table, broker, port, key_file, ssid, password) of a link section; a value missing
-    is an error when `required` (else the first two may be None)."""
+    """(table, broker, port, key_file, ssid, password, ntp_server) of a link section; a value
+    missing is an error when `required` (else the first two may be None)."""
     if required:
         for key in LINK_REQUIRED:
             if key not in section:
@@ -190,15 +193,19 @@ def _link_values(section, required):
         table = _int_in("link.table", section["table"], 1, _MAX_LINK_TABLE)
     if "broker" in section:
         broker = _text("link.broker", section["broker"])
-    if broker is not None and " " in broker:
-        raise ConfigError("config link.broker: %s is not a host name or address" % _short(broker))
+    ntp = None
+    if "ntp_server" in section:
+        ntp = _text("link.ntp_server", section["ntp_server"])
+    for key, host in (("broker", broker), ("ntp_server", ntp)):
+        if host is not None and " " in host:
+            raise ConfigError("config link.%s: %s is not a host name or address" % (key, _short(host)))
     port = _int_in("link.port", section.get("port", _DEFAULT_LINK_PORT), 1, 65535)
     key_file = _text("link.key_file", section.get("key_file", DEFAULT_KEY_FILE))
     if not key_file.startswith("/"):
         raise ConfigError("config link.key_file: %s is not an absolute path" % _short(key_file))
     ssid = _text("link.wifi_ssid", section.get("wifi_ssid", ""), True)
     password = _text("link.wifi_password", section.get("wifi_password", ""), True)
-    return table, broker, port, key_file, ssid, password
+    return table, broker, port, key_file, ssid, password, ntp
 
 
 class TableConfig:

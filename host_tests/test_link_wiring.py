@@ -13,6 +13,8 @@ greater of 10,000 to 1 and 100% of the pool).
 import hashlib
 import json
 import os
+import sys
+import types
 
 import pytest
 
@@ -20,7 +22,7 @@ from firmware import config_file
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
-from firmware.link import codec
+from firmware.link import codec, sntp
 from firmware.link import setup as linksetup
 from firmware.link.tablelink import MISMATCH, UP, TableLink
 from firmware.poker import cards
@@ -936,7 +938,7 @@ def test_board_link_says_whether_the_clock_is_to_be_tried_again_soon(tmp_path, m
     # a failure that took long (a name lookup that hung, before the watchdog started) is
     # tried again within a minute too: the loop's own client cannot hang
     for answer, took, retry in ((True, 10, False), (False, 10, True), (False, 3000, True)):
-        def set_clock(answer=answer, took=took):
+        def set_clock(server=None, answer=answer, took=took):
             clock[0] += took
             return answer
 
@@ -945,6 +947,41 @@ def test_board_link_says_whether_the_clock_is_to_be_tried_again_soon(tmp_path, m
                                               lambda ms: None)
         assert problem == "" and setup.clock_retry is retry
         assert setup.sntp.address is None and not setup.sntp.ask(0)   # no network: not sent
+
+
+def test_a_casino_network_s_own_ntp_server_is_asked_at_boot_and_by_the_loop(tmp_path, monkeypatch):
+    # a table network without the internet cannot reach pool.ntp.org: link.ntp_server names
+    # the site's own server, for the boot's ntptime and for the loop's client alike
+    path = tmp_path / "link.key"
+    path.write_text(KEY.hex())
+    settings = parse({"table": 9, "broker": "127.0.0.1", "ntp_server": "10.0.0.5"}).link
+    settings.key_file = str(path)
+    ntptime = types.ModuleType("ntptime")
+    ntptime.host = "pool.ntp.org"
+    asked = []
+    ntptime.settime = lambda: asked.append(ntptime.host)
+    monkeypatch.setitem(sys.modules, "ntptime", ntptime)
+    setup, problem = linksetup.board_link(FakeBoard(FakeWLAN(0)), settings, lambda: 0, lambda ms: None)
+    assert problem == "" and asked == ["10.0.0.5"] and not setup.clock_retry
+    assert setup.sntp.host == "10.0.0.5"
+    # without the key, ntptime's and the loop's default server, as before
+    ntptime.host = "pool.ntp.org"
+    del asked[:]
+    settings = parse({"table": 9, "broker": "127.0.0.1"}).link
+    settings.key_file = str(path)
+    setup, problem = linksetup.board_link(FakeBoard(FakeWLAN(0)), settings, lambda: 0, lambda ms: None)
+    assert asked == ["pool.ntp.org"] and setup.sntp.host == sntp.HOST == "pool.ntp.org"
+
+
+@pytest.mark.parametrize("value, words", [
+    ("ntp .example", "link.ntp_server: 'ntp .example' is not a host name"),
+    (123, "link.ntp_server: 123 is not text"),
+    ("", "link.ntp_server: '' is not text"),
+])
+def test_a_bad_ntp_server_is_refused_naming_the_key(value, words):
+    with pytest.raises(config_file.ConfigError) as error:
+        parse({"table": 9, "broker": "127.0.0.1", "ntp_server": value})
+    assert words in str(error.value)
 
 
 def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):

@@ -66,7 +66,7 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     start = clock()
     while not wlan.isconnected() and ticks_diff(clock(), start) < wait_ms:
         sleep(100)
-    retry = not set_clock()
+    retry = not set_clock(settings.ntp_server)
     factory, name = None, "mqtt.Client (umqtt.simple not installed)"
     try:
         opener = mqtt.tcp_opener(settings.broker, settings.port)
@@ -76,30 +76,32 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
         return None, "link broker %s: %s" % (settings.broker, error)
     setup = LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name)
     setup.clock_retry = retry       # the loop tries again within a minute, not an hour
-    setup.sntp = _loop_clock(wlan)
+    setup.sntp = _loop_clock(wlan, settings.ntp_server)
     return setup, ""
 
 
-def _loop_clock(wlan):
-    """The NTP client of the loop (app.run): it never waits, nor looks a name up by
-    getaddrinfo; the DNS server is the one the network gave the Wi-Fi."""
+def _loop_clock(wlan, server=None):
+    """The NTP client of the loop (app.run) asking `server` (None: sntp.HOST): it never waits,
+    nor looks a name up by getaddrinfo; the DNS server is the one the network gave the Wi-Fi."""
     import socket
 
-    from firmware.link.sntp import Sntp
+    from firmware.link.sntp import HOST, Sntp
 
     def dns_server():
         return wlan.ifconfig()[3]
 
-    return Sntp(dns_server, socket)
+    return Sntp(dns_server, socket, server or HOST)
 
 
-def set_clock():
-    """Set the RTC from NTP once, at boot (ntptime waits for the name lookup and 1 s for the
-    answer: before the watchdog starts only); True when it was set (a failure is left to the
-    loop's clock, firmware.link.sntp: the link stays DOWN meanwhile, its messages being
-    refused as stale, which keeps jackpot wagering closed)."""
+def set_clock(server=None):
+    """Set the RTC from NTP server `server` (None: ntptime's own) once, at boot (ntptime waits
+    for the name lookup and 1 s for the answer: before the watchdog starts only); True when it
+    was set (a failure is left to the loop's clock, firmware.link.sntp: the link stays DOWN
+    meanwhile, its messages being refused as stale, which keeps jackpot wagering closed)."""
     try:
         import ntptime
+        if server:
+            ntptime.host = server
         ntptime.settime()
         return True
     except Exception:  # noqa: BLE001 - no network, no NTP answer: try again later
