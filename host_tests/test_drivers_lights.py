@@ -56,6 +56,22 @@ def test_static_patterns_per_seat():
     assert strip.level(3) < strip.level(2)          # "locked" is a dim red
 
 
+def test_the_steady_patterns_differ_in_shape_not_only_in_colour():
+    # About 8% of men cannot tell red from green (red-green colour blindness); amber, green
+    # and red are that confusion.  A player must still see whether the wager is taken [UTH
+    # 11.5]: the three steady patterns light different pixels of the ring.
+    strip, lights = make()
+    lights.set(0, PLACED)
+    lights.set(1, ACCEPTED)
+    lights.set(2, LOCKED)
+    lights.render(0)
+    shapes = [tuple(n != "off" for n in strip.seat_names(seat)) for seat in range(3)]
+    assert [sum(shape) for shape in shapes] == [4, 8, 2]
+    assert shapes[0] == (True, False) * 4                       # every other pixel
+    assert shapes[2] == (True, False, False, False) * 2         # two opposite dots
+    assert len(set(shapes)) == 3
+
+
 def test_grb_byte_order_on_the_wire():
     strip, lights = make(brightness=255)
     lights.set(0, ACCEPTED)

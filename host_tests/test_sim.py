@@ -533,8 +533,8 @@ def test_the_ring_legend_names_every_pattern_with_its_colours():
     for name in spot_lights.STATE_NAMES:
         assert name + " " in flat
     # the colours in firmware/drivers/spot_lights.py's docstring, as the fake names them
-    for entry in ("OFF dark", "IDLE blue moving", "PLACED amber,", "ACCEPTED green,",
-                  "LOCKED dim red,", "LATE red flashing,", "WINNER rainbow moving",
+    for entry in ("OFF dark", "IDLE blue moving", "PLACED amber 4 of 8,", "ACCEPTED green,",
+                  "LOCKED dim red 2 of 8,", "LATE red flashing,", "WINNER rainbow moving",
                   "FAULT magenta moving", "TAMPER red/white moving"):
         assert entry in flat, flat
     sim = simmod.Simulation(None)

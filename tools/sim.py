@@ -118,7 +118,8 @@ _legend = []
 def ring_legend():
     """Each spot-light pattern's name (firmware.drivers.spot_lights.STATE_NAMES) with the
     colours it shows, found by running the driver itself into the WS2812 fake for one cycle of
-    every pattern and naming what the pixels show, e.g. "ACCEPTED green", "LATE red flashing"."""
+    every pattern and naming what the pixels show, e.g. "ACCEPTED green", "LATE red flashing",
+    "LOCKED dim red 2 of 8" (a steady pattern that lights part of the ring)."""
     if _legend:
         return _legend[0]
     from host_tests.fakes.ws2812 import FakeWS2812
@@ -148,6 +149,10 @@ def ring_legend():
             words.append("flashing")
         elif len(frames) > 1:
             words.append("moving")
+        else:
+            lit = len(names) - names.count("off")
+            if lit < len(names):    # a steady pattern told apart by its shape too
+                words.append("%d of %d" % (lit, len(names)))
         parts.append("%s %s" % (name, " ".join(words)))
     _legend.append(parts)
     return parts

@@ -14,9 +14,14 @@ allocated once.  Patterns, as a person sees them:
 
     OFF        dark
     IDLE       attract: a dim blue light runs round the ring (one lap a second)
-    PLACED     steady amber: a chip is seen on the jackpot spot, not yet accepted
-    ACCEPTED   steady green: the wager is accepted for this round
-    LOCKED     steady dim red: no more bets, no wager accepted on this spot
+    PLACED     steady amber, every other pixel: a chip is seen on the jackpot spot, not yet
+               accepted
+    ACCEPTED   steady green, the whole ring: the wager is accepted for this round
+    LOCKED     steady dim red, two opposite pixels: no more bets, no wager accepted on this spot
+
+The three steady patterns differ in how much of the ring is lit (4, 8 and 2 pixels) as well
+as in colour, so a player or dealer who cannot tell amber, green and red apart (the common
+red-green colour blindness) still reads "my wager is taken" from a full ring.
     LATE       red flashing twice a second: a chip placed after LOCK, not accepted
     WINNER     a rainbow turning round the ring: this seat won a jackpot prize
     FAULT      magenta, half the ring at a time, swapping every half second: sensor fault
@@ -65,6 +70,7 @@ _LATE_HALF_MS = const(250)
 _WINNER_STEP_MS = const(100)
 _FAULT_HALF_MS = const(500)
 _TAMPER_HALF_MS = const(125)
+_LOCKED_GAP = const(4)    # LOCKED lights every 4th pixel: two dots opposite each other
 _CYCLE_MS = const(4000)   # a multiple of every pattern's period
 _RESEND_MS = const(1000)  # an unchanged frame is sent again this often
 
@@ -201,11 +207,11 @@ class SpotLights:
                 colour = _BLUE if i == head else (_BLUE_TAIL if i == (head - 1) % PIXELS_PER_SEAT
                                                   else _BLACK)
             elif state == PLACED:
-                colour = _AMBER
+                colour = _AMBER if i & 1 == 0 else _BLACK
             elif state == ACCEPTED:
                 colour = _GREEN
             elif state == LOCKED:
-                colour = _RED_DIM
+                colour = _RED_DIM if i % _LOCKED_GAP == 0 else _BLACK
             elif state == LATE:
                 colour = _RED if frame == 0 else _BLACK
             elif state == WINNER:
