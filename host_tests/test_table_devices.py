@@ -4,6 +4,7 @@ boot.  The table plays on, the fault shows where people look (the meter sign, th
 rings) and goes to the event log, and the part is taken back when it answers again."""
 
 from boards import base
+from firmware.drivers import buzzer as buz
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
@@ -178,6 +179,11 @@ def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_pa
     assert c.view.seat_light[2] == lights.TAMPER
     assert c.late == 0 and c.view.seat_light[4] != lights.LATE     # seat 5's chip is not new
     assert c.view.seat_light[0] != lights.TAMPER
+    # the alarm is heard: three high beeps (firmware.drivers.buzzer.TAMPER), not one blip a
+    # busy dealer may miss
+    b.run(1000)
+    alarm = [t for t in b.table.pwm.tones() if t[2] == buz.TAMPER[0]]
+    assert len(alarm) == 3 and all(end - start == 200 for start, end, _ in alarm)
 
 
 def test_a_display_unplugged_and_back_while_its_screen_stays_the_same_shows_it_again(tmp_path):

@@ -24,8 +24,8 @@ LOCKED = (2000, 80, 0, 60, 2000, 80)
 ERROR = (400, 300)
 LATE_BET = (1500, 100, 0, 100, 1500, 100, 0, 100, 1500, 100)
 WINNER = (1800, 120, 2200, 120, 2700, 120, 3300, 300)
-JACKPOT = (2000, 150, 2600, 150, 3300, 150, 0, 100)      # played with repeat=True
-TAMPER = (3500, 200, 0, 200)                              # played with repeat=True
+JACKPOT = (2000, 150, 2600, 150, 3300, 150, 0, 100)
+TAMPER = (3500, 200, 0, 200, 3500, 200, 0, 200, 3500, 200, 0, 200)     # three: an alarm
 
 
 def check_pattern(pattern):
