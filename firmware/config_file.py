@@ -352,6 +352,11 @@ def build(data, board=None):
         raise ConfigError("config jackpot.envy: the envy bonus is a standalone table's option; "
                           "a linked table's jackpot is paid by the link controller (value %s)"
                           % _short(changes["envy"]))
+    if link is not None and jackpot.shortfall:
+        # the link controller pays a linked table's hits in full (shortfall "operator")
+        raise ConfigError("config jackpot.shortfall: %s is a standalone table's option; a linked "
+                          "table's jackpot is paid in full by the link controller"
+                          % _short(changes["shortfall"]))
     return TableConfig(game, file_board, game_config, names, jackpot, changes, data, link)
 
 

@@ -377,6 +377,33 @@ def test_an_envy_bonus_set_on_the_console_is_paid_reported_and_exported(sim, tmp
         [("1", str(1 << 2), "50000")]
 
 
+def test_the_shortfall_option_cut_set_on_the_console_is_paid_reported_and_exported(sim, tmp_path):
+    ram_clear(sim)
+    sim.sim("key on")
+    # a royal at 20,000 to 1 (2,000,000 cents) from a pool of 1,000,140: the pool is paid
+    change = audit.ask(sim, 'config_set {"pay": {"royal_flush": [20000, 100]}, "shortfall": "cut"}')
+    assert change["changes"] == [["pay.royal_flush", [10000, 100], [20000, 100]],
+                                 ["shortfall", "operator", "cut"]]
+    sim.sim("key off")
+    for line in ROYAL_ROUND:
+        sim.sim(line)
+    data = audit.read_all(sim)
+    assert [(h["seat"], h["amount"], h["shortfall"], h["cut"]) for h in data["hits"]] == \
+        [(1, RESET + 140, 0, 2000000 - RESET - 140)]
+    table = data["meters"]["table"]
+    assert (table["paid"], table["shortfall"], table["cut"]) == (RESET + 140, 0, 2000000 - RESET - 140)
+    assert data["meters"]["audit"] == []
+    assert ("round 1 seat 1 Royal Flush As Ks Qs Js Ts $10001.40; cut to the pool: $9998.60 "
+            "not paid") in audit.report(data)
+    audit.export(data, tmp_path / "out")
+    with open(tmp_path / "out" / "hits.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["amount"], r["cut"], r["envy_cut"]) for r in rows] == [("1000140", "999860", "0")]
+    with open(tmp_path / "out" / "events.csv") as f:
+        events = list(csv.DictReader(f))
+    assert [(e["a"], e["b"], e["c"]) for e in events if e["a"] == "124"] == [("124", "0", "1")]
+
+
 def test_the_audit_of_a_linked_table_reports_and_exports_its_pool_and_ledger(tmp_path):
     # a linked table's meters reply (docs/service-protocol.md, firmware/service.py): the pool
     # amounts from the link controller, one per active pool, and the table's own ledger totals

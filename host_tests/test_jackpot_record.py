@@ -89,8 +89,11 @@ def test_bad_magic_and_version_rejected():
     data = bytearray(record.encode(Jackpot()))
     with pytest.raises(ValueError, match="bad magic"):
         record.decode(b"JQ" + bytes(data[2:]))
-    data[2] = 6   # zigzag 3: version 3
-    with pytest.raises(ValueError, match="unknown version 3"):
+    data[2] = 8   # zigzag 4: version 4, after this firmware's
+    with pytest.raises(ValueError, match="unknown version 4"):
+        record.decode(bytes(data))
+    data[2] = 0   # version 0, before the first
+    with pytest.raises(ValueError, match="unknown version 0"):
         record.decode(bytes(data))
     with pytest.raises(ValueError, match="must be bytes"):
         record.decode("JP")
@@ -258,7 +261,7 @@ def test_config_ints_follow_the_documented_order():
     for pool in config.pools:
         expected += [pool.rate[0], pool.rate[1], pool.reserve_rate[0], pool.reserve_rate[1],
                      pool.reset, pool.ceiling]
-    expected += list(config.envy)
+    expected += list(config.envy) + [config.shortfall]
     assert config.ints() == expected and len(expected) == cfg.CONFIG_INTS
     got = []
     config.each_int(got.append)

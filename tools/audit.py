@@ -35,7 +35,8 @@ REPLY_TIMEOUT_S = 10.0
 LOG_PAGE = 32
 EVENT_FIELDS = ("seq", "time", "round", "kind", "a", "b", "c", "link")
 HIT_FIELDS = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
-              "pool_before", "pool_after", "envy_seats", "envy_each", "envy_shortfall")
+              "pool_before", "pool_after", "envy_seats", "envy_each", "envy_shortfall", "cut",
+              "envy_cut")
 
 
 class ServiceError(Exception):
@@ -341,6 +342,9 @@ def report(data):
                 money(h["envy_each"]), ", ".join(str(s) for s in h["envy_seats"]))
             if h.get("envy_shortfall"):
                 line += " (%s of it operator-funded)" % money(h["envy_shortfall"])
+        if h.get("cut") or h.get("envy_cut"):
+            # the shortfall option "cut": paid what the pool held, not the pay table's award
+            line += "; cut to the pool: %s not paid" % money(h.get("cut", 0) + h.get("envy_cut", 0))
         out.append(line)
     log = data["log"]
     out.append("")

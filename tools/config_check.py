@@ -63,6 +63,8 @@ def summary(table):
             lines.append("  envy bonus: " + ", ".join(
                 "%s %d cents" % (jackpot_table.KEYS[h], j.envy[h])
                 for h in range(jackpot_table.HAND_TYPES) if j.envy[h]))
+        if j.shortfall:
+            lines.append("  shortfall cut: a payout above the pool is cut to what it holds")
     return lines
 
 

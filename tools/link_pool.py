@@ -30,6 +30,11 @@ class LinkedPool:
         if config.envy_paid():
             raise ValueError("config envy: the envy bonus is a standalone table's option; "
                              "a linked pool does not pay it (value %r)" % (config.envy,))
+        if config.shortfall:
+            # the tables show a linked hit's amount as paid: no cut travels on the link
+            raise ValueError("config shortfall: %r is a standalone table's option; a linked "
+                             "pool pays in full, the shortfall operator-funded"
+                             % cfg.SHORTFALLS[config.shortfall])
         self.config = config
         self.value = [0, 0, 0]
         self.reserve = [0, 0, 0]

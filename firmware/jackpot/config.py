@@ -12,6 +12,10 @@ Keys::
     envy           {hand key: cents}: the envy bonus (operator option, default 0: off), paid
                    for a seat's jackpot hand of that type to every other seat of the table
                    that made its Play wager with an accepted jackpot wager (docs/jackpot.md)
+    shortfall      who pays the part of a payout above what the pool holds (rules.md,
+                   Decision (shortfall)): "operator" (default): the payout is paid in full,
+                   the difference operator-funded; "cut": the payout, an envy bonus too, is
+                   cut to what the pool (or its sub-pool) holds, and the cut is recorded
     main / minor / major   pool parameters, a dict of:
         rate          (numerator, denominator): share of each wager added to the pool
         reserve_rate  (numerator, denominator): hidden share that funds the next reset (off)
@@ -40,6 +44,7 @@ POOL_KEYS = ("main", "minor", "major")
 POOL_NAMES = ("Jackpot", "Minor", "Major")
 
 POOL_FIELDS = ("rate", "reserve_rate", "reset", "ceiling")
+SHORTFALLS = ("operator", "cut")    # the shortfall option's values, as Config.shortfall 0, 1
 
 _DEFAULT_POOLS = (
     # rate, reserve_rate, reset, ceiling
@@ -50,10 +55,12 @@ _DEFAULT_POOLS = (
 DEFAULT_WAGER = const(100)
 
 # Number of ints in Config.ints(): wager, split, odds and percent per hand type, six per pool,
-# and the envy bonus per hand type (appended in the jackpot state's version 2).
+# the envy bonus per hand type (appended in the jackpot state's version 2) and the shortfall
+# option (version 3).
 POOL_INTS = const(6)
 CONFIG_INTS_V1 = const(2 + 2 * 5 + 3 * 6)
-CONFIG_INTS = const(CONFIG_INTS_V1 + 5)
+CONFIG_INTS_V2 = const(CONFIG_INTS_V1 + 5)
+CONFIG_INTS = const(CONFIG_INTS_V2 + 1)
 
 
 class PoolConfig:
@@ -100,13 +107,14 @@ class PoolConfig:
 class Config:
     """A validated jackpot configuration (see the module docstring for the keys)."""
 
-    def __init__(self, wager, split, odds, percent, pools, envy=None):
+    def __init__(self, wager, split, odds, percent, pools, envy=None, shortfall=0):
         self.wager = wager
         self.split = split
         self.odds = odds
         self.percent = percent
         self.pools = pools
         self.envy = envy or [0] * paytable.HAND_TYPES     # cents per hand type (0: none)
+        self.shortfall = shortfall      # index in SHORTFALLS: 1 ("cut") pays what the pool holds
 
     def active_slots(self):
         """Pool slots in use: (MAIN,) or (MINOR, MAJOR)."""
@@ -137,6 +145,7 @@ class Config:
             pool.each_int(put)
         for v in self.envy:
             put(v)
+        put(self.shortfall)
 
     def items(self):
         """Every parameter as (key, value) pairs, for display and change logs."""
@@ -147,6 +156,7 @@ class Config:
             out.extend(self.pools[slot].items(POOL_KEYS[slot]))
         for hand in range(paytable.HAND_TYPES):     # after the pools: older setting ids stay
             out.append(("envy." + paytable.KEYS[hand], self.envy[hand]))
+        out.append(("shortfall", SHORTFALLS[self.shortfall]))
         return out
 
     def as_dict(self):
@@ -160,13 +170,15 @@ class Config:
             out[POOL_KEYS[slot]] = {"rate": p.rate, "reserve_rate": p.reserve_rate,
                                     "reset": p.reset, "ceiling": p.ceiling}
         out["envy"] = dict(zip(paytable.KEYS, self.envy))
+        out["shortfall"] = SHORTFALLS[self.shortfall]
         return out
 
     def with_pool(self, slot, pool):
         """A copy with one pool's parameters replaced."""
         pools = list(self.pools)
         pools[slot] = pool
-        return Config(self.wager, self.split, self.odds, self.percent, pools, self.envy)
+        return Config(self.wager, self.split, self.odds, self.percent, pools, self.envy,
+                      self.shortfall)
 
     def pays(self, hand):
         """True when the pay table pays jackpot hand type `hand` (a pay line of 0 to 1 and
@@ -198,7 +210,8 @@ def build(changes, base=None):
 
 def from_ints(values):
     """Rebuild a Config from CONFIG_INTS integers (or CONFIG_INTS_V1, written before the envy
-    bonus: none); ValueError names what is wrong (configcheck, as build)."""
+    bonus: none, or CONFIG_INTS_V2, before the shortfall option: "operator"); ValueError names
+    what is wrong (configcheck, as build)."""
     return _checked("from_ints", values)
 
 
@@ -235,7 +248,10 @@ _PAY_SCALE = const(1000)        # a pay line (odds, percent) is logged as odds *
 def logged_value(key, value):
     """The value of configuration key `key` as the one integer a CONFIG_CHANGE event carries.
     The key says what a pair is: a pay line ("pay.flush": odds, percent), whose numbers may
-    look like a fraction too ((0, 100): 100% of the pool only), or a rate (parts per million)."""
+    look like a fraction too ((0, 100): 100% of the pool only), or a rate (parts per million).
+    The shortfall option is its index in SHORTFALLS."""
+    if isinstance(value, str):
+        return SHORTFALLS.index(value)
     if isinstance(value, bool):
         return 1 if value else 0
     if isinstance(value, int):

@@ -8,6 +8,7 @@ from firmware.jackpot import paytable
 from firmware.jackpot.config import (
     CONFIG_INTS,
     CONFIG_INTS_V1,
+    CONFIG_INTS_V2,
     MAX_AMOUNT,
     MAX_ENVY,
     MAX_WAGER,
@@ -16,13 +17,14 @@ from firmware.jackpot.config import (
     POOL_KEYS,
     POOL_SLOTS,
     RATE_UNIT,
+    SHORTFALLS,
     Config,
     PoolConfig,
     default,
 )
 
 _MAX_ODDS = const(1000000)
-_TOP_KEYS = ("wager", "split", "pay", "main", "minor", "major", "envy")
+_TOP_KEYS = ("wager", "split", "pay", "main", "minor", "major", "envy", "shortfall")
 
 
 def _is_int(value):
@@ -131,6 +133,12 @@ def build(changes, base=None):
             raise ValueError("config envy.%s: %d cents for a hand the pay table does not pay "
                              "(pay.%s is 0 to 1 and 0%%)" % (paytable.KEYS[hand], envy[hand],
                                                              paytable.KEYS[hand]))
+    shortfall = base.shortfall
+    if "shortfall" in changes:
+        name = changes["shortfall"]
+        if not isinstance(name, str) or name not in SHORTFALLS:
+            raise ValueError("config shortfall: %r is not one of %s" % (name, ", ".join(SHORTFALLS)))
+        shortfall = SHORTFALLS.index(name)
     pools = []
     for slot in range(POOL_SLOTS):
         key = POOL_KEYS[slot]
@@ -138,7 +146,7 @@ def build(changes, base=None):
             pools.append(_pool(key, changes[key], base.pools[slot]))
         else:
             pools.append(base.pools[slot])
-    config = Config(wager, split, odds, percent, pools, envy)
+    config = Config(wager, split, odds, percent, pools, envy, shortfall)
     check_shares(config)
     return config
 
@@ -155,8 +163,9 @@ def check_shares(config):
 
 def from_ints(values):
     """Rebuild a Config from CONFIG_INTS integers (or CONFIG_INTS_V1, written before the envy
-    bonus: none); ValueError names what is wrong."""
-    if len(values) not in (CONFIG_INTS, CONFIG_INTS_V1):
+    bonus: none, or CONFIG_INTS_V2, before the shortfall option: "operator"); ValueError
+    names what is wrong."""
+    if len(values) not in (CONFIG_INTS, CONFIG_INTS_V2, CONFIG_INTS_V1):
         raise ValueError("config: expected %d integers, got %d" % (CONFIG_INTS, len(values)))
     if values[1] not in (0, 1):
         raise ValueError("config split: %r is not 0 or 1" % (values[1],))
@@ -170,6 +179,10 @@ def from_ints(values):
         changes[POOL_KEYS[slot]] = {"rate": (v[0], v[1]), "reserve_rate": (v[2], v[3]),
                                     "reset": v[4], "ceiling": v[5]}
         at += POOL_INTS
-    if len(values) == CONFIG_INTS:
+    if len(values) > CONFIG_INTS_V1:
         changes["envy"] = dict(zip(paytable.KEYS, values[at:at + paytable.HAND_TYPES]))
+    if len(values) == CONFIG_INTS:
+        if values[-1] not in (0, 1):
+            raise ValueError("config shortfall: %r is not 0 or 1" % (values[-1],))
+        changes["shortfall"] = SHORTFALLS[values[-1]]
     return build(changes)

@@ -10,7 +10,7 @@ POOL_METER_NAMES = (
     "reserve_moved_in", "reserve_moved_out", "resets", "hits",
     "hits_flush", "hits_full_house", "hits_four_of_a_kind", "hits_straight_flush",
     "hits_royal_flush", "paid_flush", "paid_full_house", "paid_four_of_a_kind",
-    "paid_straight_flush", "paid_royal_flush", "envy_bonuses", "envy_paid",
+    "paid_straight_flush", "paid_royal_flush", "envy_bonuses", "envy_paid", "cut",
 )
 
 TABLE_METER_NAMES = (
@@ -18,7 +18,7 @@ TABLE_METER_NAMES = (
     "operator_additions", "paid", "shortfall", "hits", "collected", "resets", "config_changes",
     "hits_flush", "hits_full_house", "hits_four_of_a_kind", "hits_straight_flush",
     "hits_royal_flush", "paid_flush", "paid_full_house", "paid_four_of_a_kind",
-    "paid_straight_flush", "paid_royal_flush", "envy_bonuses", "envy_paid",
+    "paid_straight_flush", "paid_royal_flush", "envy_bonuses", "envy_paid", "cut",
 )
 
 

@@ -10,6 +10,9 @@ Pool equations (checked on decode and by the property tests), all in cents::
     PAID    = HIT_AMOUNT (every hand type) + ENVY_AMOUNT
     HITS    = HIT_COUNT (every hand type)
 
+PAID is what the players were paid; CUT (the shortfall option "cut") is what the pay table
+gave above what the pool held, not paid and not in PAID.
+
     value   = ADDITIONS + RESERVE_FUNDED + CONTRIB - REVERSED - (OVERFLOW - OVERFLOW_REVERSED)
               - (PAID - SHORTFALL) + MOVED_IN - MOVED_OUT
     reserve = RESERVE_CONTRIB - RESERVE_REVERSED + (OVERFLOW - OVERFLOW_REVERSED)
@@ -43,7 +46,9 @@ HIT_COUNT = const(20)         # + hand type: awards paid per hand (count)
 HIT_AMOUNT = const(25)        # + hand type: awards paid per hand (cents)
 ENVY_COUNT = const(30)        # envy bonuses paid (count of seats paid; not in HITS)
 ENVY_AMOUNT = const(31)       # envy bonuses paid (cents; in PAID)
-POOL_METERS = const(32)       # (the jackpot state's version 1 had 30: no envy meters)
+CUT = const(32)               # not paid: what the pay table gave above what the pool held,
+                              # with the shortfall option "cut" (not in PAID)
+POOL_METERS = const(33)       # (the jackpot state's version 1 had 30: no envy meters; 2: 32)
 
 
 # Lifetime table meters.
@@ -65,7 +70,8 @@ T_HIT_COUNT = const(14)           # + hand type
 T_HIT_AMOUNT = const(19)          # + hand type
 T_ENVY_COUNT = const(24)
 T_ENVY_AMOUNT = const(25)
-TABLE_METERS = const(26)      # (version 1: 24)
+T_CUT = const(26)
+TABLE_METERS = const(27)      # (version 1: 24; 2: 26)
 
 
 # A recorded jackpot hit is a list of HIT_FIELDS ints.
@@ -82,7 +88,9 @@ H_AFTER = const(13)
 H_ENVY_SEATS = const(14)  # the seats paid the envy bonus for this hand (bit 0 = seat 1)
 H_ENVY_EACH = const(15)   # each one's bonus (cents; 0 with no seats)
 H_ENVY_SHORTFALL = const(16)  # the part of the bonuses the pool could not cover
-HIT_FIELDS = const(17)    # (version 1: 14)
+H_CUT = const(17)         # shortfall "cut": the hand's pay-table award less what was paid
+H_ENVY_CUT = const(18)    # the same for all of its envy bonuses
+HIT_FIELDS = const(19)    # (version 1: 14; 2: 17)
 LAST_HITS = const(25)
 
 

@@ -38,7 +38,7 @@ _TABLE_PARTS = ((m.T_WAGERED, m.T_VOIDED), (m.T_WAGERS, m.T_VOIDS),
 # (table meter, pool meter) pairs: the table's equals the sum of the pools'
 _TABLE_SUMS = (((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
                 (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
-                (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT))
+                (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT), (m.T_CUT, m.CUT))
                + tuple((m.T_HIT_COUNT + h, m.HIT_COUNT + h) for h in range(paytable.HAND_TYPES))
                + tuple((m.T_HIT_AMOUNT + h, m.HIT_AMOUNT + h) for h in range(paytable.HAND_TYPES)))
 
@@ -122,7 +122,8 @@ class Settlement:
         self.reserves = [0, 0, 0]
 
     def total_paid(self):
-        """All jackpot awards of the round, envy bonuses and shortfall included."""
+        """All jackpot awards of the round, envy bonuses and shortfall included (what was
+        paid: a cut is not)."""
         return sum([h[m.H_AMOUNT] + _count(h[m.H_ENVY_SEATS]) * h[m.H_ENVY_EACH]
                     for h in self.hits])
 
@@ -210,7 +211,8 @@ class Jackpot:
                         "amount": h[m.H_AMOUNT], "shortfall": h[m.H_SHORTFALL],
                         "pool_before": h[m.H_BEFORE], "pool_after": h[m.H_AFTER],
                         "envy_seats": mask_seats(h[m.H_ENVY_SEATS]),
-                        "envy_each": h[m.H_ENVY_EACH], "envy_shortfall": h[m.H_ENVY_SHORTFALL]})
+                        "envy_each": h[m.H_ENVY_EACH], "envy_shortfall": h[m.H_ENVY_SHORTFALL],
+                        "cut": h[m.H_CUT], "envy_cut": h[m.H_ENVY_CUT]})
         return out
 
     def requested_config(self):
@@ -424,7 +426,8 @@ class Jackpot:
                 else:
                     pools[slot] = new.pools[slot]
             old = self.config
-            self.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools, new.envy)
+            self.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools, new.envy,
+                                     new.shortfall)
             result.changes = cfg.diff(old, self.config)
             result.pending = cfg.diff(self.config, self.requested_config())
         self.table[m.T_CONFIG_CHANGES] += 1
@@ -569,7 +572,7 @@ class Jackpot:
                 continue
             payouts, left, royal = hitplan.plan_pool(self.value[slot], winners[slot], wager,
                                                      self.config.odds, self.config.percent,
-                                                     envy, players)
+                                                     envy, players, self.config.shortfall == 1)
             plan.hits.extend(hitplan.hit_records(time, round_no, slot, payouts, five_of))
             pool_cfg = self.config.pools[slot]
             if self.pending[slot] is not None:
@@ -601,6 +604,7 @@ class Jackpot:
             envied = _count(h[m.H_ENVY_SEATS])
             envy = envied * h[m.H_ENVY_EACH]
             envy_short = h[m.H_ENVY_SHORTFALL]
+            cut = h[m.H_CUT] + h[m.H_ENVY_CUT]
             pm = self.meters[slot]
             t = self.table
             self.value[slot] -= amount - shortfall + envy - envy_short
@@ -611,6 +615,8 @@ class Jackpot:
             pm[m.HIT_AMOUNT + hand] += amount
             pm[m.ENVY_COUNT] += envied
             pm[m.ENVY_AMOUNT] += envy
+            pm[m.CUT] += cut
+            t[m.T_CUT] += cut
             t[m.T_PAID] += amount + envy
             t[m.T_SHORTFALL] += shortfall + envy_short
             t[m.T_HITS] += 1

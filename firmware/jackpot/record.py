@@ -11,8 +11,11 @@ Compact, versioned, integers only: the magic ``JP``, a format version, then zigz
     number of recorded hits (0..25), each meters.HIT_FIELDS ints
 
 Version 2 added the envy bonus: five config ints, two meters per pool and two table meters
-(meters.ENVY_*), and the hit record's three H_ENVY_* fields.  decode() also reads version 1, written before
-it, as the same state with no envy bonus, so that an upgraded table keeps its pools.
+(meters.ENVY_*), and the hit record's three H_ENVY_* fields.  Version 3 added the shortfall
+option: one config int, the CUT meter per pool and T_CUT, and the hit record's H_CUT and
+H_ENVY_CUT.  decode() also reads versions 1 and 2, written before them, as the same state
+with no envy bonus (version 1) and the shortfall option "operator", nothing cut, so that an
+upgraded table keeps its pools.
 
 decode() rebuilds a Jackpot that encodes to the same bytes, and raises ValueError naming
 what is wrong for anything else: bad magic or version, truncation, trailing bytes, a value
@@ -25,7 +28,7 @@ from firmware.jackpot import config as cfg
 from firmware.jackpot.codec import Writer
 
 MAGIC = b"JP"
-VERSION = const(2)
+VERSION = const(3)
 
 
 def encode(jp):

@@ -1,8 +1,9 @@
 """Rebuilding a Jackpot from the bytes of firmware.jackpot.record.encode, checked: what
 record.decode does, loaded for each call and let go after, as the table decodes its state
 only at boot and after a failed commit.  See record.py for the format; this module also
-reads version 1, written before the envy bonus.  The configuration checks it needs
-(firmware.jackpot.configcheck) load with it and are let go with it."""
+reads versions 1 and 2, written before the envy bonus and the shortfall option.  The
+configuration checks it needs (firmware.jackpot.configcheck) load with it and are let go
+with it."""
 
 from firmware.compat import const
 from firmware.jackpot import config as cfg
@@ -14,16 +15,18 @@ from firmware.jackpot.record import MAGIC, VERSION
 from firmware.poker import cards as cardlib
 
 _VERSION_1 = const(1)
-# Version 1's lengths (before the envy bonus: meters.ENVY_*, T_ENVY_*, H_ENVY_*)
-_POOL_METERS_V1 = const(30)
-_TABLE_METERS_V1 = const(24)
-_HIT_FIELDS_V1 = const(14)
+# Lengths of versions 1 (before the envy bonus: meters.ENVY_*, T_ENVY_*, H_ENVY_*) and 2
+# (before the shortfall option: meters.CUT, T_CUT, H_CUT, H_ENVY_CUT), and of this one
+_CONFIG_INTS = (cfg.CONFIG_INTS_V1, cfg.CONFIG_INTS_V2, cfg.CONFIG_INTS)
+_POOL_METERS = (30, 32, m.POOL_METERS)
+_TABLE_METERS = (24, 26, m.TABLE_METERS)
+_HIT_FIELDS = (14, 17, m.HIT_FIELDS)
 _PREFIX = "jackpot state: "
 # the pool meters that count at least what the recorded hits of the pool hold, in the order
 # _check_hits_on_meters sums them
 _HIT_METERS = (tuple(m.HIT_COUNT + h for h in range(paytable.HAND_TYPES))
                + tuple(m.HIT_AMOUNT + h for h in range(paytable.HAND_TYPES))
-               + (m.ENVY_COUNT, m.ENVY_AMOUNT, m.SHORTFALL))
+               + (m.ENVY_COUNT, m.ENVY_AMOUNT, m.SHORTFALL, m.CUT))
 
 
 def _range(what, value, low, high=None):
@@ -34,7 +37,7 @@ def _range(what, value, low, high=None):
 
 
 def _padded(reader, count, size, what):
-    """count ints read, then zeros up to size (a version 1 list, which had fewer)."""
+    """count ints read, then zeros up to size (an older version's list, which had fewer)."""
     values = reader.ints(count, what)
     while len(values) < size:
         values.append(0)
@@ -92,6 +95,15 @@ def _check_hit(h, previous, last_round):
     if h[m.H_AFTER] != h[m.H_BEFORE] - (h[m.H_AMOUNT] - h[m.H_SHORTFALL]):
         raise ValueError("jackpot state: hit record pool after %d does not follow from "
                          "before %d" % (h[m.H_AFTER], h[m.H_BEFORE]))
+    _range("hit cut", h[m.H_CUT], 0)
+    _range("hit envy cut", h[m.H_ENVY_CUT], 0)
+    if h[m.H_CUT] and (h[m.H_SHORTFALL] or h[m.H_AFTER]):
+        # cut to what the pool held: it emptied the pool, and the operator funded nothing
+        raise ValueError("jackpot state: hit cut %d with shortfall %d, pool after %d"
+                         % (h[m.H_CUT], h[m.H_SHORTFALL], h[m.H_AFTER]))
+    if h[m.H_ENVY_CUT] and h[m.H_ENVY_SHORTFALL]:
+        raise ValueError("jackpot state: hit envy cut %d with envy shortfall %d"
+                         % (h[m.H_ENVY_CUT], h[m.H_ENVY_SHORTFALL]))
 
 
 def _check_hits_on_meters(jp):
@@ -99,16 +111,17 @@ def _check_hits_on_meters(jp):
     record keeps the last 25: each pool's meters count at least those)."""
     for slot in range(cfg.POOL_SLOTS):
         pm = jp.meters[slot]
-        found = [0] * (2 * paytable.HAND_TYPES + 3)  # counts, amounts, envy seats, envy, short
+        found = [0] * (2 * paytable.HAND_TYPES + 4)  # counts, amounts, envy seats, envy, short, cut
         for h in jp.hits:
             if h[m.H_POOL] != slot:
                 continue
             found[h[m.H_HAND]] += 1
             found[paytable.HAND_TYPES + h[m.H_HAND]] += h[m.H_AMOUNT]
             seats = len(mask_seats(h[m.H_ENVY_SEATS]))
-            found[-3] += seats
-            found[-2] += seats * h[m.H_ENVY_EACH]
-            found[-1] += h[m.H_SHORTFALL] + h[m.H_ENVY_SHORTFALL]
+            found[-4] += seats
+            found[-3] += seats * h[m.H_ENVY_EACH]
+            found[-2] += h[m.H_SHORTFALL] + h[m.H_ENVY_SHORTFALL]
+            found[-1] += h[m.H_CUT] + h[m.H_ENVY_CUT]
         for i, meter in enumerate(_HIT_METERS):
             if found[i] > pm[meter]:
                 from firmware.jackpot import meternames as mn
@@ -125,11 +138,11 @@ def decode(data):
         raise ValueError("jackpot state: bad magic %r (expected %r)" % (bytes(data[:2]), MAGIC))
     r.pos = 2
     version = r.int("version")
-    if version not in (VERSION, _VERSION_1):
-        raise ValueError("jackpot state: unknown version %d (this firmware reads %d and %d)"
+    if version < _VERSION_1 or version > VERSION:
+        raise ValueError("jackpot state: unknown version %d (this firmware reads %d to %d)"
                          % (version, _VERSION_1, VERSION))
-    old = version == _VERSION_1
-    config = configcheck.from_ints(r.ints(cfg.CONFIG_INTS_V1 if old else cfg.CONFIG_INTS, "config"))
+    old = version - _VERSION_1          # index in the lengths of each version
+    config = configcheck.from_ints(r.ints(_CONFIG_INTS[old], "config"))
     jp = Jackpot(config, fresh=False)
     for slot in range(cfg.POOL_SLOTS):
         flag = r.int("pending flag")
@@ -150,14 +163,14 @@ def decode(data):
         jp.carry[slot] = _range(key + " carry", r.int("carry"), 0, cfg.RATE_UNIT - 1)
         jp.reserve_carry[slot] = _range(key + " reserve carry", r.int("carry"), 0,
                                         cfg.RATE_UNIT - 1)
-        meters = _padded(r, _POOL_METERS_V1 if old else m.POOL_METERS, m.POOL_METERS,
+        meters = _padded(r, _POOL_METERS[old], m.POOL_METERS,
                          "pool meters")
         _check_meters(meters, key + " meter")
         jp.meters[slot] = meters
         if slot not in config.active_slots() and (jp.value[slot] or jp.reserve[slot]
                                                   or jp.carry[slot] or jp.reserve_carry[slot]):
             raise ValueError("jackpot state: unused pool %s holds money" % key)
-    table = _padded(r, _TABLE_METERS_V1 if old else m.TABLE_METERS, m.TABLE_METERS,
+    table = _padded(r, _TABLE_METERS[old], m.TABLE_METERS,
                     "table meters")
     _check_meters(table, "table meter")
     jp.table = table
@@ -183,7 +196,7 @@ def decode(data):
     count = _range("hit count", r.int("hit count"), 0, m.LAST_HITS)
     previous = 0
     for i in range(count):
-        h = _padded(r, _HIT_FIELDS_V1 if old else m.HIT_FIELDS, m.HIT_FIELDS, "hit record")
+        h = _padded(r, _HIT_FIELDS[old], m.HIT_FIELDS, "hit record")
         try:
             _check_hit(h, previous, jp.last_round)
         except ValueError as error:

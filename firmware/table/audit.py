@@ -152,6 +152,12 @@ def hit_lines(out, hit):
         # the envy bonuses this hand paid: " envy $500.00" over " to S2,3"
         out.extend(wrap(("envy", money(hit["envy_each"]), "to S" + ",".join(
             [str(s) for s in envied])), 2, " "))
+    if hit.get("cut"):
+        # the shortfall option "cut": paid what the pool held, not the pay table's award
+        out.extend(wrap(("cut", money(hit["cut"]), "of", money(hit["amount"] + hit["cut"])),
+                        3, " "))
+    if hit.get("envy_cut"):
+        out.extend(wrap(("envy cut", money(hit["envy_cut"])), 2, " "))
 
 
 def setting_label(key):
@@ -167,6 +173,8 @@ def setting_value(key, value):
     text: money, a rate as a percent, a pay line as odds (and percent of the pool), on/off."""
     if key == "split":
         return "on" if value else "off"
+    if key == "shortfall":
+        return jcfg.SHORTFALLS[value] if 0 <= value < len(jcfg.SHORTFALLS) else "%d" % value
     if key.startswith("pay."):
         odds, percent = value // 1000, value % 1000
         if not odds and not percent:

@@ -120,15 +120,18 @@ SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round 
 # why a linked table's link is stopped (link_stop): nothing of it can be committed
 LINK_STOPPED = "RAM ERROR: the link ledger cannot be saved"
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measured (25 hits
-                                      # kept); the writer grows once for a larger one
+                                      # kept; 2 more a hit since the cut fields); the writer
+                                      # grows once for a larger one
 
 
 # The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule
 _GAMES = (UTH, FCP, BRS)
 _BEST5 = const(4)
 
-# Why a linked table with an envy bonus in force keeps its jackpot closed (_linked_envy)
+# Why a linked table with an envy bonus, or the shortfall option "cut", in force keeps its
+# jackpot closed (_linked_option)
 LINKED_ENVY_TEXT = "envy bonus set: not paid when linked; set envy 0 standalone"
+LINKED_CUT_TEXT = "shortfall cut: link pays in full; set operator standalone"
 
 
 class RoundController:
@@ -760,19 +763,24 @@ class RoundController:
 
         self.linked = linked.LinkedRound(self)
 
-    def _linked_envy(self):
-        """True while this linked table's configuration in force (critical memory's, set
-        while it was standalone) has an envy bonus: the link controller pays its hits and has
-        none, so the jackpot stays closed rather than promise a bonus nobody pays (a RAM clear
-        from the file's configuration, which cannot have one, opens it)."""
-        return (self.linked is not None and self.jackpot is not None
-                and self.jackpot.config.envy_paid())
+    def _linked_option(self):
+        """Why this linked table's configuration in force (critical memory's, set while it
+        was standalone) keeps its jackpot closed, or None: an envy bonus, or the shortfall
+        option "cut", which the link controller, paying its hits, does not apply, so the
+        jackpot stays closed rather than promise what nobody pays (a RAM clear from the
+        file's configuration, which cannot have them, opens it)."""
+        if self.linked is None or self.jackpot is None:
+            return None
+        if self.jackpot.config.envy_paid():
+            return LINKED_ENVY_TEXT
+        return LINKED_CUT_TEXT if self.jackpot.config.shortfall else None
 
     def config_state(self):
         """(ok, text) of the configuration: the file's check, or why the one in force keeps
         a linked table's jackpot closed."""
-        if self.config_ok and self._linked_envy():
-            return False, LINKED_ENVY_TEXT
+        why = self._linked_option()
+        if self.config_ok and why:
+            return False, why
         return self.config_ok, self.config_text
 
     # ------------------------------------------------------------------ state
@@ -780,7 +788,7 @@ class RoundController:
     def jackpot_open(self):
         """True when jackpot wagers may be accepted: memory good, link up, program verified."""
         return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed
-                and self.program_ok and self.config_ok and not self._linked_envy()
+                and self.program_ok and self.config_ok and not self._linked_option()
                 and (self.link_up or not self.link_required))
 
     def _chips_held(self):
@@ -1385,7 +1393,7 @@ class RoundController:
         """The text the meter sign alternates with the amount ('' for none)."""
         if not self.program_ok:
             return "PrOG Err"
-        if not self.config_ok or self._linked_envy():
+        if not self.config_ok or self._linked_option():
             return "CONF Err"
         if not self.display_ok:
             return "dISP Err"

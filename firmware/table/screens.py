@@ -182,7 +182,7 @@ def render_lines(c):
         lines[1] = "JP " + ("OPEN" if c.jackpot_open() else "CLOSED")
         if not c.program_ok:
             lines[1] = "PROGRAM ERROR"
-        elif not c.config_ok or c._linked_envy():
+        elif not c.config_ok or c._linked_option():
             lines[1] = "CONFIG ERROR"
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]

@@ -48,6 +48,24 @@ expect("envy record", record.encode(record.decode(record.encode(jp))), record.en
 print("envy:", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_ENVY_SEATS]) for h in s.hits],
       "pool", jp.value[0])
 
+# The shortfall option "cut" (docs/jackpot.md, Decision (shortfall)): pool 30,280; seat 1's
+# four aces (500 to 1: 50,000) is paid the pool, 19,720 cut; the 90,000 of envy bonuses for
+# seats 2-4 find an empty pool and are cut too; the pool resets to 30,000.
+jp = Jackpot({"main": {"reset": 30000}, "envy": {"four_of_a_kind": 30000}, "shortfall": "cut"})
+jp.contribute(1, [1, 2, 3, 4])
+s = jp.settle(1, 10, cards.parse("Ah As 2c"), [(1, cards.parse("Ac Ad"), True),
+                                               (2, cards.parse("7c 8d"), True),
+                                               (3, cards.parse("7h 8h"), True),
+                                               (4, cards.parse("7s 8s"), True)])
+expect("cut payouts", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_SHORTFALL], h[m.H_CUT],
+                        h[m.H_ENVY_SEATS], h[m.H_ENVY_CUT]) for h in s.hits],
+       [(1, 30280, 0, 19720, 0, 90000)])
+expect("cut meters", (jp.table[m.T_PAID], jp.table[m.T_SHORTFALL], jp.table[m.T_CUT], jp.value[0]),
+       (30280, 0, 109720, 30000))
+expect("cut books", jp.audit(), [])
+expect("cut record", record.encode(record.decode(record.encode(jp))), record.encode(jp))
+print("cut:", [(h[m.H_SEAT], h[m.H_AMOUNT], h[m.H_CUT]) for h in s.hits], "pool", jp.value[0])
+
 seed = [12345]
 
 
