@@ -144,6 +144,43 @@ def test_the_books_balance_and_no_pool_goes_negative_either_way(reading):
     assert record.encode(record.decode(data)) == data
 
 
+def test_two_tables_one_each_way_keep_the_same_pools_and_differ_only_where_short():
+    # the same rounds at two tables: the pools, reserves and resets stay the same; a hit
+    # differs only where its payout exceeded what was left (operator-funded, or cut)
+    rng = random.Random(5)
+    layout = {"split": True, "minor": {"reset": 20000, "reserve_rate": (5, 100)},
+              "major": {"reset": 150000}}
+    full = Jackpot(dict(layout, shortfall="operator"))
+    cut = Jackpot(dict(layout, shortfall="cut"))
+    deck = list(range(52))
+    short = 0
+    for round_no in range(1, 201):
+        seats = sorted(rng.sample(range(1, 8), rng.randrange(1, 8)))
+        rng.shuffle(deck)
+        suit = rng.randrange(4)
+        flop = [suit + 4 * r for r in rng.sample(range(13), 3)]
+        rest = [c for c in deck if c not in flop]
+        hands = [(s, rest[2 * i:2 * i + 2], True) for i, s in enumerate(seats)]
+        a, b = [], []
+        for jp, out in ((full, a), (cut, b)):
+            jp.contribute(round_no, seats)
+            out.extend(jp.settle(round_no, round_no, flop, hands).hits)
+        assert (full.value, full.reserve) == (cut.value, cut.reserve)
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            if x[m.H_SHORTFALL]:
+                short += 1
+                assert y[m.H_AMOUNT] == x[m.H_AMOUNT] - x[m.H_SHORTFALL] == y[m.H_BEFORE]
+                assert (y[m.H_SHORTFALL], y[m.H_CUT]) == (0, x[m.H_SHORTFALL])
+                y = list(y)
+                y[m.H_AMOUNT], y[m.H_SHORTFALL], y[m.H_CUT] = x[m.H_AMOUNT], x[m.H_SHORTFALL], 0
+            assert x == y
+        assert full.audit() == [] == cut.audit()
+    assert short > 5
+    assert full.table[m.T_PAID] - full.table[m.T_SHORTFALL] == cut.table[m.T_PAID]
+    assert full.table[m.T_SHORTFALL] == cut.table[m.T_CUT] > 0
+
+
 def _envy_quads(reading, reset):
     """Seats 1-4 wager and play; seat 1 makes four aces: 500 to 1 and a $300.00 envy bonus
     to each of seats 2-4 (90,000 cents)."""
