@@ -119,9 +119,8 @@ SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's l
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 # why a linked table's link is stopped (link_stop): nothing of it can be committed
 LINK_STOPPED = "RAM ERROR: the link ledger cannot be saved"
-_JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 207-918 bytes measured (25 hits
-                                      # kept; 2 more a hit since the cut fields); the writer
-                                      # grows once for a larger one
+_JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 212-973 bytes measured (25 hits
+                                      # kept); the writer grows once for a larger one
 
 
 # The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule
