@@ -186,6 +186,13 @@ def _hand_moved(jp):
     (lambda jp: jp.table.__setitem__(m.T_ROUNDS, 99), ["table rounds 99 above wagers"]),
     (lambda jp: jp.table.__setitem__(m.T_COLLECTED, jp.table[m.T_WAGERED]),
      ["table collected", "above wagered"]),
+    # every wager taken is collected, voided or in the open round: a collected meter that
+    # lost a wager, or an open round naming seats whose wagers were never taken (a void
+    # would return them from the pool), balances every other equation
+    (lambda jp: jp.table.__setitem__(m.T_COLLECTED, jp.table[m.T_COLLECTED] - 100),
+     ["table collected 200 + voided 100 + open round 100 below wagered 500"]),
+    (lambda jp: setattr(jp, "open_seats", 0b1111111),
+     ["table collected 300 + voided 100 + open round 700 above wagered 500"]),
 ])
 def test_state_that_balances_but_cannot_be_is_rejected(edit, words):
     jp = busy_table()

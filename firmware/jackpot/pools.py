@@ -275,10 +275,14 @@ class Jackpot:
                     mn.TABLE_METER_NAMES[part], self.table[part], mn.TABLE_METER_NAMES[gross],
                     self.table[gross]))
         t = self.table
-        if t[m.T_COLLECTED] + t[m.T_VOIDED] > t[m.T_WAGERED]:
-            # a wager is collected after its round's payout [11.12] or voided, not both
-            problems.append("table collected %d + voided %d above wagered %d" % (
-                t[m.T_COLLECTED], t[m.T_VOIDED], t[m.T_WAGERED]))
+        held = _count(self.open_seats) * self.open_wager
+        taken = t[m.T_COLLECTED] + t[m.T_VOIDED] + held
+        if taken != t[m.T_WAGERED]:
+            # each wager is collected after its round's payout [11.12], voided, or still in
+            # the open round: exactly one of them
+            problems.append("table collected %d + voided %d + open round %d %s wagered %d" % (
+                t[m.T_COLLECTED], t[m.T_VOIDED], held,
+                "above" if taken > t[m.T_WAGERED] else "below", t[m.T_WAGERED]))
         for tm, pmi in _TABLE_SUMS:
             total = 0
             for slot in range(cfg.POOL_SLOTS):
