@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from firmware.jackpot import config as cfg
 from firmware.jackpot import meters as m
-from firmware.jackpot import record
+from firmware.jackpot import paytable, record
 from firmware.jackpot.pools import Jackpot
 from firmware.poker import cards
 
@@ -254,3 +254,103 @@ def test_split_while_reserve_and_carries_are_held():
            ("config", {"split": False}), ("round", 3, 3, 255, 0)]
     run_steps(jp, ops)
     assert jp.pool_meters(cfg.MAJOR)["moved_in"] > 0
+
+
+# ------------------------------------------------------------- payouts against the rule text
+
+def _jackpot_type(five):
+    """rules.md 11.9 hand type of five cards (0 flush .. 4 royal, None), worked out here."""
+    ranks = sorted(c // 4 for c in five)
+    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
+    flush = len({c % 4 for c in five}) == 1
+    straight = len(set(ranks)) == 5 and (ranks[4] - ranks[0] == 4 or ranks == [0, 1, 2, 3, 12])
+    if flush and straight:
+        return 4 if ranks[0] == 8 else 3
+    if counts[0] == 4:
+        return 2
+    if counts[:2] == [3, 2]:
+        return 1
+    return 0 if flush else None
+
+
+def _rule_payouts(value, reserve, winners, players, wager, odds, percent, envy, reset):
+    """rules.md 11.10 and the shortfall and reset decisions for one pool, with exact fractions:
+    (payouts [(seat, hand, amount, shortfall)], envy [(winner, seat, amount)], value, reserve)."""
+    left, out, bonuses = value, [], []
+
+    def pay(amount):
+        nonlocal left
+        taken = min(amount, left)
+        left -= taken
+        return amount - taken
+    for seat, hand in winners:                        # fixed odds first, deducted
+        if hand < 3:
+            out.append((seat, hand, odds[hand] * wager, pay(odds[hand] * wager)))
+    base = left
+    for seat, hand in winners:                        # straight flushes, all on one base
+        if hand == 3:
+            amount = max(odds[3] * wager, int(Fraction(base * percent[3], 100)))
+            out.append((seat, hand, amount, pay(amount)))
+    royals = [w for w in winners if w[1] == 4]
+    for seat, hand in royals:                         # royals: an equal share of what is left
+        amount = max(odds[4] * wager, int(Fraction(left * percent[4], 100 * len(royals))))
+        out.append((seat, hand, amount, pay(amount)))
+    for seat, hand, _, _ in list(out):                # envy bonus last, from what is left
+        for other in players:
+            if envy[hand] and other != seat:
+                bonuses.append((seat, other, envy[hand], pay(envy[hand])))
+    if (royals or left == 0) and left < reset:
+        reserve -= min(reset - left, reserve)
+        left = reset
+    return out, bonuses, left, reserve
+
+
+@settings(max_examples=300, deadline=None)
+@given(wager=st.sampled_from([1, 5, 100, 2500]), start=st.integers(0, 3_000_000),
+       reset=st.sampled_from([0, 1, 5_000, 2_000_000]),
+       pays=st.lists(st.tuples(st.sampled_from([0, 1, 100, 500, 10_000]), st.integers(0, 100)),
+                     min_size=5, max_size=5),
+       envy=st.lists(st.sampled_from([0, 0, 1, 700, 9_999_999]), min_size=5, max_size=5),
+       deal_index=st.integers(0, 3), seats=st.one_of(st.just(127), st.integers(1, 127)),
+       played=st.one_of(st.just(127), st.integers(0, 127)))
+def test_payouts_follow_the_rule_text(wager, start, reset, pays, envy, deal_index, seats, played):
+    pay = {}
+    for hand, key in enumerate(("flush", "full_house", "four_of_a_kind", "straight_flush",
+                                "royal_flush")):
+        odds, percent = pays[hand]
+        pay[key] = (odds, percent if hand >= 3 else 0)
+        if not (odds or pay[key][1]):
+            envy[hand] = 0
+    # the reserve comes from a reserve rate of 100% on one round of seven wagers
+    jp = Jackpot({"wager": 1000, "main": {"rate": (0, 1), "reserve_rate": (1, 1), "reset": 0}})
+    jp.contribute(1, [1, 2, 3, 4, 5, 6, 7])
+    jp.settle(1, 0, cards.parse("2c 7d 9h"), [(s, None, False) for s in range(1, 8)])
+    if start:
+        jp.add(cfg.MAIN, start)
+    jp.set_config({"wager": wager, "pay": pay, "main": {"reserve_rate": (0, 1), "reset": reset},
+                   "envy": dict(zip(paytable.KEYS, envy))})
+    assert jp.pending[cfg.MAIN] is not None           # the new reset waits for this hit
+    flop, holes = deal(3 * deal_index)
+    seated = seats_of(seats)
+    jp.contribute(2, seated)       # pool rate 0: it stays at start; the reserve takes it all
+    hands = [(s, holes[s - 1], bool(played >> (s - 1) & 1)) for s in seated]
+    players = [s for s, _, p in hands if p]
+    winners = []
+    for s in players:
+        hand = _jackpot_type(holes[s - 1] + flop)
+        if hand is not None and (pay[paytable.KEYS[hand]] != (0, 0)):
+            winners.append((s, hand))
+    odds = [pay[k][0] for k in paytable.KEYS]
+    percent = [pay[k][1] for k in paytable.KEYS]
+    want, bonuses, value, reserve_after = _rule_payouts(
+        start, 7000 + len(seated) * wager, winners, players, wager, odds, percent, envy,
+        reset if winners else 0)
+    s = jp.settle(2, 0, flop, hands)
+    assert [(h[m.H_SEAT], h[m.H_HAND], h[m.H_AMOUNT], h[m.H_SHORTFALL]) for h in s.hits] == want
+    for h in s.hits:
+        mine = [b for b in bonuses if b[0] == h[m.H_SEAT]]
+        assert seats_of(h[m.H_ENVY_SEATS]) == [b[1] for b in mine]
+        assert h[m.H_ENVY_SHORTFALL] == sum(b[3] for b in mine)
+        assert h[m.H_ENVY_EACH] == (mine[0][2] if mine else 0)
+    assert (jp.value[cfg.MAIN], jp.reserve[cfg.MAIN]) == (value, reserve_after)
+    assert jp.audit() == []
