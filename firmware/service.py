@@ -269,10 +269,14 @@ class Service:
                     "link": lk.state_name(), "link_problem": lk.mismatch_text,
                     "pools": {"linked": list(lk.amounts())}, "table": linked, "audit": []}
         pools = {}
-        for slot in jp.active_slots():
-            pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
+        idle = {}       # a pool a split or merge took out of use: the table meters count it too
+        for slot in range(jcfg.POOL_SLOTS):
+            if slot in jp.active_slots():
+                pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
+            elif max(jp.meters[slot]):
+                idle[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
         return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": False, "pools": pools,
-                "table": jp.table_meters(), "audit": jp.audit()}
+                "pools_not_in_use": idle, "table": jp.table_meters(), "audit": jp.audit()}
 
     def _hits(self, cmd, rest):
         self._no_args(cmd, rest)

@@ -18,6 +18,7 @@ from firmware.drivers import spot_sensors as sens
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.test_controller import Table as ControllerTable
+from tools.audit import meters_table
 
 RESET = 1000000
 
@@ -279,6 +280,29 @@ def test_config_set_split_moves_the_money_and_the_sign_follows(table):
     assert table.c.view.meter_slots == (1, 2)
     logged = [e for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE]
     assert (svc.SETTING_BASE + 1, 0, 1) in [e[4:7] for e in logged]
+
+
+def test_meters_after_a_split_still_account_for_the_table_meters(table):
+    # The table meters are the sums of every pool's meters, the one no longer in use too: the
+    # Jackpot pool's seed and contributions before the split must stay in the reply, or
+    # operator_additions and contributions read as money from nowhere
+    royal_round(table)                    # main paid the royal and was reset by the operator
+    for seat in (1, 3):                   # the chips taken off the jackpot spots
+        table.c.spot(sens.REMOVED, sens.jackpot_spot(seat), table.tick())
+    table.key(True)
+    assert table.ask('config_set {"split": true}')["ok"]
+    meters = table.ask("meters")
+    assert list(meters["pools"]) == ["minor", "major"]
+    everything = dict(meters["pools"])
+    everything.update(meters["pools_not_in_use"])
+    assert list(meters["pools_not_in_use"]) == ["main"]
+    for key in ("operator_additions", "paid", "shortfall", "hits", "resets"):
+        assert meters["table"][key] == sum(p[key] for p in everything.values()), key
+    assert meters["pools_not_in_use"]["main"]["moved_out"] == RESET
+    assert meters["pools_not_in_use"]["main"]["value"] == 0
+    assert meters["audit"] == []
+    # the supervisor's printed report (tools/audit.py) shows it too
+    assert "MAIN (NOT IN USE)" in meters_table(meters).splitlines()[0]
 
 
 def test_config_set_needs_the_key(table):

@@ -271,10 +271,19 @@ def linked_pools(meters):
     return [("pool %d" % (i + 1), amount) for i, amount in enumerate(meters["pools"]["linked"])]
 
 
+def _all_pools(meters):
+    """The pools in use, then those a split or merge took out of use ("main (not in use)"):
+    the table meters are the sums over all of them."""
+    pools = dict(meters["pools"])
+    for name, values in meters.get("pools_not_in_use", {}).items():
+        pools[name + " (not in use)"] = values
+    return pools
+
+
 def meters_table(meters):
     """The pool and table meters as aligned text, one meter a row, one pool a column (a linked
     table: the link controller's pool amounts, then the table's own ledger totals)."""
-    pools = meters["pools"]
+    pools = _all_pools(meters)
     linked = linked_pools(meters)
     if linked is not None:
         rows = [["LINKED POOL", "AMOUNT"]] + [[name, str(amount)] for name, amount in linked]
@@ -388,7 +397,7 @@ def export(data, directory):
             for name, amount in linked:
                 meter_rows.append({"scope": "linked", "meter": name, "value": amount})
         else:
-            for pool, values in data["meters"]["pools"].items():
+            for pool, values in _all_pools(data["meters"]).items():
                 for key, value in values.items():
                     meter_rows.append({"scope": pool, "meter": key, "value": value})
         for key, value in data["meters"]["table"].items():
