@@ -228,6 +228,20 @@ def test_meters_show_dollars_and_counts_and_the_last_one_is_reachable(table):
     assert table.c.phase == tc.AUDIT
 
 
+def test_a_pool_a_split_took_out_of_use_is_still_shown_with_its_meters(table):
+    # the table meters count the Jackpot pool's royal and seed: without its own section the
+    # supervisor cannot add the pools up to them
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)
+    table.press(btn.SETTLE)
+    table.c.jackpot.set_config({"split": True})
+    lines = list(open_audit(table))
+    start = lines.index("pool 0 off $0.00")
+    assert lines.index("pool 1 $1000.00") < start < lines.index("table meters")
+    assert "paid   $10001.40" in lines[start:lines.index("table meters")]
+
+
 def flush_round(table, seat):
     table.chip(seat)
     table.chip(seat, ante=True)

@@ -510,10 +510,16 @@ def open_menu(c):
 
 def _jackpot_lines(lines, marks, jp):
     """Every pool's meters, the table meters and the last hits of the Jackpot jp."""
-    for slot in jp.active_slots():
+    # the pools in use, then any a split or merge took out of use ("off"): the table meters
+    # count them too
+    active = jp.active_slots()
+    for slot in list(active) + [s for s in range(jcfg.POOL_SLOTS) if s not in active]:
+        if slot not in active and not max(jp.meters[slot]):
+            continue
         meters = jp.pool_meters(slot)
         marks.append(len(lines))
-        lines.extend(wrap(("pool %d" % slot, money(meters["value"])), 2))
+        lines.extend(wrap(("pool %d" % slot + ("" if slot in active else " off"),
+                           money(meters["value"])), 2))
         for key in ordered(meters, meternames.POOL_METER_NAMES):
             meter_lines(lines, key, meters[key])
     marks.append(len(lines))
