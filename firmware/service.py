@@ -395,6 +395,9 @@ class Service:
         events = []
         for key, old, new in done + withdrawn:
             events.append((ev.CONFIG_CHANGE,) + jcfg.logged_change(jp.config, key, old, new))
+        for slot, _, addition in result.starts:
+            if addition:        # a pool a split brought into use, seeded by the operator
+                events.append((ev.OPERATOR_ADDITION, slot, 0, ev.clamp(addition)))
         problem = c.commit_admin(events, c.jackpot_sections())
         if problem:
             return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % problem)

@@ -64,8 +64,9 @@ def test_every_command_against_the_simulator(sim):
     assert meters["pools"]["main"]["value"] == RESET  # reset after the royal
     assert meters["table"]["paid"] == RESET + 140 and meters["audit"] == []
     log = audit.ask(sim, "log")
+    # the reset after the royal is the operator's money: logged in the settle's commit
     assert [e[3] for e in log["entries"]] == [ev.RAM_CLEAR, ev.LOCK, ev.SUPERVISOR_CONFIRM,
-                                              ev.JACKPOT_HIT, ev.SETTLE]
+                                              ev.JACKPOT_HIT, ev.OPERATOR_ADDITION, ev.SETTLE]
     program = audit.ask(sim, "program")
     assert program["checked"] is False and program["verified"] is False  # the simulator has no build manifest
     assert program["text"] == "not checked"
@@ -94,9 +95,9 @@ def test_read_all_report_and_export(sim, tmp_path):
     for line in ROYAL_ROUND:
         sim.sim(line)
     data = audit.read_all(sim)
-    assert data["chain"]["intact"] is True and data["chain"]["checked"] == 5
+    assert data["chain"]["intact"] is True and data["chain"]["checked"] == 6
     text = audit.report(data)
-    assert "event log chain intact: 5 entries" in text
+    assert "event log chain intact: 6 entries" in text
     assert "round 1 seat 1 Royal Flush As Ks Qs Js Ts $10001.40" in text
     assert "Books: balance" in text
     paths = audit.export(data, tmp_path / "out")
@@ -105,7 +106,7 @@ def test_read_all_report_and_export(sim, tmp_path):
     with open(tmp_path / "out" / "events.csv") as f:
         events = list(csv.DictReader(f))
     assert [e["kind_name"] for e in events] == ["RAM clear", "lock", "supervisor confirmation",
-                                                "jackpot hit", "settle"]
+                                                "jackpot hit", "operator addition", "settle"]
     assert events[3]["c"] == str(RESET + 140)
     with open(tmp_path / "out" / "meters.csv") as f:
         meters = {(r["scope"], r["meter"]): int(r["value"]) for r in csv.DictReader(f)}

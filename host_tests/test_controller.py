@@ -323,6 +323,18 @@ def test_royal_waits_for_the_supervisor_then_pays_the_whole_pool(table):
     assert table.c.phase == tc.OPEN and table.c.rec.round_no == 2
 
 
+def test_the_reset_after_a_royal_logs_the_operators_money(table):
+    # The royal took the whole pool: the reset amount came from the operator (no reserve). The
+    # log must say so, in the settle's commit, as the store's operator addition (pool, amount)
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)
+    assert table.c.phase == tc.RESULTS
+    assert [e[4:7] for e in events_of(table.memory, ev.OPERATOR_ADDITION)] == [(0, 0, RESET)]
+    settle = events_of(table.memory, ev.SETTLE)[-1]
+    assert events_of(table.memory, ev.OPERATOR_ADDITION)[0][2] == settle[2]     # same round
+
+
 def test_folded_seat_cannot_win_the_jackpot(table):
     for seat in (1, 3):
         table.chip(seat)

@@ -282,6 +282,15 @@ def test_config_set_split_moves_the_money_and_the_sign_follows(table):
     assert (svc.SETTING_BASE + 1, 0, 1) in [e[4:7] for e in logged]
 
 
+def test_config_set_split_logs_the_minor_pools_seed_as_an_operator_addition(table):
+    table.key(True)
+    assert table.ask('config_set {"split": true}')["ok"]
+    added = [e[4:7] for e in table.memory.log.events() if e[3] == ev.OPERATOR_ADDITION]
+    # the Minor pool starts at its reset amount (100,000 cents), all of it operator money
+    assert added == [(1, 0, 100000)]
+    assert table.ask("meters")["table"]["operator_additions"] == RESET + 100000
+
+
 def test_meters_after_a_split_still_account_for_the_table_meters(table):
     # The table meters are the sums of every pool's meters, the one no longer in use too: the
     # Jackpot pool's seed and contributions before the split must stay in the reply, or

@@ -1245,6 +1245,10 @@ class RoundController:
             for key, old, new in applied[1]:
                 events.append((ev.CONFIG_CHANGE,) + jcfg.logged_change(self.jackpot.config, key,
                                                                        old, new))
+        for slot, _, addition in plan.resets:
+            if addition:
+                # the reset money the reserve could not cover comes from the operator
+                events.append((ev.OPERATOR_ADDITION, slot, 0, ev.clamp(addition)))
         events.append((ev.SETTLE, 0, ev.clamp(plan.total_paid()), ev.clamp(sum(self.jackpot.value))))
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_SETTLE, events):

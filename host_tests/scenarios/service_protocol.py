@@ -105,7 +105,8 @@ check("hits", [(h["seat"], h["hand"], h["amount"], h["cards"]) for h in hits],
       [(1, "Royal Flush", 1000140, "As Ks Qs Js Ts")])
 log = one("log")
 check("log kinds", [e[3] for e in log["entries"]],
-      [ev.RAM_CLEAR, ev.LOCK, ev.SUPERVISOR_CONFIRM, ev.JACKPOT_HIT, ev.SETTLE])
+      [ev.RAM_CLEAR, ev.LOCK, ev.SUPERVISOR_CONFIRM, ev.JACKPOT_HIT, ev.OPERATOR_ADDITION,
+       ev.SETTLE])
 check("log head", log["head"], log["entries"][-1][7])
 check("log page", [e[0] for e in one("log 1 2")["entries"]], [1, 2])
 check("program", one("program")["text"], "not checked")
