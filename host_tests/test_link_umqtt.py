@@ -494,6 +494,7 @@ class Settings:
         self.key_file = key_file
         self.wifi_ssid = ""
         self.wifi_password = ""
+        self.ntp_server = None
 
 
 class Board:
