@@ -1,0 +1,45 @@
+"""docs/service-protocol.md names what the service says: every field of a `status` and a
+`config` reply, and the CONFIG_CHANGE setting ids of config_set, checked against the code."""
+
+import re
+
+from firmware.jackpot import config as jcfg
+from host_tests.runtimes import ROOT
+from host_tests.test_service import ready_table
+
+DOC = (ROOT / "docs" / "service-protocol.md").read_text()
+
+
+def section(heading):
+    return DOC.split("\n### %s\n" % heading, 1)[1].split("\n### ", 1)[0]
+
+
+def named(text):
+    return set(re.findall(r"`(\w+)`", text))
+
+
+def test_every_status_and_config_field_is_documented(tmp_path):
+    t = ready_table(tmp_path)
+    for command, heading in (("status", "`status`"), ("config", "`config`")):
+        reply = t.ask(command)
+        assert reply["ok"] is True
+        missing = set(reply) - {"ok", "cmd"} - named(section(heading))
+        assert not missing, "docs/service-protocol.md %s does not name %s" % (command, sorted(missing))
+
+
+def test_config_change_setting_ids_are_the_code_s():
+    rows = [line for line in section("`config_set {JSON}` — supervisor").splitlines()
+            if re.match(r"\| \d", line)]
+    documented = {}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+        for ident, keys in zip(cells[0::2], cells[1::2]):
+            first, _, last = ident.partition("-")
+            names = [k.strip() for k in keys.split("(")[0].split(",")]
+            prefix = names[0].split(".")[0] + "." if "." in names[0] else ""
+            names = [names[0]] + [n if "." in n else prefix + n for n in names[1:]]
+            ids = range(int(first), int(last or first) + 1)
+            assert len(ids) == len(names), row
+            documented.update(zip(ids, names))
+    code = {jcfg.SETTING_BASE + i: item[0] for i, item in enumerate(jcfg.default().items())}
+    assert documented == code
