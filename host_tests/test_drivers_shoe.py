@@ -558,3 +558,11 @@ def test_bad_constructor_arguments():
         Shoe(FakeUART(), partial_ms=0)
     with pytest.raises(ValueError, match="rxbuf"):
         Shoe(FakeUART(), rxbuf=100)
+
+
+def test_reason_table_of_the_protocol_document_names_every_reason():
+    # docs/shoe-protocol.md's table of reasons is what the display, the log and the service say
+    text = (runtimes.ROOT / "docs" / "shoe-protocol.md").read_text().split("| Reason ", 1)[1]
+    rows = [line for line in text.splitlines()[2:] if line.startswith("|")]
+    documented = [row.strip("|").split("|")[0].strip() for row in rows]
+    assert documented == list(shoe.REASONS[1:])
