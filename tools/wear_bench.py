@@ -1,6 +1,6 @@
 """Flash wear of critical memory per round, and the flash lifetime it implies.
 
-    python -m tools.wear_bench [--rounds N] [--board fram+lfs|lfs2|both]
+    python -m tools.wear_bench [--rounds N] [--board fram+lfs|lfs2|both] [--rename] [--blocks]
 
 Runs the real store (firmware/store) with the real jackpot pools (firmware/jackpot) inside
 the MicroPython unix VM, on ``vfs.VfsLfs2`` over a counting NOR-flash block device
@@ -133,13 +133,16 @@ def main(argv=None):
     parser.add_argument("--board", choices=["fram+lfs", "lfs2", "both"], default="both")
     parser.add_argument("--rename", action="store_true",
                         help="copies written to a temporary file and renamed (FileSlot rename=True)")
+    parser.add_argument("--blocks", action="store_true",
+                        help="also list the most- and least-erased blocks (erases, block number)")
     args = parser.parse_args(argv)
     boards = ["fram+lfs", "lfs2"] if args.board == "both" else [args.board]
     results = []
     for board in boards:
         command = [micropython_binary(), "-X", "heapsize=16M", str(Path(__file__)), board, str(args.rounds)]
-        if args.rename:
-            command.append("--rename")
+        for flag in ("rename", "blocks"):
+            if getattr(args, flag):
+                command.append("--" + flag)
         proc = subprocess.run(command, cwd=str(ROOT), capture_output=True, text=True,
                               env={"MICROPYPATH": ".frozen:" + str(ROOT)})
         lines = [line for line in proc.stdout.splitlines() if line.startswith("BENCH")]
@@ -147,6 +150,9 @@ def main(argv=None):
             print(proc.stdout + proc.stderr, file=sys.stderr)
             raise SystemExit("wear bench failed under MicroPython")
         results.append(report(lines[0]))
+        for line in proc.stdout.splitlines():
+            if line.startswith("hottest blocks"):
+                print("  " + line)
     return results
 
 
