@@ -65,13 +65,13 @@ KEYS_HELP = (
     "l LOCK  s SETTLE  u UP  d DOWN  o OK  b BACK   q quit\n"
     "capital letter = hold: a long press (V is the long DOWN)\n"
     "k supervisor key on/off  D door open/shut  c deal cards\n"
-    "t type a shoe line (S3 Ah, D Kc, B 7d)\n"
+    "t type a shoe line (S3 Ah, D Kc)   OPEN: S last results\n"
     "Key on (k), OPEN: O audit, S configuration, L test mode\n"
-    "  (b leaves them)   CONFIRM: o pays the jackpot\n"
+    "  (b leaves them) CONFIRM: o pays the jackpot, l sends back\n"
     "  LOCKED: b voids the seat at the cursor, B voids the round\n"
     "  (B also at CONFIRM)   RAM ERROR: O, then o, clears memory\n"
     "LOCKED, no key needed: O enters a card (u/d change,\n"
-    "  o next field, l adds it, b done)   OPEN: S last results"
+    "  o next field, l adds it, b done; key: s takes one out)"
 )
 HELP_WIDTH = 59
 TYPE_PROMPT = "shoe line, e.g. S3 Ah, D Kc or B 7d (Enter alone: nothing): "
