@@ -38,3 +38,9 @@ def test_readme_lists_every_top_level_firmware_module():
     text = (ROOT / "README.md").read_text().split("## Where things are", 1)[1].split("##", 1)[0]
     listed = set(re.findall(r"^      (\w+\.py) ", text, re.M))
     assert modules("firmware") == listed
+
+
+def test_readme_names_every_document():
+    text = (ROOT / "README.md").read_text().split("## Documents", 1)[1]
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")}
+    assert pages <= set(re.findall(r"`docs/([\w-]+\.md)`", text))
