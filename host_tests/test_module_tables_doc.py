@@ -44,3 +44,11 @@ def test_readme_names_every_document():
     text = (ROOT / "README.md").read_text().split("## Documents", 1)[1]
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
     assert pages <= set(re.findall(r"`docs/([\w-]+\.md)`", text))
+
+
+def test_link_test_table_lists_every_link_test():
+    text = (ROOT / "docs" / "link.md").read_text().split("\n## Tests\n", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`host_tests/([\w/]+\.py)`", text))
+    files = {p.name for p in (ROOT / "host_tests").glob("test_link_*.py")}
+    files |= {"scenarios/" + p.name for p in (ROOT / "host_tests" / "scenarios").glob("link_*.py")}
+    assert files <= listed, sorted(files - listed)
