@@ -453,3 +453,27 @@ def test_a_copy_of_critical_memory_that_fails_its_writes_shows_in_the_audit(tabl
     at = menu.index("memory FAULT")
     assert menu[at + 1:at + 3] == ["copy 1", " write failed"]
     assert "memory ok" not in menu
+
+
+def test_an_entry_past_the_hundredth_still_names_its_round():
+    """'#606 07:19:56' leaves a round number no room beside it (16 columns): the round goes on
+    the entry's own lines where one has room, else a busy table's log (a hundred entries in
+    the first hour) never says which round an entry belongs to."""
+    from firmware.table import audit
+
+    assert audit.entry_lines((606, WALL, 300, ev.SETTLE, 0, 0, 1054110, b"")) == [
+        "#606 07:19:56", " settle r300", " pool $10541.10"]
+    assert audit.entry_lines((605, WALL, 300, ev.LOCK, 0, 0b1001111, 500, b"")) == [
+        "#605 07:19:56", " lock S1,2,3,4,7", " $5.00 r300"]
+    assert audit.entry_lines((604, WALL, 299, ev.TAMPER, 6, 0, 0, b"")) == [
+        "#604 07:19:56", " tamper S6", " r299"]
+    assert audit.entry_lines((603, WALL, 1234567, ev.DOOR_OPEN, 1, 0, 0, b"")) == [
+        "#603 07:19:56", " door open id 1", " r1234567"]
+    # a jackpot hit, the entry a supervisor looks for by its round: "hit" leaves it room
+    assert audit.entry_lines((602, WALL, 300, ev.JACKPOT_HIT, 3, 4, 1000140, b"")) == [
+        "#602 07:19:56", " hit S3 r300", " $10001.40 Royal"]
+    assert audit.entry_lines((601, WALL, 300, ev.JACKPOT_HIT, 3, 4, 2147483647, b"")) == [
+        "#601 07:19:56", " hit S3 Royal", " $21474836.47"]
+    # a line with no room for it is never cut: the round is left out there
+    lines = audit.entry_lines((600, WALL, 300, ev.SUPERVISOR_CONFIRM, 1, 2, 0, b""))
+    assert lines == ["#600 07:19:56", " supervisor OK", " sup 1 hits 2"]

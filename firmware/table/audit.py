@@ -4,7 +4,8 @@
 fixed part (meters, hits, status), built once when the menu opens, then every event the log
 still holds, newest first, ``ENTRY_LINES`` lines each::
 
-    #1234 07:19:56 r5       sequence number, wall clock (UTC), round
+    #12 07:19:56 r5         sequence number, wall clock (UTC), round (from the hundredth
+                            entry on, on the lowest line below with room for it)
      jackpot hit S3         short name, then the values that matter for the kind
      $10001.40 Royal        (amounts in dollars, seats as S3, reasons by name)
 
@@ -309,6 +310,7 @@ def entry_lines(entry, jackpot=True):
     tag = " r%d" % round_no
     if len(top) + len(tag) <= WIDTH:
         top += tag
+        tag = ""
     name = eventnames.SHORT_NAMES.get(kind) or "kind %d" % kind
     words = (name,) + values(kind, a, b, c, jackpot)
     if kind == ev.CONFIG_CHANGE and a >= jcfg.SETTING_BASE and len(name) + len(words[1]) + 2 > WIDTH:
@@ -320,9 +322,17 @@ def entry_lines(entry, jackpot=True):
         words = ("hit", words[1], hand(b, WIDTH - 1 - len("hit %s " % words[1])), words[2])
     elif kind == ev.LINK_MISMATCH and len(words) > 2:
         words = words[1:]     # the two figures take both lines, labelled
+    if kind == ev.JACKPOT_HIT and tag:
+        words = ("hit",) + words[1:]    # room for the round: "hit S3 r300"
     rest = wrap(words, ENTRY_LINES - 1, " ")
     while len(rest) < ENTRY_LINES - 1:
         rest.append("")
+    # from the hundredth entry on the round has no room beside number and clock: it goes on
+    # the lowest of the entry's lines with room for it (never cutting a value)
+    for i in range(len(rest) - 1, -1, -1):
+        if tag and len(rest[i]) + len(tag) <= WIDTH:
+            rest[i] += tag
+            tag = ""
     return [top[:WIDTH]] + rest
 
 
