@@ -456,3 +456,41 @@ def test_a_round_locked_before_the_hand_rule_changed_keeps_its_rule(tmp_path):
     assert c.results == ["S1 High L"]            # best5of7: the board straight, a tie
     t.press(btn.SETTLE)
     assert c.hand_rule == tc.BEST5OF7
+
+
+def _ceiling_table(tmp_path, ceiling):
+    """A table whose file sets a $1,000.00 reset under `ceiling` cents, RAM cleared."""
+    t = Table(tmp_path)
+    t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+    t.c = tc.RoundController(t.memory, jackpot_config={"main": {"reset": 100000,
+                                                                "ceiling": ceiling}})
+    t.c.boot(t.now, 1000 + t.now)
+    t.ram_clear()
+    return t
+
+
+def test_the_reset_steps_past_a_choice_the_ceiling_refuses(tmp_path):
+    """The menu steps each setting round its choices: one the table's ceiling refuses
+    ($10,000.00 over a $7,000.00 ceiling) is passed over, never a wall that keeps the
+    supervisor from ever getting back to the $1,000.00 reset from the panel."""
+    t = _ceiling_table(tmp_path, 700000)
+    _config_menu(t)
+    t.press(btn.DOWN)                        # Reset
+    t.press(btn.OK)                          # $1,000.00 -> $5,000.00
+    assert t.c.jackpot.requested_config().pools[0].reset == 500000
+    t.press(btn.OK)                          # $10,000.00 is over the ceiling: $1,000.00
+    assert t.c.jackpot.requested_config().pools[0].reset == 100000
+    assert "Reset $1000.00" in t.screen() and "refused" not in t.screen()
+    changes = [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)]
+    assert changes == [(2, 100000, 500000), (2, 500000, 100000)]
+
+
+def test_a_setting_no_other_choice_of_fits_names_the_setting_in_the_way(tmp_path):
+    t = _ceiling_table(tmp_path, 300000)
+    _config_menu(t)
+    t.press(btn.DOWN)
+    t.press(btn.OK)                          # $5,000.00 and $10,000.00: over $3,000.00
+    assert "Config refused\nsee main.ceiling" in t.screen()   # not "config main.ceil"
+    assert t.c.jackpot.requested_config().pools[0].reset == 100000
+    assert events_of(t.memory, ev.CONFIG_CHANGE) == []
+    assert "main.ceiling: 300000 is below" in t.c.last_refusal

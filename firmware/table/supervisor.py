@@ -22,6 +22,7 @@ from firmware.table.phases import (
     RESULTS,
     SUPERVISOR_ID,
     UTH,
+    WIDTH,
 )
 from firmware.table.screens import money
 
@@ -109,16 +110,38 @@ def apply_config(c, index):
         return
     label, key, choices = CONFIG_ITEMS[index]
     old = c._config_value(key)
-    new = choices[(choices.index(old) + 1) % len(choices)] if old in choices else choices[0]
-    if key == "wager":
-        changes = {"wager": new}
+    at = choices.index(old) if old in choices else -1
+    refused = None
+    # the next choice the configuration takes: one it refuses (a reset over the ceiling) is
+    # passed over, so that no choice is a wall the menu cannot step past
+    for i in range(1, len(choices) + 1):
+        new = choices[(at + i) % len(choices)]
+        if new == old:
+            break
+        if key == "wager":
+            changes = {"wager": new}
+        else:
+            changes = {jcfg.POOL_KEYS[c._top_slot()]: {"reset": new}}
+        try:
+            c.jackpot.set_config(changes)
+            refused = None
+            break
+        except NotLoaded as error:      # no heap for the checks' code: try again later
+            refused = error
+            break
+        except ValueError as error:
+            refused = refused or error
     else:
-        changes = {jcfg.POOL_KEYS[c._top_slot()]: {"reset": new}}
-    try:
-        c.jackpot.set_config(changes)
-    except (ValueError, NotLoaded) as error:   # NotLoaded: no heap for the checks' code
+        new = old
+    if refused is not None or new == old:
         c._beep(BEEP_ERROR)
-        c._refuse("Config refused", error)
+        c._refuse("Config refused", refused or "no other value")
+        why = str(refused)
+        if why.startswith("config ") and ":" in why:
+            # not "config main.ceil" (the reason cut): the setting in the way, whole (the
+            # service's status has the reason in full)
+            why = "see " + why[7:].split(":")[0]
+            c._say("Config refused", why if len(why) <= WIDTH else why[4:])
         return
     if c._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, c.jackpot_sections()):
         c._beep(BEEP_OK)
