@@ -494,3 +494,11 @@ def test_a_setting_no_other_choice_of_fits_names_the_setting_in_the_way(tmp_path
     assert t.c.jackpot.requested_config().pools[0].reset == 100000
     assert events_of(t.memory, ev.CONFIG_CHANGE) == []
     assert "main.ceiling: 300000 is below" in t.c.last_refusal
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_ram_clear_on_a_game_without_a_progressive_resets_no_pool(tmp_path, game):
+    """Its RAM CLEAR screen says "no jackpot pool": the word after the clear must not say a
+    pool was reset (the sign shows none)."""
+    t = _open(tmp_path, game)
+    assert "RAM cleared" in t.screen() and "pool" not in t.screen()

@@ -184,5 +184,5 @@ def ram_clear(c):
             c._refuse("Link failed", error)
     c._new_round()
     c._beep(BEEP_OK)
-    c._say("RAM cleared", "pool reset")
+    c._say("RAM cleared", "pool reset" if c.game == UTH else "")
     c._refresh_meter()
