@@ -299,10 +299,12 @@ class App:
         testing = step >= 0
         if testing != (self.test_shown >= 0):
             self.sign.lamp_test(testing)
-        if self.display_ok:
-            try:
-                self.oled.invert(testing and step & 1)
-            except OSError:
+        try:
+            # set on a display not answering too: it is sent again when it answers, never
+            # left inverted by a test mode that ended meanwhile
+            self.oled.invert(testing and step & 1)
+        except OSError:
+            if self.display_ok:
                 self._display_failed(now)
         if testing:
             self.buzzer.play(BEEPS[tc.BEEP_OK], now)

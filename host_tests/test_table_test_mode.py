@@ -37,3 +37,26 @@ def test_test_mode_lights_every_digit_inverts_the_display_and_beeps(tmp_path):
     assert b.app.controller.phase == 0      # tc.OPEN
     assert b.table.chain.text(0) == before
     assert not b.table.oled.inverse
+
+
+def test_a_display_that_misses_the_end_of_test_mode_is_not_left_inverted(tmp_path):
+    """The display stops answering (a loose connector) on an inverted step and the supervisor
+    leaves test mode meanwhile: when it answers again it shows the table's screen the right
+    way round, not inverted for the rest of the shift."""
+    from boards import base
+
+    b = _open(tmp_path)
+    oled = b.table.oled
+    b.key(True)
+    b.press("LOCK", long=True)
+    b.press("OK")
+    assert oled.inverse                      # an inverted step
+    b.table.i2c.detach(base.OLED_ADDR)
+    b.chip(2)                                # the sensor test: the screen's update fails
+    assert not b.app.display_ok
+    b.press("BACK")
+    assert b.app.controller.phase == 0       # tc.OPEN
+    b.table.i2c.attach(base.OLED_ADDR, oled)     # plugged back in: it kept its inversion
+    b.run(3000)
+    assert b.app.display_ok
+    assert not oled.inverse
