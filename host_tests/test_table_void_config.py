@@ -502,3 +502,21 @@ def test_a_ram_clear_on_a_game_without_a_progressive_resets_no_pool(tmp_path, ga
     pool was reset (the sign shows none)."""
     t = _open(tmp_path, game)
     assert "RAM cleared" in t.screen() and "pool" not in t.screen()
+
+
+def test_a_bad_record_at_boot_says_why_in_full(tmp_path):
+    """A round record the boot cannot read (a version this program does not know): the
+    display shows the reason on the three lines it has for it, not cut after 32 columns, and
+    the service's status has it whole, where the memory itself reads "ok"."""
+    from firmware.service import Service
+
+    t = _open(tmp_path)
+    bad = bytearray(t.memory.section("round"))
+    bad[2] = 99                             # the record's version
+    t.memory.commit_admin({"round": bytes(bad)}, [], 1000)
+    t.boot()
+    assert t.c.phase == tc.RAM_ERROR
+    why = "bad record: round record version 99, expected 3"
+    assert t.c.view.lines[2:5] == [why[:16], why[16:32], why[32:]]
+    status = Service(t.c).handle("status")
+    assert status["last_refusal"] == "RAM ERROR: " + why

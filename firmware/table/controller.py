@@ -882,7 +882,10 @@ class RoundController:
         self._set_phase(RAM_ERROR)
         self.message = ""
         if reason:
-            self.menu = [reason[i:i + WIDTH] for i in range(0, min(len(reason), 2 * WIDTH), WIDTH)]
+            # on the screen's three lines for it; whole in the service's status (the memory
+            # itself may read "ok": a record in it is what the program cannot read)
+            self.last_refusal = "RAM ERROR: " + reason
+            self.menu = [reason[i:i + WIDTH] for i in range(0, min(len(reason), 3 * WIDTH), WIDTH)]
         else:
             # why, and what each copy was found to be ("0 bad crc", "1 io error ...")
             self.menu = [self.memory.ram_error_reason[:WIDTH]]
