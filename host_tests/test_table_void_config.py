@@ -520,3 +520,21 @@ def test_a_bad_record_at_boot_says_why_in_full(tmp_path):
     assert t.c.view.lines[2:5] == [why[:16], why[16:32], why[32:]]
     status = Service(t.c).handle("status")
     assert status["last_refusal"] == "RAM ERROR: " + why
+
+
+def test_no_results_from_before_a_ram_clear_are_recalled(tmp_path):
+    """The memory fails mid-shift and the supervisor clears it: round numbers start again, so
+    holding SETTLE must not show the old round's results as "LAST ROUND 0"."""
+    t = _open(tmp_path)
+    royal_round(t)
+    t.key(True)
+    t.press(btn.OK)                          # paid
+    t.press(btn.SETTLE)                      # the next round
+    assert t.c.last_results
+    t.c._enter_ram_error("commit failed")    # as a commit that cannot be read back does
+    t.press(btn.OK, long=True)
+    t.press(btn.OK)                          # RAM clear
+    t.key(False)
+    assert t.c.phase == tc.OPEN
+    t.press(btn.SETTLE, long=True)
+    assert "LAST ROUND" not in t.screen() and "No results yet" in t.screen()

@@ -174,6 +174,8 @@ def ram_clear(c):
         return
     c.jackpot = jp
     c.rec = rec
+    c.results = []
+    c.last_results = []     # round numbers start again: no round before it to recall
     if c.tablelink is not None:
         c.tablelink.saved()
     elif c.link_factory is not None:
