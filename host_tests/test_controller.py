@@ -964,3 +964,26 @@ def test_a_seat_whose_cards_a_power_cut_lost_is_asked_for_not_left_without_a_res
     t.deal([(3, "Kh Ks 7d 5c 3h"[:len(hand)])])
     t.press(btn.SETTLE)
     assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S3")]
+
+
+def test_test_mode_shows_each_button_pressed(table):
+    """Every input is tested in test mode: the panel's buttons too, each named on the screen
+    when pressed (OK also steps the lights, BACK ends), so that a dead LOCK or SETTLE shows
+    there, not in the first round.  The door's state is on the screen's own line: its DOOR
+    OPEN notice does not take the title's place."""
+    table.c.tick(table.tick(tc.MESSAGE_MS), 2000)          # the RAM clear's word gone
+    table.key(True)
+    table.press(btn.LOCK, long=True)
+    assert table.c.phase == tc.TEST
+    assert table.c.view.lines[6] == "button -"
+    for button, name in ((btn.LOCK, "LOCK"), (btn.SETTLE, "SETTLE"), (btn.UP, "UP"),
+                         (btn.DOWN, "DOWN"), (btn.OK, "OK")):
+        table.press(button)
+        assert table.c.view.lines[6] == "button " + name
+    assert table.c.phase == tc.TEST and table.c.test_step == 1
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    table.c.tick(table.tick(tc.MESSAGE_MS), 2000)
+    lines = table.c.view.lines
+    assert lines[0] == "TEST MODE (BACK)" and lines[5] == "door open" and "DOOR OPEN" not in lines
+    table.press(btn.BACK)
+    assert table.c.phase == tc.OPEN and "DOOR OPEN" in table.screen()

@@ -211,6 +211,7 @@ class RoundController:
         self.entry = [0, cardlib.ACE, 3]  # card entry: destination, rank, suit
         self.previous_phase = OPEN
         self.test_step = 0
+        self.test_button = -1    # the button last pressed in test mode (-1: none yet)
         self.config_index = 0
         self.entry_field = 0     # card entry: the field UP/DOWN change (0 to, 1 rank, 2 suit)
         self.results_top = 0     # first result line on the RESULTS screen (UP/DOWN scroll)

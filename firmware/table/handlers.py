@@ -97,6 +97,7 @@ def _on_open(c, button, long):
             return
         if button == btn.LOCK:
             c.test_step = 0
+            c.test_button = -1
             c._set_phase(TEST)
             return
         if button == btn.BACK:
@@ -217,6 +218,7 @@ def _on_config(c, button, long):
 
 
 def _on_test(c, button, long):
+    c.test_button = button          # named on the screen: every button is tested too
     if button == btn.BACK:
         c._set_phase(OPEN)
     elif button == btn.OK:

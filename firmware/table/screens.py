@@ -12,6 +12,7 @@ ENTRY screen marks the field UP/DOWN change (``c.entry_field``) with ``>``.
 """
 
 from firmware.compat import const
+from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
@@ -301,7 +302,8 @@ def render_lines(c):
         lines[3] = "flt " + _bits(c, c.faults | c.ante_faults)
         lines[4] = "key " + ("on" if c.key_on else "off")
         lines[5] = "door " + ("open" if c.door_open else "shut")
-        lines[6] = "OK=next pattern"
+        lines[6] = "button " + (btn.BUTTON_NAMES[c.test_button] if c.test_button >= 0 else "-")
+        lines[7] = "OK=next pattern"
     elif phase == CARD_ENTRY:
         dest, rank, suit = c.entry
         target = "dealer" if dest == DEALER else "board" if dest == BOARD else "seat %d" % dest
@@ -318,7 +320,7 @@ def render_lines(c):
         first, second = c.message.split("\n")
         lines[6] = first[:WIDTH]
         lines[7] = second[:WIDTH]
-    if c.door_open:
+    if c.door_open and phase != TEST:     # (test mode has the door's own line)
         # on the lowest free line; on a full screen in place of its title, not of a message
         row = LINES - 1
         while row and lines[row]:
