@@ -538,3 +538,19 @@ def test_no_results_from_before_a_ram_clear_are_recalled(tmp_path):
     assert t.c.phase == tc.OPEN
     t.press(btn.SETTLE, long=True)
     assert "LAST ROUND" not in t.screen() and "No results yet" in t.screen()
+
+
+def test_the_locked_screen_marks_a_void_seat_at_the_cursor(tmp_path):
+    """A voided seat at the cursor: its line says void, not "OK=fold" (which it refuses)."""
+    t = _open(tmp_path)
+    t.chip(2)
+    t.chip(2, ante=True)
+    t.press(btn.LOCK)
+    t.press(btn.UP)                          # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2
+    t.key(False)
+    t.c.tick(t.tick(tc.MESSAGE_MS), 2000)    # its word gone
+    assert t.c.view.lines[6] == "S2 VOID  SETTLE"
+    t.press(btn.DOWN)                        # seat 1: not void
+    assert t.c.view.lines[6] == "OK=fold SETTLE"

@@ -218,6 +218,8 @@ def render_lines(c):
         lines[5] = "need " + (c._missing() or "nothing")
         # the cursor seat's fold shows in the hint, which says what OK does to it
         lines[6] = "FOLDED OK=unfold" if c.rec.folded & (1 << c.cursor) else "OK=fold SETTLE"
+        if c.rec.voided & (1 << c.cursor):
+            lines[6] = cursor + " VOID  SETTLE"    # no fold for it (OK refuses)
         lines[7] = "hold OK=cards"
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
