@@ -66,6 +66,7 @@ NOT_AUTHORISED = "not-authorised"
 NOT_NOW = "not-between-rounds"
 REFUSED = "refused"
 RAM_ERROR = "ram-error"
+NO_JACKPOT = "no-jackpot"
 STORE_FAILED = "store-failed"
 INTERNAL = "internal"
 
@@ -252,9 +253,18 @@ class Service:
             return ""
         return shoe.reject_text()
 
+    def _no_jackpot(self, cmd):
+        """The reply for a game without the progressive, whose jackpot record holds only the
+        defaults a RAM clear made (a $10,000 pool nobody can win, no rounds counted)."""
+        c = self.controller
+        if c.game != tc.UTH:
+            return _error(cmd, NO_JACKPOT, "no progressive jackpot at this table: it plays %s"
+                          % c.game)
+        return None
+
     def _meters(self, cmd, rest):
         self._no_args(cmd, rest)
-        problem = self._jackpot(cmd)
+        problem = self._jackpot(cmd) or self._no_jackpot(cmd)
         if problem:
             return problem
         c = self.controller
@@ -280,7 +290,7 @@ class Service:
 
     def _hits(self, cmd, rest):
         self._no_args(cmd, rest)
-        problem = self._jackpot(cmd)
+        problem = self._jackpot(cmd) or self._no_jackpot(cmd)
         if problem:
             return problem
         # linked: these are the table's own pool's hits; the link controller keeps the others

@@ -366,6 +366,34 @@ def test_config_set_is_refused_at_a_game_without_the_progressive(tmp_path, game)
     assert t.fingerprint() == before
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_meters_and_hits_at_a_game_without_the_progressive_say_so(tmp_path, game):
+    # a Four Card Poker or Big Raise Stud table keeps only the defaults a RAM clear made in its
+    # jackpot record: meters showed a $10,000 pool nobody can win and 0 rounds after a shift,
+    # and the audit tool printed them with "Books: balance"
+    from tools import audit
+
+    t = Table(tmp_path)
+    t.game = game
+    t.boot()
+    t.ram_clear()
+    for name in ("meters", "hits"):
+        reply = t.ask(name)
+        assert (reply["ok"], reply["code"]) == (False, svc.NO_JACKPOT), reply
+        assert reply["error"] == "no progressive jackpot at this table: it plays %s" % game
+    assert t.ask("config")["ok"] and t.ask("status")["ok"]    # the rest still answers
+
+    class Direct(audit.Link):
+        def request(self, line, timeout=None):
+            return t.ask(line)
+
+    data = audit.read_all(Direct())
+    text = audit.report(data)
+    said = "none (no progressive jackpot at this table: it plays %s)" % game
+    assert "Meters: " + said in text and "Last jackpot hits: " + said in text
+    assert "Books:" not in text and "$10000.00" not in text and not data["unread"]
+
+
 def test_config_set_in_ram_error_says_ram_error_not_between_rounds(tmp_path):
     # no configuration to change until a RAM clear: the ram-error code, not "only between
     # rounds: the table is in RAM ERROR", which sends the technician looking for a round

@@ -193,9 +193,12 @@ def read_all(link):
     out["hits_linked"] = bool(hits.get("linked"))
     config = link.request("config")
     out["config"] = config if config.get("ok") else None
+    if meters.get("code") == "no-jackpot":
+        out["no_jackpot"] = meters.get("error")     # Four Card Poker, Big Raise Stud
     for name, reply in (("meters", meters), ("hits", hits), ("config", config)):
-        # RAM ERROR has none of them (said as such); any other failure is the audit's to report
-        if not reply.get("ok") and reply.get("code") != "ram-error":
+        # RAM ERROR has none of them, a game without the progressive no meters nor hits (each
+        # said as such); any other failure is the audit's to report
+        if not reply.get("ok") and reply.get("code") not in ("ram-error", "no-jackpot"):
             out["unread"][name] = "%s (%s)" % (reply.get("error"), reply.get("code"))
     out["log"] = read_log(link)
     if out["status"]["memory"] == "RAM ERROR":
@@ -317,6 +320,8 @@ def report(data):
     unread = data.get("unread", {})
     if "meters" in unread:
         out.append("Meters: NOT READ: %s" % unread["meters"])
+    elif data.get("no_jackpot"):
+        out.append("Meters: none (%s)" % data["no_jackpot"])
     elif data["meters"] is None:
         out.append("Meters: none (the table is in RAM ERROR)")
     else:
@@ -334,6 +339,8 @@ def report(data):
     out.append("")
     if "hits" in unread:
         out.append("Last jackpot hits: NOT READ: %s" % unread["hits"])
+    elif data.get("no_jackpot"):
+        out.append("Last jackpot hits: none (%s)" % data["no_jackpot"])
     elif data.get("hits_linked"):
         counted = (data["meters"] or {}).get("table", {}).get("hits", "?")
         out.append("Last jackpot hits: linked table: its hits are the link controller's (%s in "
