@@ -197,7 +197,10 @@ def _link_values(section, required):
     if "ntp_server" in section:
         ntp = _text("link.ntp_server", section["ntp_server"])
     for key, host in (("broker", broker), ("ntp_server", ntp)):
-        if host is not None and " " in host:
+        # (the loop's NTP client puts each label of the name in a DNS query: 1-63 characters)
+        if host is not None and (" " in host or (key == "ntp_server" and [
+                1 for label in host[:-1 if host.endswith(".") else None].split(".")
+                if not 0 < len(label) < 64])):
             raise ConfigError("config link.%s: %s is not a host name or address" % (key, _short(host)))
     port = _int_in("link.port", section.get("port", _DEFAULT_LINK_PORT), 1, 65535)
     key_file = _text("link.key_file", section.get("key_file", DEFAULT_KEY_FILE))

@@ -977,11 +977,28 @@ def test_a_casino_network_s_own_ntp_server_is_asked_at_boot_and_by_the_loop(tmp_
     ("ntp .example", "link.ntp_server: 'ntp .example' is not a host name"),
     (123, "link.ntp_server: 123 is not text"),
     ("", "link.ntp_server: '' is not text"),
+    ("ntp..example", "link.ntp_server: 'ntp..example' is not a host name"),
+    (".ntp", "link.ntp_server: '.ntp' is not a host name"),
+    ("n" * 64, "is not a host name"),
 ])
 def test_a_bad_ntp_server_is_refused_naming_the_key(value, words):
     with pytest.raises(config_file.ConfigError) as error:
         parse({"table": 9, "broker": "127.0.0.1", "ntp_server": value})
     assert words in str(error.value)
+
+
+def test_a_server_name_the_dns_query_cannot_hold_never_stops_the_loop():
+    # a fully qualified name (a trailing dot) is asked as the name; a name with an empty or
+    # over-long label (config refuses it; the client may be given one by other code) is not
+    # sent, and ask() says so instead of raising in the loop (app.run does not catch it)
+    net = FakeSockets()
+    client = sntp.Sntp(lambda: "192.168.1.1", net, host="pool.ntp.org.")
+    assert client.ask(1000)
+    assert net.sent[-1][0].endswith(b"\x04pool\x03ntp\x03org\x00\x00\x01\x00\x01")
+    for host in ("ntp..example", "n" * 64 + ".example", "."):
+        assert not sntp.Sntp(lambda: "192.168.1.1", net, host=host).ask(2000)
+    # the configuration takes the trailing dot
+    assert parse({"table": 9, "broker": "127.0.0.1", "ntp_server": "ntp.example."}).link.ntp_server
 
 
 def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):

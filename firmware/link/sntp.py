@@ -42,9 +42,10 @@ def _dotted(host):
 
 
 def dns_query(name, ident):
-    """A DNS query (RFC 1035, recursion desired) for the IPv4 address of name."""
+    """A DNS query (RFC 1035, recursion desired) for the IPv4 address of name (a trailing
+    dot, a fully qualified name, is the same name); ValueError for an empty or long label."""
     q = bytearray((ident >> 8, ident & 0xFF, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0))
-    for label in name.split("."):
+    for label in (name[:-1] if name.endswith(".") else name).split("."):
         if not label or len(label) > 63:
             raise ValueError("bad host name %r" % (name,))
         q.append(len(label))
@@ -126,7 +127,11 @@ class Sntp:
                 server = None
             if not server or server == "0.0.0.0" or not _dotted(server):
                 return False
-            return self._send(now, RESOLVING, dns_query(self.host, now & 0xFFFF), (server, _DNS_PORT))
+            try:
+                query = dns_query(self.host, now & 0xFFFF)
+            except ValueError:      # a name no DNS query holds (config refuses it)
+                return False
+            return self._send(now, RESOLVING, query, (server, _DNS_PORT))
         query = bytearray(48)
         query[0] = 0x1B         # version 3, client
         for i in range(4):      # a transmit time only we know: the answer must echo it
