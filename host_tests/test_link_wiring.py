@@ -1001,6 +1001,29 @@ def test_a_server_name_the_dns_query_cannot_hold_never_stops_the_loop():
     assert parse({"table": 9, "broker": "127.0.0.1", "ntp_server": "ntp.example."}).link.ntp_server
 
 
+def test_a_full_heap_in_the_loops_ntp_client_is_a_failed_exchange_not_a_stopped_loop():
+    # the old hourly ntptime call was inside except Exception; the loop's client allocates a
+    # 512-byte answer buffer at every poll and a socket at every ask: on a board whose heap is
+    # full either raises MemoryError, which app.run does not catch (the table stops)
+    net = FakeSockets()
+    client = sntp.Sntp(lambda: None, net, host="10.1.2.3")
+
+    def no_socket(family, kind):
+        raise MemoryError("memory allocation failed, allocating 64 bytes")
+
+    real_socket, net.socket = net.socket, no_socket
+    assert not client.ask(0) and client.state == sntp.IDLE
+    net.socket = real_socket
+    assert client.ask(1000)
+
+    def no_room(n):
+        raise MemoryError("memory allocation failed, allocating 512 bytes")
+
+    client.sock.recv = no_room
+    assert client.poll(1020) == 0 and client.state == sntp.IDLE and client.sock is None
+    assert client.ask(2000) and client.poll(2010) is None     # the next exchange as usual
+
+
 def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
     # the controller's wager (500) is not the table's (100): every claim would be refused, so
     # no jackpot wager may be accepted; the sign says LINK Err, the log has the mismatch, and

@@ -147,7 +147,7 @@ class Sntp:
             self.sock = self.socket.socket(self.socket.AF_INET, self.socket.SOCK_DGRAM)
             self.sock.setblocking(False)
             self.sock.sendto(data, to)
-        except OSError:
+        except (OSError, MemoryError):  # a full heap too: the loop goes on, asked later
             self.close()
             return False
         self.state = state
@@ -161,8 +161,8 @@ class Sntp:
         if self.state == IDLE:
             return None
         try:
-            data = self.sock.recv(512)
-        except OSError as error:
+            data = self.sock.recv(512)      # (allocates: MemoryError on a full heap)
+        except (OSError, MemoryError) as error:
             if error.args and error.args[0] in _EAGAIN and ticks_diff(now, self.sent) < ANSWER_MS:
                 return None
             return self._fail()
