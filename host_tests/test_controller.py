@@ -348,6 +348,31 @@ def test_folded_seat_cannot_win_the_jackpot(table):
     assert "S1 fold" in table.screen()
 
 
+def test_a_folded_seats_line_names_the_hand_its_side_bet_is_settled_on(tmp_path):
+    # A fold still settles UTH's Trips [UTH 10.3] and Big Raise Stud's Three Card Extra, on the
+    # player's own three cards [rules.md 4, BRS 4.1-4.2]: the dealer reads that hand on the
+    # results instead of from the cards.  BRS seat 1 holds A-K-7: three aces with the board,
+    # but its own three cards are only ace high.
+    for game in ("brs", "uth"):
+        (tmp_path / game).mkdir()
+    t = new_table(tmp_path / "brs", tc.BRS)
+    for seat in (1, 2):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.press(btn.OK)                                   # seat 1 folds
+    t.deal([(1, "Ah Kh 7c"), (2, "Kc Qd 2h"), (8, "Ac Ad")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS and "S1 fold High" in t.c.results
+    # UTH: a folded straight flush (9h 8h with 7h 6h 5h) is named at its shortest, never cut
+    u = new_table(tmp_path / "uth", tc.UTH)
+    u.chip(1, ante=True)
+    u.press(btn.LOCK)
+    u.press(btn.OK)                                   # seat 1 folds
+    u.deal([(1, "9h 8h"), (8, "7h 6h 5h 2c 3d"), (0, "Kc Kd")])
+    u.press(btn.SETTLE)
+    assert u.c.phase == tc.RESULTS and "S1 fold SF" in u.c.results
+
+
 def test_restart_after_lock_resumes_the_round(table):
     table.chip(2)
     table.chip(2, ante=True)
@@ -376,7 +401,7 @@ def test_a_jackpot_seats_fold_survives_a_power_cut_that_keeps_the_rounds_cards(t
     assert c.rec.folded == 0b1
     table.press(btn.SETTLE)
     assert c.phase == tc.RESULTS and c.hits == []
-    assert "S1 fold" in c.results
+    assert "S1 fold Flush" in c.results     # Ah Kh with Qh 2h 3h: its Trips is still settled
     assert events_of(table.memory, ev.JACKPOT_HIT) == []
 
 
@@ -934,7 +959,8 @@ def test_a_fold_at_a_game_without_a_jackpot_survives_a_power_cut_that_keeps_the_
     c = t.boot()
     assert c.phase == tc.LOCKED and "SETTLE again" in t.screen()
     t.press(btn.SETTLE)
-    assert c.results == ["D One Pair", "S1 High L", "S2 fold", "S3 void"]
+    # Ah Ad As 9c 4h folded: its best four, three aces, still settles an Aces Up wager
+    assert c.results == ["D One Pair", "S1 High L", "S2 fold Trips", "S3 void"]
 
 
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])

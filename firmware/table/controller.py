@@ -1293,10 +1293,13 @@ class RoundController:
             if self.rec.voided & bit:
                 lines.append("S%d void" % (s + 1))
                 continue
-            if self.rec.folded & bit:
-                lines.append("S%d fold" % (s + 1))
-                continue
             if len(board) < FLOP:
+                if self.rec.folded & bit:
+                    lines.append("S%d fold" % (s + 1))
+                continue
+            if self.rec.folded & bit:
+                # Trips is still settled on a folded hand [UTH 10.3]: the dealer reads it here
+                lines.append(screens.fold_line(s + 1, hands.name(self._player_value(hole, board))))
                 continue
             # the hand the seat holds on the board dealt, whether or not the dealer's cards
             # are in (a UTH round settles without them: the jackpot needs none)

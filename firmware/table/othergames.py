@@ -43,7 +43,8 @@ def _results_fcp(c):
         value = hands.best4(hole)
         return value, " W" if value >= dealer else " L"
 
-    c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict)
+    # Aces Up is settled on the same best four after the Ante is folded [FCP 9.1-9.3]
+    c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict, hands.best4)
 
 
 def _results_brs(c):
@@ -63,18 +64,23 @@ def _results_brs(c):
             return value, " P"
         return value, " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
 
-    c.results = _seat_lines(c, [], verdict)
+    # the Three Card Extra is settled on the seat's own three cards after a fold [BRS 4.1]
+    c.results = _seat_lines(c, [], verdict, hands.three)
 
 
-def _seat_lines(c, lines, verdict):
-    """`lines` with one more per seat with cards: void or fold, else its hand's name and
-    what verdict(hole) says of it (verdict returns the hand's value and the text)."""
+def _seat_lines(c, lines, verdict, side_hand):
+    """`lines` with one more per seat with cards: void, a fold with the hand side_hand(hole)
+    values for the side bet a fold still settles, else its hand's name and what
+    verdict(hole) says of it (verdict returns the hand's value and the text)."""
     for s in range(c.seats):
         hole = c._hole(s)
         status = _seat_status(c, s, hole)
         if status is not None:
             if status:
                 lines.append(status)
+            continue
+        if c.rec.folded & (1 << s):
+            lines.append(screens.fold_line(s + 1, hands.name(side_hand(hole))))
             continue
         value, text = verdict(hole)
         lines.append(_seat_line(c, s, hands.name(value), text))
@@ -87,8 +93,6 @@ def _seat_status(c, s, hole):
         return ""
     if c.rec.voided & (1 << s):
         return "S%d void" % (s + 1)
-    if c.rec.folded & (1 << s):
-        return "S%d fold" % (s + 1)
     return None
 
 

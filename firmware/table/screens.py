@@ -95,6 +95,16 @@ _TINY = (("Royal Flush", "Royal"), ("Str Flush", "SF"), ("Full House", "FH"),
          ("Straight", "Str"), ("Two Pair", "2 Pair"))
 
 
+def fold_line(seat, name):
+    """``S1 fold Flush``: a folded seat's line with the hand its side bets are still settled
+    on (UTH Trips, Four Card Poker's Aces Up, Big Raise Stud's Three Card Extra), at its
+    shortest (``S1 fold SF``) where the short name has no room."""
+    line = "S%d fold %s" % (seat, short(name))
+    if len(line) > WIDTH:
+        line = "S%d fold %s" % (seat, tiny(short(name)))
+    return line[:WIDTH]
+
+
 def tiny(name):
     """A short() hand name at its shortest: ``FH`` for ``Full House``."""
     for long_name, code in _TINY:
