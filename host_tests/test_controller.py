@@ -169,8 +169,8 @@ def test_faulty_sensor_is_reported_not_counted(table):
 
 
 def test_bad_cards_are_refused_with_the_reason(table):
-    table.c.card(1, 0, table.tick())
-    assert "not dealing now" in table.screen()
+    table.c.card(1, 0, table.tick())          # bets still open: the dealer forgot LOCK
+    assert "Card refused\nLOCK first" in table.screen()
     table.chip(1, ante=True)
     table.press(btn.LOCK)
     table.deal([(1, "As Ks")])

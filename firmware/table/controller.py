@@ -920,6 +920,8 @@ class RoundController:
 
     def _add_card(self, dest, card):
         """Store a card; return '' or the reason it was refused."""
+        if self.phase == OPEN:
+            return "LOCK first"     # cards dealt while bets are open: the dealer forgot LOCK
         if self.phase != LOCKED and self.phase != CARD_ENTRY:
             return "not dealing now"
         if not isinstance(card, int) or card < 0 or card >= cardlib.DECK_SIZE:
