@@ -426,7 +426,9 @@ class TableLink:
         link.sq_floor = s[1]
         link.sq = s[1]  # messages sent before the cut used numbers below the saved lease
         link.sq_floor = s[1] + _SEQ_LEASE
-        link.saved_floor = link.sq_floor     # committed at the first poll (dirty, below)
+        # the committed lease is still s[1]: nothing is sent until the renewal is saved (at the
+        # first poll: dirty, below), or a cut before it would send these numbers again
+        link.saved_floor = s[1]
         link.down_sq = s[2]
         link.last_n = s[3]
         link.acked = s[4]
