@@ -48,3 +48,14 @@ def file_missing(error):
     """True when the OSError `error` says the file is not there (not that it could not be
     read): a missing file is a state to handle, a failing one a fault to report."""
     return (error.args[0] if error.args else 0) == _ENOENT
+
+
+def close_quietly(thing):
+    """Close `thing` (None: nothing to close), ignoring the OSError of one already broken (a
+    socket whose peer or network went away); returns None, for ``sock = close_quietly(sock)``."""
+    if thing is not None:
+        try:
+            thing.close()
+        except OSError:
+            pass
+    return None

@@ -341,3 +341,26 @@ def test_a_hosts_client_hands_on_what_arrived_together_in_one_call():
         sock.incoming.extend(mqtt.packet(0x30, b"\x00\x03a/b" + b"%d" % i))
     client.service(2)
     assert len(got) == 100
+
+
+def test_a_socket_that_fails_to_close_is_let_go_quietly_and_other_errors_still_raise():
+    # the MQTT client and the NTP client let go of a broken socket: its close may fail too
+    from firmware.compat import close_quietly
+
+    class Broken:
+        closed = 0
+
+        def close(self):
+            self.closed += 1
+            raise OSError(errno.ENOTCONN, "not connected")
+
+    sock = Broken()
+    assert close_quietly(sock) is None and sock.closed == 1
+    assert close_quietly(None) is None
+
+    class Buggy:
+        def close(self):
+            raise TypeError("a bug, not a broken socket")
+
+    with pytest.raises(TypeError):
+        close_quietly(Buggy())

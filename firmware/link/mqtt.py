@@ -10,7 +10,7 @@ reconnects with a growing back-off.  Delivery is at most once: the link protocol
 (sequence numbers, acknowledgements, resends) makes it reliable end to end.
 """
 
-from firmware.compat import const
+from firmware.compat import close_quietly, const
 
 CONNECT = const(0x10)
 CONNACK = const(0x20)
@@ -213,12 +213,7 @@ class Client(Session):
         self._send(packet(PINGREQ, b""), now)
 
     def _close_socket(self):
-        if self.sock is not None:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
-        self.sock = None
+        self.sock = close_quietly(self.sock)
         self.fill = 0
         self.skip = 0       # a packet being skipped ends with its connection
 

@@ -14,7 +14,7 @@ An answer is taken only when it echoes the query's transmit time (its originate 
 stray or replayed datagram cannot set the clock.
 """
 
-from firmware.compat import const
+from firmware.compat import close_quietly, const
 from firmware.drivers.ticks import ticks_diff
 
 HOST = "pool.ntp.org"       # ntptime's server
@@ -185,10 +185,5 @@ class Sntp:
         return 0
 
     def close(self):
-        if self.sock is not None:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
-        self.sock = None
+        self.sock = close_quietly(self.sock)
         self.state = IDLE
