@@ -102,7 +102,7 @@ SHOWN = [
     ((ev.SETTLE, 0, 0, 1000070), [" settle", " pool $10000.70"]),
     ((ev.SETTLE, 0, 1000140, 1000000), [" settle", " paid $10001.40"]),
     ((ev.LOG_ERROR, 0, 40), [" log error", " at #40"]),
-    ((ev.OPERATOR_ADDITION, 0, 0, 500000), [" addition pool 0", " $5000.00"]),
+    ((ev.OPERATOR_ADDITION, 0, 0, 500000), [" addition main", " $5000.00"]),
     ((ev.LINK_REJECT, 2, 5), [" link reject", " forged x5"]),
     ((ev.LINK_MISMATCH, 0, 1200, 1300), [" link mismatch", " $12.00/$13.00"]),
     # a linked table's cumulative wagers soon outgrow one line: one a line, whole
@@ -213,8 +213,8 @@ def test_meters_show_dollars_and_counts_and_the_last_one_is_reachable(table):
     table.press(btn.SETTLE)
     menu = open_audit(table)
     lines = list(menu)
-    # pool 0 after the royal: reset to $10,000.00; paid 1,000,140 cents (100% of the pool)
-    assert "pool 0 $10000.00" in lines
+    # the main pool after the royal: reset to $10,000.00; paid 1,000,140 cents (100% of it)
+    assert "main $10000.00" in lines
     assert "paid   $10001.40" in lines                    # pool meter and table meter
     assert "wagers         2" in lines and "wagered    $2.00" in lines
     assert "rounds         1" in lines and "collected  $2.00" in lines
@@ -237,8 +237,8 @@ def test_a_pool_a_split_took_out_of_use_is_still_shown_with_its_meters(table):
     table.press(btn.SETTLE)
     table.c.jackpot.set_config({"split": True})
     lines = list(open_audit(table))
-    start = lines.index("pool 0 off $0.00")
-    assert lines.index("pool 1 $1000.00") < start < lines.index("table meters")
+    start = lines.index("main off $0.00")
+    assert lines.index("minor $1000.00") < start < lines.index("table meters")
     assert "paid   $10001.40" in lines[start:lines.index("table meters")]
 
 
@@ -390,7 +390,7 @@ def test_a_table_changed_to_another_game_still_shows_the_pool_it_has_a_history_o
     table.boot()
     table.press(btn.SETTLE)                 # past the void round's results, shown again
     lines = list(open_audit(table))
-    assert "pool 0 $10000.00" in lines and "wagers         1" in lines
+    assert "main $10000.00" in lines and "wagers         1" in lines
 
 
 def test_a_pay_line_whose_odds_are_below_its_percent_is_logged_as_a_pay_line():

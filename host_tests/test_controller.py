@@ -584,7 +584,7 @@ def test_audit_menu_shows_meters_and_scrolls(table):
     table.press(btn.OK, long=True)
     assert table.c.phase == tc.AUDIT
     text = "\n".join(table.c.menu)
-    assert "pool 0 $10000.00" in text and "last hits 1" in text and "jackpot hit" in text
+    assert "main $10000.00" in text and "last hits 1" in text and "jackpot hit" in text
     table.press(btn.DOWN)
     assert table.c.menu_top == 1
     table.press(btn.BACK)

@@ -8,6 +8,7 @@ import pytest
 
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
+from firmware.jackpot import config as jcfg
 from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
@@ -146,6 +147,20 @@ def test_a_refusal_cut_on_the_display_is_whole_in_the_service_status(tmp_path, m
     assert "Config refused\n" + reason[:16] in t.screen()
     status = t.ask("status")
     assert status["ok"] and status["last_refusal"] == "Config refused: " + reason
+
+
+def test_the_ram_clear_screen_names_the_pools_as_the_configuration_does(tmp_path):
+    # "main", "minor", "major": the names of config.json, config_set and the service's meters
+    # (it said "pool0"); an amount too long for the name is never cut, the name is
+    t = Table(tmp_path)                      # blank memory: RAM ERROR
+    t.c.jackpot_config = jcfg.build({"split": True, "minor": {"reset": 50000},
+                                     "major": {"reset": 123456789}})
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_CLEAR
+    screen = t.screen().splitlines()
+    assert "minor $500.00" in screen and "maj $1234567.89" in screen
+    assert not any(line.startswith("pool") for line in screen)
 
 
 def test_the_ram_clear_screen_shows_why_ok_did_nothing(tmp_path):

@@ -275,7 +275,7 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.LOG_ERROR:
         return ("at #%d" % b,)
     if kind == ev.OPERATOR_ADDITION:
-        return ("pool %d" % a, money(c))
+        return (_named(jcfg.POOL_KEYS, a, "pool"), money(c))
     if kind == ev.LINK_REJECT:
         return (_named(ev.LINK_REASONS, a - 1, "reason"), "x%d" % b)
     if kind == ev.LINK_MISMATCH:
@@ -528,7 +528,7 @@ def _jackpot_lines(lines, marks, jp):
             continue
         meters = jp.pool_meters(slot)
         marks.append(len(lines))
-        lines.extend(wrap(("pool %d" % slot + ("" if slot in active else " off"),
+        lines.extend(wrap((jcfg.POOL_KEYS[slot] + ("" if slot in active else " off"),
                            money(meters["value"])), 2))
         for key in ordered(meters, meternames.POOL_METER_NAMES):
             meter_lines(lines, key, meters[key])

@@ -286,9 +286,11 @@ def render_lines(c):
             row = 2
             for slot in config.active_slots():
                 amount = money(config.pools[slot].reset)
-                line = "pool%d %s" % (slot, amount)
-                # never a cut amount: "pool0 $1234567.8" would read as another sum
-                lines[row] = line if len(line) <= WIDTH else "P%d %s" % (slot, amount)
+                # the pool's name as the configuration and the service give it ("main")
+                name = jcfg.POOL_KEYS[slot]
+                line = "%s %s" % (name, amount)
+                # never a cut amount: "major $1234567.8" would read as another sum
+                lines[row] = line if len(line) <= WIDTH else "%s %s" % (name[:3], amount)
                 row += 1
         lines[6] = "OK=accept"
         lines[7] = "BACK=cancel"
