@@ -454,6 +454,26 @@ def test_a_board_with_stray_program_files_is_refused_and_they_are_named(tmp_path
     assert len(ran) == 1 and _tree(board_fs) == before
 
 
+def test_a_board_with_lib_files_standing_in_for_builtin_modules_is_refused(tmp_path, monkeypatch):
+    # MicroPython imports /lib/time.py instead of its built-in time: the boot check calls such a
+    # file extra, so the deploy refuses the board before changing it, as for a boot.py.
+    _vm_is_the_builds_kind(monkeypatch, "pico_w")
+    board_fs = _board_fs_with_a_program(tmp_path)
+    (board_fs / "lib" / "umqtt").mkdir(parents=True)
+    (board_fs / "lib" / "umqtt" / "simple.mpy").write_bytes(b"M")
+    (board_fs / "lib" / "time.py").write_text("print(1)\n")
+    (board_fs / "lib" / "json").mkdir()
+    (board_fs / "lib" / "json" / "__init__.mpy").write_bytes(b"M")
+    before = _tree(board_fs)
+    ran = []
+    with pytest.raises(deploy.DeployError) as caught:
+        deploy.deploy("pico_w", out=tmp_path / "p", build_id="d", run=_vm_board(board_fs, ran), mip=False,
+                      root=_mini_project(tmp_path, broken=False))
+    assert caught.value.args[0].splitlines()[0].endswith(
+        "not part of the program: /lib/json/__init__.mpy, /lib/time.py"), caught.value
+    assert len(ran) == 1 and _tree(board_fs) == before
+
+
 class _Mem32:
     """machine.mem32 of a board, as the register writes it received."""
 

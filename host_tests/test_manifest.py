@@ -146,6 +146,17 @@ def test_lib_packages_are_reported_as_unverified():
     assert result.ok and result.unverified == ("lib/umqtt/simple.mpy",)
 
 
+@pytest.mark.parametrize("stray", ["lib/hashlib.py", "lib/time.mpy", "lib/json/__init__.py",
+                                   "lib/os/path.py"])
+def test_lib_file_standing_in_for_a_builtin_module_is_extra(stray):
+    # MicroPython imports lib/hashlib.py in place of its built-in hashlib (an "extensible"
+    # module): the verifier and the table would run it, so it is no mip package.
+    present = list(FILES) + ["lib/umqtt/simple.mpy", stray]
+    result = manifest.verify(build(), reader(FILES), present=present)
+    assert (result.reason, result.path) == ("extra-file", stray)
+    assert stray in result.message()
+
+
 def test_edited_hash_without_new_digest_is_caught():
     def change(record):
         record["files"]["main.py"] = "0" * 64

@@ -563,6 +563,17 @@ def test_lib_in_rom_is_reported_as_unverified(tmp_path):
     assert result.unverified == (str(rom / "lib/helper.mpy"), str(flash / "lib/umqtt/simple.mpy"))
 
 
+def test_lib_file_standing_in_for_a_builtin_module_is_extra_on_flash_and_in_rom(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(flash, "lib/binascii.py", b"print(1)\n")
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("extra-file", str(flash / "lib/binascii.py"))
+    (flash / "lib/binascii.py").unlink()
+    _put(rom, "lib/struct.mpy", b"M")
+    result = check(flash, rom)
+    assert (result.reason, result.path) == ("extra-file", str(rom / "lib/struct.mpy"))
+
+
 def test_a_broken_rom_manifest_never_falls_back_to_flash(tmp_path):
     flash, rom = romfs_layout(tmp_path)
     # A complete, valid files install on flash as well...

@@ -135,7 +135,8 @@ if size < %(image)d:
 """
 
 # Added to every check: program files on the flash filesystem that the deploy does not replace
-# (outside the build's own entries, lib/ and the /rom mount) would be extra files to the check
+# (outside the build's own entries, lib/ and the /rom mount, and in lib/ those standing in for a
+# built-in module: manifest.BUILTIN_NAMES) would be extra files to the check
 # at boot (firmware/manifest.py), which would then refuse the new program; they are named for
 # the technician to look at, never removed unseen.
 STRAY_PROGRAM = "it holds program files that are not part of the program: "
@@ -161,6 +162,23 @@ for n in os.listdir():
         walk(n, found)
     elif program(n):
         found.append(n)
+for u in %(unverified)r:
+    try:
+        names = os.listdir(u)
+    except OSError:
+        names = ()
+    for n in names:
+        t = n
+        for s in %(suffixes)r:
+            if t.endswith(s):
+                t = t[:-len(s)]
+        if t not in %(builtins)r:
+            continue
+        q = u + "/" + n
+        if os.stat(q)[0] & 0x4000:
+            walk(q, found)
+        elif program(n):
+            found.append(q)
 if found:
     found.sort()
     raise Exception(%(stray)r + ", ".join("/" + f for f in found))
@@ -294,7 +312,8 @@ def check_script(board, plain=False, unkeyed=False, entries=None, mpy=None, romf
         unverified = tuple(prefix.rstrip("/") for prefix in manifest.UNVERIFIED_PREFIXES)
         skip = ("rom",) + unverified + tuple(entries)
         script += STRAY_CHECK_SCRIPT % {"suffixes": tuple(manifest.PROGRAM_SUFFIXES), "skip": skip,
-                                        "stray": STRAY_PROGRAM}
+                                        "stray": STRAY_PROGRAM, "unverified": unverified,
+                                        "builtins": manifest.BUILTIN_NAMES}
     # Last: a board refused keeps its watchdog, which restarts the interrupted table.
     return script + STOP_WATCHDOG.get(board, "")
 
