@@ -226,6 +226,8 @@ def parse(manifest_bytes):
         record = json.loads(manifest_bytes if isinstance(manifest_bytes, bytes) else bytes(manifest_bytes))
     except (ValueError, UnicodeError):
         raise ValueError("manifest is not valid UTF-8 JSON") from None
+    except (RuntimeError, MemoryError):     # RecursionError on CPython
+        raise ValueError("manifest is too large or nested too deeply to parse") from None
     if not isinstance(record, dict):
         raise ValueError("manifest must be a JSON object")
     known = ("format", "board", "build_id", "files", "digest", "hmac")
@@ -349,10 +351,11 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     return result(OK, "all %d files match" % len(files), None, authenticated, unverified)
 
 
-def walk(listdir, root="", skip=()):
+def walk(listdir, root="", skip=(), keep=None):
     """Every file path under root, relative to it, sorted; listdir(path) yields (name, is_dir).
 
     Folders whose relative path is in `skip` are not entered (a mount point below root).
+    keep(name), when given, chooses the files listed (the others cost no memory).
     """
     found = []
     pending = [""]
@@ -363,7 +366,7 @@ def walk(listdir, root="", skip=()):
             if is_dir:
                 if path not in skip:
                     pending.append(path)
-            else:
+            elif keep is None or keep(name):
                 found.append(path)
     found.sort()
     return found
@@ -425,6 +428,8 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
             rom_manifest = read_at(rom, MANIFEST_NAME)
         except OSError:
             pass
+        except MemoryError:
+            return Result(BAD_MANIFEST, "%s is too large to read" % _join(rom, MANIFEST_NAME))
     if rom_manifest is None:
         try:
             manifest_bytes = read_at(root, MANIFEST_NAME)
@@ -432,6 +437,8 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
             if file_missing(error):
                 return Result(BAD_MANIFEST, "%s is missing" % MANIFEST_NAME)
             return Result(BAD_MANIFEST, "%s cannot be read (%s)" % (MANIFEST_NAME, _os_error(error)))
+        except MemoryError:
+            return Result(BAD_MANIFEST, "%s is too large to read" % MANIFEST_NAME)
     try:
         key = read_at(root, KEY_NAME)
     except OSError as error:
@@ -440,6 +447,8 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
             return Result(BAD_HMAC, "provisioned key %s cannot be read (%s)"
                           % (KEY_NAME, _os_error(error)))
         key = None
+    except MemoryError:
+        return Result(BAD_HMAC, "provisioned key %s is too large to read" % KEY_NAME)
     if key is not None:
         try:
             check_key(key)
@@ -448,12 +457,16 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
     try:
         if rom_manifest is None:
             return verify(manifest_bytes, lambda path: read_at(root, path), key,
-                          walk(listdir, root), board, lambda path: hash_at(root, path))
+                          walk(listdir, root, (), is_program), board,
+                          lambda path: hash_at(root, path))
         return _check_rom(rom_manifest, key, board, root, rom, read_at, hash_at, listdir)
     except OSError as error:
         # a folder that cannot be listed: its files can be neither checked nor ruled out
         return Result(MISSING_FILE, "the files on the board cannot be listed (%s)"
                       % _os_error(error))
+    except MemoryError:
+        return Result(MISSING_FILE, "the files on the board cannot be listed: too many program "
+                      "files for the memory")
 
 
 def _os_error(error):
@@ -479,9 +492,9 @@ def _check_rom(manifest_bytes, key, board, root, rom, read_at, hash_at, listdir)
             rom_main.append(_join(rom, path))
         return got
 
-    in_rom = walk(listdir, rom)
+    in_rom = walk(listdir, rom, (), is_program)
     mounted = _below(root, rom)
-    on_flash = walk(listdir, root, (mounted,) if mounted else ())
+    on_flash = walk(listdir, root, (mounted,) if mounted else (), is_program)
     result = verify(manifest_bytes, lambda path: read_at("", place(path)), key, in_rom, board,
                     hash_file, place)
     if not result.ok:

@@ -293,3 +293,51 @@ def test_walk_lists_files_relative_and_sorted():
     tree = {".": [("b", True), ("a.py", False)], "b": [("c", True), ("z.mpy", False)],
             "b/c": [("d.py", False)]}
     assert manifest.walk(lambda path: tree[path]) == ["a.py", "b/c/d.py", "b/z.mpy"]
+
+
+CHECK_SCRIPT = """\
+import sys
+from firmware import manifest
+r = manifest.check_device(sys.argv[1], board="pico_w", rom=None)
+print(r.reason, r.path, r.detail)
+"""
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+@pytest.mark.parametrize("case,expected", [
+    ("many data files", "ok None"),
+    ("deep manifest", "bad-manifest None manifest is too large or nested too deeply"),
+    ("huge manifest", "bad-manifest None manifest"),
+    ("huge key", "bad-hmac None"),
+])
+def test_check_device_refuses_oversized_input_without_crashing(runtime, case, expected, tmp_path):
+    # A board's heap: thousands of logs beside the program, a manifest or a key file of
+    # megabytes or nested thousands deep must give a failed check (or a passed one), never a
+    # MemoryError or RecursionError that stops the boot.
+    from host_tests import runtimes
+    root = tmp_path / "fs"
+    root.mkdir()
+    for path, data in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+    (root / "manifest.json").write_bytes(build(KEY))
+    (root / "manifest.key").write_bytes(KEY)
+    if case == "many data files":
+        for i in range(3000):
+            folder = root / "logs" / ("day-%02d" % (i // 100))
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / ("entry-%04d.log" % i)).write_bytes(b"")
+    elif case == "deep manifest":
+        (root / "manifest.json").write_bytes(b"[" * 20000 + b"]" * 20000)
+    elif case == "huge manifest":
+        (root / "manifest.json").write_bytes(b'{"a": "' + b"x" * 600000 + b'"}')
+    else:
+        (root / "manifest.key").write_bytes(b"k" * 600000)
+    script = tmp_path / "check.py"
+    script.write_text(CHECK_SCRIPT)
+    if runtime == "micropython":
+        done = runtimes.run_micropython(script, [str(root)], heapsize="160k", timeout=120)
+    else:
+        done = runtimes.run_cpython(script, [str(root)], timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith(expected), done.stdout
