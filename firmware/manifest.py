@@ -262,6 +262,11 @@ def is_program(path):
     return False
 
 
+def _listed(name):
+    """What check_device's walk keeps: program files and folders (that might shadow one)."""
+    return name[-1:] == "/" or is_program(name)
+
+
 def _unverified(path):
     """True for a file under UNVERIFIED_PREFIXES that does not stand in for a built-in module."""
     for prefix in UNVERIFIED_PREFIXES:
@@ -337,6 +342,13 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
         # first unlisted program file in sorted order is the one reported
         extra = None
         for path in present:
+            if path[-1:] == "/":
+                # a folder (walk's "name/") named as a listed module: MicroPython imports it,
+                # empty, in place of the module's file
+                if path[:-1] + ".py" in files or path[:-1] + ".mpy" in files:
+                    if extra is None or path < extra:
+                        extra = path
+                continue
             if path in files or path == MANIFEST_NAME or not is_program(path):
                 continue
             if _unverified(path):
@@ -345,8 +357,9 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
                 extra = path
         if extra is not None:
             where = locate(extra)
-            return result(EXTRA_FILE, "%s is a program file the manifest does not list" % where,
-                          where, authenticated)
+            what = ("a folder MicroPython would import in place of the module it is named as"
+                    if extra[-1:] == "/" else "a program file the manifest does not list")
+            return result(EXTRA_FILE, "%s is %s" % (where, what), where, authenticated)
         unverified.sort()
     return result(OK, "all %d files match" % len(files), None, authenticated, unverified)
 
@@ -355,7 +368,8 @@ def walk(listdir, root="", skip=(), keep=None):
     """Every file path under root, relative to it, sorted; listdir(path) yields (name, is_dir).
 
     Folders whose relative path is in `skip` are not entered (a mount point below root).
-    keep(name), when given, chooses the files listed (the others cost no memory).
+    keep(name), when given, chooses the files listed (the others cost no memory), and the
+    folders, as "path/", for which keep("name/") is true.
     """
     found = []
     pending = [""]
@@ -366,6 +380,8 @@ def walk(listdir, root="", skip=(), keep=None):
             if is_dir:
                 if path not in skip:
                     pending.append(path)
+                if keep is not None and keep(name + "/"):
+                    found.append(path + "/")
             elif keep is None or keep(name):
                 found.append(path)
     found.sort()
@@ -457,7 +473,7 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
     try:
         if rom_manifest is None:
             return verify(manifest_bytes, lambda path: read_at(root, path), key,
-                          walk(listdir, root, (), is_program), board,
+                          walk(listdir, root, (), _listed), board,
                           lambda path: hash_at(root, path))
         return _check_rom(rom_manifest, key, board, root, rom, read_at, hash_at, listdir)
     except OSError as error:

@@ -341,3 +341,22 @@ def test_check_device_refuses_oversized_input_without_crashing(runtime, case, ex
         done = runtimes.run_cpython(script, [str(root)], timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith(expected), done.stdout
+
+
+def test_a_folder_named_as_a_listed_module_is_extra(tmp_path):
+    # MicroPython imports an (empty) folder firmware/app/ in place of firmware/app.mpy: the
+    # table would stop at boot on a program the check had passed.
+    for path, data in FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    (tmp_path / "manifest.json").write_bytes(build())
+    (tmp_path / "firmware" / "other").mkdir()            # a folder named as no module: fine
+    (tmp_path / "lib" / "umqtt").mkdir(parents=True)
+    assert manifest.check_device(str(tmp_path)).ok
+    (tmp_path / "firmware" / "poker" / "hands").mkdir()
+    result = manifest.check_device(str(tmp_path))
+    assert (result.reason, result.path) == ("extra-file", "firmware/poker/hands/")
+    assert "folder MicroPython would import in place of the module" in result.detail
+    (tmp_path / "firmware" / "poker" / "hands").rmdir()
+    (tmp_path / "board").mkdir()
+    assert manifest.check_device(str(tmp_path)).path == "board/"
