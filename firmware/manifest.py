@@ -182,8 +182,9 @@ def _check_hex(name, value):
 def check_path(path):
     """Return path if it is a safe relative program path, else raise ValueError naming it."""
     _check_text("file path", path)
-    if path.startswith("/") or "\\" in path or " " in path:
-        raise ValueError("file path %r must be relative, with / separators and no spaces" % path)
+    if path.startswith("/") or "\\" in path or min(path) <= " ":
+        raise ValueError("file path %r must be relative, with / separators and no spaces or "
+                         "control characters" % path)
     for part in path.split("/"):
         if part in ("", ".", ".."):
             raise ValueError("file path %r has an empty, '.' or '..' part" % path)

@@ -360,3 +360,18 @@ def test_a_folder_named_as_a_listed_module_is_extra(tmp_path):
     (tmp_path / "firmware" / "poker" / "hands").rmdir()
     (tmp_path / "board").mkdir()
     assert manifest.check_device(str(tmp_path)).path == "board/"
+
+
+@pytest.mark.parametrize("path", ["main.py\x00x", "firmware/\x01.mpy", "a\tb.py"])
+def test_a_manifest_listing_a_path_with_control_characters_is_refused(path, tmp_path):
+    # Forged without a key (the digest recomputed): a NUL made CPython's open() raise
+    # ValueError out of the check, and control characters would reach the display.
+    with pytest.raises(ValueError, match="path"):
+        manifest.make("pico_w", "b", {path: b"x"})
+    hashes = {path: hashlib.sha256(b"x").hexdigest()}
+    forged = json.dumps({"format": 1, "board": "pico_w", "build_id": "b", "files": hashes,
+                         "digest": manifest.sha256_hex(manifest.body("pico_w", "b", hashes))})
+    (tmp_path / "manifest.json").write_text(forged)
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("bad-manifest", None)
+    assert "control characters" in result.detail
