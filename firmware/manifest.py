@@ -435,7 +435,11 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
         return hexlify(hasher.digest())
 
     def listdir(path):
-        for name in os.listdir(path):
+        try:
+            names = os.listdir(path)
+        except UnicodeError:            # MicroPython, on a name that is not UTF-8
+            raise OSError("a file name in %s is not UTF-8 text" % path) from None
+        for name in names:
             mode = os.stat(path.rstrip("/") + "/" + name)[0]
             yield name, bool(mode & IS_DIR)
 

@@ -375,3 +375,24 @@ def test_a_manifest_listing_a_path_with_control_characters_is_refused(path, tmp_
     result = manifest.check_device(str(tmp_path), rom=None)
     assert (result.reason, result.path) == ("bad-manifest", None)
     assert "control characters" in result.detail
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_a_file_name_that_is_not_utf8_fails_the_check_without_crashing(runtime, tmp_path):
+    # MicroPython's os.listdir raised UnicodeError out of the check, which stopped the boot.
+    from host_tests import runtimes
+    root = tmp_path / "fs"
+    (root / "firmware").mkdir(parents=True)
+    (root / "main.py").write_bytes(FILES["main.py"])
+    (root / "manifest.json").write_bytes(build(files={"main.py": FILES["main.py"]}))
+    with open(os.fsencode(root / "firmware") + b"/x\xfe.py", "wb"):
+        pass
+    if runtime == "cpython":                # a surrogate-escaped name, reported as extra
+        assert manifest.check_device(str(root), rom=None).reason == "extra-file"
+        return
+    script = tmp_path / "check.py"
+    script.write_text(CHECK_SCRIPT)
+    done = runtimes.run_micropython(script, [str(root)], timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("missing-file None the files on the board cannot be listed")
+    assert "%s is not UTF-8" % (root / "firmware") in done.stdout
