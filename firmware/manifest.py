@@ -45,10 +45,11 @@ ROM_ROOT = "/rom"                         # where MicroPython mounts a ROMFS par
 PROGRAM_SUFFIXES = (".py", ".mpy")        # files the VM can import or run
 UNVERIFIED_PREFIXES = ("lib/",)           # packages `mip` installs on the board at deploy time
 # MicroPython imports a file on sys.path (/lib too) in place of these built-in modules (its
-# "extensible" ones, library/index.rst): such a file under lib/ is extra, never unverified.
-BUILTIN_NAMES = ("array", "binascii", "collections", "errno", "gzip", "hashlib", "heapq", "io",
-                 "json", "machine", "os", "platform", "random", "re", "select", "socket", "ssl",
-                 "struct", "time", "zlib")
+# "extensible" ones: MP_REGISTER_EXTENSIBLE_MODULE): such a file under lib/ is extra, never
+# unverified.
+BUILTIN_NAMES = ("array", "binascii", "bluetooth", "collections", "cryptolib", "errno", "gzip",
+                 "hashlib", "heapq", "io", "json", "machine", "os", "platform", "random", "re",
+                 "select", "socket", "ssl", "struct", "time", "typing", "websocket", "zlib")
 MIN_KEY_BYTES = 16
 BLOCK_SIZE = 64                           # SHA-256 block size, for HMAC
 INNER_PAD = 0x36                          # RFC 2104 ipad byte
