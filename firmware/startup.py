@@ -77,14 +77,19 @@ def program_facts(result):
 def check_program(board_name, root="/"):
     """program_facts() of the program verification (firmware.manifest.check_device) of the
     install on the filesystem at root (or in ROMFS); the verifier is forgotten afterwards,
-    when this loaded it."""
+    when this loaded it.  A check that raises is a failed one (bad-manifest, naming the error)."""
     import sys
 
     loaded = "firmware.manifest" in sys.modules
     from firmware import manifest
 
-    facts = program_facts(manifest.check_device(root, board=board_name))
-    manifest = None
+    try:
+        result = manifest.check_device(root, board=board_name)
+    except Exception as error:      # what the check did not foresee must not stop the boot
+        result = manifest.Result(manifest.BAD_MANIFEST, "the check stopped: %s %s" % (
+            type(error).__name__, error.args[0] if error.args else ""))
+    facts = program_facts(result)
+    manifest = result = None
     if not loaded:
         forget("firmware.manifest")
     return facts

@@ -293,3 +293,18 @@ def test_heap_collected_often_while_loading_and_only_when_full_in_the_loop(tmp_p
     assert said["loop"] == "-1"
     assert said["link"] == "None"
     assert said["phase"] == str(tc.RAM_ERROR)   # booted: blank memory waits for a RAM clear
+
+
+def test_a_program_check_that_stops_on_an_error_fails_instead_of_stopping_the_boot(monkeypatch):
+    # Whatever a tampered filesystem makes the verifier raise, the table boots with jackpot
+    # wagering closed and says why, rather than stopping (and the watchdog resetting it) again
+    # and again with nothing on the display.
+    from firmware import manifest
+
+    def broken(root, board=None):
+        raise RuntimeError("maximum recursion depth exceeded")
+    monkeypatch.setattr(manifest, "check_device", broken)
+    facts = startup.check_program("pico_w", "/nowhere")
+    assert (facts["ok"], facts["reason"], facts["digest"]) == (False, "bad-manifest", None)
+    assert facts["text"] == ("program check failed: bad-manifest: the check stopped: "
+                             "RuntimeError maximum recursion depth exceeded")
