@@ -679,3 +679,47 @@ def test_no_message_number_is_sent_beyond_the_last_committed_lease():
     back.saved()
     back.service(1000, NOW, True)
     assert len(sent) > count and sent[-1] > 1024
+
+
+@pytest.mark.parametrize("damage,words", [
+    ("garbage", "file is not a database"),
+    ("truncated", "malformed"),
+    ("pool", "stored pool state"),
+    ("no pool", "has no 'pool'"),
+    ("no config", "has entries but no configuration"),
+    ("config", "configuration differs"),
+])
+def test_a_damaged_ledger_is_named_and_left_as_it_was(tmp_path, capsys, damage, words):
+    # a ledger cut short, overwritten or edited ended the controller on a Python traceback
+    # (or, with its configuration row gone, started a new pool over the tables' rows); it is
+    # now refused with the file and what is wrong, and not written to
+    tables = RoyalSender((1,))
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % tables.keys[1].hex())
+    db = str(tmp_path / "l.db")
+    c = tables.c = Controller(db, tables.keys, lambda t, p: None, clock_s=lambda: NOW)
+    tables.royal(1, -3, 0)
+    c.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    if damage == "pool":
+        c.db.execute("UPDATE meta SET value='{\"value\": 1}' WHERE name='pool'")
+    elif damage == "no pool":
+        c.db.execute("DELETE FROM meta WHERE name='pool'")
+    elif damage == "no config":
+        c.db.execute("DELETE FROM meta WHERE name='config'")
+    c.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    data = open(db, "rb").read()
+    if damage == "garbage":
+        data = b"x" * len(data)
+    elif damage == "truncated":
+        data = data[:len(data) // 2]
+    with open(db, "wb") as f:
+        f.write(data)
+    argv = ["--db", db, "--keys", str(keys), "--port", "1", "--duration", "0.01"]
+    if damage == "config":
+        (tmp_path / "pool.json").write_text('{"wager": 500}')
+        argv += ["--config", str(tmp_path / "pool.json")]
+    assert link_controller.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "refused: the ledger %s" % db in err and words in err
+    assert open(db, "rb").read() == data

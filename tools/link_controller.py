@@ -160,6 +160,11 @@ class Controller:
 
     def _load(self, config):
         stored = self._meta("config")
+        if stored is None and self.db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]:
+            raise ValueError("it has entries but no configuration (meta 'config')")
+        for name in ("pool", "down_floor", "arrival") if stored is not None else ():
+            if self._meta(name) is None:
+                raise ValueError("it has no %r (meta)" % name)
         if stored is None:
             self.config = cfg.build(config or {})
             pool = LinkedPool(self.config)
@@ -550,9 +555,15 @@ def run(args, keys, config=None):
         if not args.quiet:
             print(text, flush=True)
 
-    controller = Controller(args.db, keys, client.publish, config=config,
-                            order_window=args.order_window, broadcast_every=args.broadcast,
-                            commit_delay=args.commit_delay / 1000.0, log=say)
+    try:
+        controller = Controller(args.db, keys, client.publish, config=config,
+                                order_window=args.order_window, broadcast_every=args.broadcast,
+                                commit_delay=args.commit_delay / 1000.0, log=say)
+    except (sqlite3.DatabaseError, ValueError) as error:
+        # a damaged ledger is named, and left as it is for the supervisor
+        print("refused: the ledger %s: %s" % (args.db, error), file=sys.stderr)
+        lock.close()
+        return 2
     client.subscribe("jackpot/link/+/up")
     deadline = time.monotonic() + args.duration if args.duration else None
     print("READY", flush=True)
