@@ -723,3 +723,23 @@ def test_a_damaged_ledger_is_named_and_left_as_it_was(tmp_path, capsys, damage, 
     err = capsys.readouterr().err
     assert "refused: the ledger %s" % db in err and words in err
     assert open(db, "rb").read() == data
+
+
+def test_the_ledger_report_keeps_a_table_taken_off_the_keys_file_and_checks_the_pool_by_it(tmp_path):
+    # --ledger-out listed only the tables in keys.json: a table taken off it vanished from
+    # the report while its wagers stayed in the pool, so the tables' totals no longer added
+    # up to the pool's meters.  Every table of the ledger is listed (as read_ledger does) and
+    # the audit checks the pool's net wagers against all of them.
+    tables = RoyalSender((1, 2))
+    db = str(tmp_path / "l.db")
+    c = tables.c = Controller(db, tables.keys, lambda t, p: None, clock_s=lambda: NOW)
+    tables.royal(1, -3, 0)
+    tables.royal(2, -2, 0)
+    c.close()
+    c = Controller(db, {1: tables.keys[1]}, lambda t, p: None, clock_s=lambda: NOW)
+    report = c.ledger()
+    assert sorted(report["tables"]) == [1, 2] == sorted(read_ledger(db)["tables"])
+    assert report["tables"][2] == read_ledger(db)["tables"][2]
+    assert report["audit"] == []
+    c.db.execute("UPDATE tables SET wagers=wagers+1 WHERE tb=2")
+    assert any("tables'" in p for p in c.ledger()["audit"])

@@ -494,15 +494,16 @@ class Controller:
     def ledger(self):
         """Everything a reconciliation needs: pool, per-table totals, payment order."""
         tables = {}
-        for table in sorted(self.keys):
-            r = self._row(table)
-            tables[table] = {"last_n": r["last_n"], "totals": self.totals(table)}
+        # every table of the ledger, one taken off keys.json too: its wagers stay in the pool
+        for (table,) in self.db.execute("SELECT tb FROM tables ORDER BY tb").fetchall():
+            tables[table] = {"last_n": self._row(table)["last_n"], "totals": self.totals(table)}
+        net = sum(t["totals"][codec.T_WAGERS] - t["totals"][codec.T_REVERSED] for t in tables.values())
         paid = self.db.execute("SELECT tb, n, round, lock_time, arrival, paid_order, result FROM hits "
                                "WHERE status='paid' ORDER BY paid_order").fetchall()
         return {"pool": self.pool.amounts(), "meters": self.pool.meters, "tables": tables,
                 "paid": [list(p[:6]) + [json.loads(p[6])] for p in paid],
                 "pending": self.db.execute("SELECT COUNT(*) FROM hits WHERE status='pending'").fetchone()[0],
-                "audit": self.pool.audit()}
+                "audit": self.pool.audit(net)}
 
     def close(self):
         self.db.close()
