@@ -743,3 +743,24 @@ def test_the_ledger_report_keeps_a_table_taken_off_the_keys_file_and_checks_the_
     assert report["audit"] == []
     c.db.execute("UPDATE tables SET wagers=wagers+1 WHERE tb=2")
     assert any("tables'" in p for p in c.ledger()["audit"])
+
+
+@pytest.mark.parametrize("option,value,words", [
+    ("--order-window", "-5000", "--order-window -5000 is not 0..3600000 ms"),
+    ("--order-window", "999999999", "--order-window 999999999 is not 0..3600000 ms"),
+    ("--broadcast", "-1", "--broadcast -1 is not 0..3600000 ms"),
+    ("--commit-delay", "-1", "--commit-delay -1.0 is not 0..3600000 ms"),
+    ("--port", "70000", "--port 70000 is not 1..65535"),
+])
+def test_the_controller_names_an_option_out_of_range_and_stops_before_it_starts(tmp_path, capsys,
+                                                                                option, value, words):
+    # a negative --order-window paid every hit at once (rules.md 11.11's order lost), one past
+    # the tick range never; a negative --commit-delay ended the controller inside its first
+    # transaction; --port 70000 was reported as "connection refused"
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % ("00" * 32))
+    with pytest.raises(SystemExit) as stop:
+        link_controller.main(["--db", str(tmp_path / "l.db"), "--keys", str(keys), option, value])
+    assert stop.value.code == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "l.db").exists()

@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS events (
 DOWN_LEASE = 1024  # down-link sequence numbers reserved per write of the floor (one second of clock)
 SEQ_PER_SECOND = 1024
 ORDER_WINDOW = 1000  # ms a hit waits for earlier-locked hits from other tables
+MAX_MS = 3600000  # the longest --order-window, --broadcast or --commit-delay (one hour)
 BROADCAST_EVERY = 1000  # ms between pool broadcasts while the pool changes (hits go out at once)
 MAX_EVENTS_KEPT = 100000  # the newest events kept when rejects are pruned
 _PRUNE_EVERY = 1000        # rejects between two prunes
@@ -610,6 +611,13 @@ def main(argv=None):
     parser.add_argument("--ledger-out", help="write the ledger as JSON here on a clean stop")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
+    for name, value in (("--order-window", args.order_window), ("--broadcast", args.broadcast),
+                        ("--commit-delay", args.commit_delay)):
+        if not 0 <= value <= MAX_MS:
+            # beyond MAX_MS the 30-bit ms ticks would wrap; a negative window pays out of order
+            parser.error("%s %s is not 0..%d ms" % (name, value, MAX_MS))
+    if not 1 <= args.port <= 65535:
+        parser.error("--port %d is not 1..65535" % args.port)
     try:
         keys = load_keys(args.keys)
     except (OSError, ValueError) as error:
