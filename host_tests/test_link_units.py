@@ -764,3 +764,12 @@ def test_the_controller_names_an_option_out_of_range_and_stops_before_it_starts(
     assert stop.value.code == 2
     assert words in capsys.readouterr().err
     assert not (tmp_path / "l.db").exists()
+
+
+def test_a_ledger_in_a_folder_that_does_not_exist_is_named_not_a_traceback(tmp_path, capsys):
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % ("00" * 32))
+    db = str(tmp_path / "no such folder" / "l.db")
+    assert link_controller.main(["--db", db, "--keys", str(keys), "--port", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "refused: the ledger %s" % db in err and "No such file" in err

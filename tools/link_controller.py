@@ -545,6 +545,9 @@ def run(args, keys, config=None):
     except LedgerBusy as error:
         print("refused: %s" % error, file=sys.stderr)
         return 2
+    except OSError as error:        # its folder missing or not writable
+        print("refused: the ledger %s: %s" % (args.db, error), file=sys.stderr)
+        return 2
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     inbox = []
