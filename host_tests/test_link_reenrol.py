@@ -60,6 +60,7 @@ def test_a_table_that_lost_its_section_is_refused_until_re_enrolled_then_plays_o
     # the books balance once the retired totals are counted with the live ones
     assert ledger["pool_object"].audit(net_wagers=500 + 200) == []
     assert ledger["pool_object"].audit(net_wagers=200) != []
+    assert w.controller.ledger()["audit"] == []        # the controller's report counts them too
     reenrols = [e for e in ledger["events"] if e[1] == "reenrol"]
     assert len(reenrols) == 1 and "wagers 500" in reenrols[0][2] and "paid 15000" in reenrols[0][2]
     db = sqlite3.connect(w.db)

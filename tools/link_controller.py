@@ -499,6 +499,11 @@ class Controller:
         for (table,) in self.db.execute("SELECT tb FROM tables ORDER BY tb").fetchall():
             tables[table] = {"last_n": self._row(table)["last_n"], "totals": self.totals(table)}
         net = sum(t["totals"][codec.T_WAGERS] - t["totals"][codec.T_REVERSED] for t in tables.values())
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='retired'").fetchone():
+            # a re-enrolled table's old totals (tools/link_reenrol.py): their money stayed in the pool
+            for (row,) in self.db.execute("SELECT row FROM retired").fetchall():
+                row = json.loads(row)
+                net += row["wagers"] - row["reversed"]
         paid = self.db.execute("SELECT tb, n, round, lock_time, arrival, paid_order, result FROM hits "
                                "WHERE status='paid' ORDER BY paid_order").fetchall()
         return {"pool": self.pool.amounts(), "meters": self.pool.meters, "tables": tables,
