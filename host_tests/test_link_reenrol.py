@@ -122,3 +122,22 @@ def test_re_enrolment_is_refused_while_the_link_controller_runs(tmp_path, capsys
         running.stop()
     assert link_reenrol.main(["--db", w.db, "--table", "1", "--yes"]) == 0   # stopped: done
     assert "re-enrolled table 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content", [b"x" * 4096, None])
+def test_a_file_that_is_not_a_link_ledger_is_refused_and_left_as_it_was(tmp_path, content):
+    # a damaged ledger ended on a traceback; another SQLite file (a wrong --db) was given the
+    # ledger's tables, even on a dry run, then called "not in this ledger"
+    path = tmp_path / "other.db"
+    if content is None:
+        db = sqlite3.connect(str(path))
+        db.execute("CREATE TABLE notes (t TEXT)")
+        db.commit()
+        db.close()
+    else:
+        path.write_bytes(content)
+    before = path.read_bytes()
+    for apply in (False, True):
+        with pytest.raises(link_reenrol.ReenrolError, match="other.db"):
+            link_reenrol.reenrol(str(path), 1, apply=apply)
+    assert path.read_bytes() == before

@@ -43,12 +43,21 @@ class ReenrolError(Exception):
 
 
 def _open(db_path):
+    db = None
     try:
         db = sqlite3.connect("file:%s?mode=rw" % db_path, uri=True, isolation_level=None)
-    except sqlite3.OperationalError as error:
+        # a file that is not a link controller's ledger is named, and nothing is written to it
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name='meta'").fetchone() or \
+                not db.execute("SELECT 1 FROM meta WHERE name='config'").fetchone():
+            raise ReenrolError("%s is not a link controller's ledger (no configuration)" % db_path)
+        db.executescript(SCHEMA + RETIRED)
+        return db
+    except (sqlite3.DatabaseError, ReenrolError) as error:      # OperationalError included
+        if db is not None:
+            db.close()
+        if isinstance(error, ReenrolError):
+            raise
         raise ReenrolError("cannot open the ledger %s: %s" % (db_path, error)) from None
-    db.executescript(SCHEMA + RETIRED)
-    return db
 
 
 def _plan(db, table):
