@@ -5,6 +5,7 @@ import hashlib
 import hmac
 import json
 import random
+import sqlite3
 
 import pytest
 
@@ -773,3 +774,20 @@ def test_a_ledger_in_a_folder_that_does_not_exist_is_named_not_a_traceback(tmp_p
     assert link_controller.main(["--db", db, "--keys", str(keys), "--port", "1"]) == 2
     err = capsys.readouterr().err
     assert "refused: the ledger %s" % db in err and "No such file" in err
+
+
+def test_a_sqlite_file_that_is_not_a_link_ledger_is_refused_and_left_as_it_was(tmp_path, capsys):
+    # a wrong --db (another program's SQLite file) was given the ledger's tables and a new pool
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % ("00" * 32))
+    db = str(tmp_path / "other.db")
+    other = sqlite3.connect(db)
+    other.execute("CREATE TABLE notes (t TEXT)")
+    other.commit()
+    other.close()
+    before = open(db, "rb").read()
+    assert link_controller.main(["--db", db, "--keys", str(keys), "--port", "1",
+                                 "--duration", "0.01"]) == 2
+    err = capsys.readouterr().err
+    assert "refused: the ledger %s" % db in err and "not a link controller's ledger" in err
+    assert "notes" in err and open(db, "rb").read() == before

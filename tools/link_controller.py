@@ -48,6 +48,8 @@ CREATE TABLE IF NOT EXISTS events (
     text TEXT NOT NULL);
 """
 
+# the tables of a ledger (retired: tools/link_reenrol.py); a file with any other is not one
+LEDGER_TABLES = ("meta", "tables", "entries", "hits", "events", "sqlite_sequence", "retired")
 DOWN_LEASE = 1024  # down-link sequence numbers reserved per write of the floor (one second of clock)
 SEQ_PER_SECOND = 1024
 ORDER_WINDOW = 1000  # ms a hit waits for earlier-locked hits from other tables
@@ -138,6 +140,11 @@ class Controller:
         self.commit_delay = commit_delay
         self.log_line = log
         self.db = sqlite3.connect(db_path, isolation_level=None)
+        foreign = [name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type="
+                                                        "'table'") if name not in LEDGER_TABLES]
+        if foreign:     # a wrong --db: another program's file gets no ledger written into it
+            self.db.close()
+            raise ValueError("not a link controller's ledger (it has tables %s)" % ", ".join(foreign))
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(SCHEMA)
