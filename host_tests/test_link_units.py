@@ -462,6 +462,8 @@ def test_the_controller_names_a_bad_keys_file_and_stops_before_it_starts(tmp_pat
     ("{not json", "Expecting property name"),
     ('{"wager": -1}', "config wager: -1 is not an integer"),
     ('{"envy": {"royal_flush": 50000}}', "config envy: the envy bonus is a standalone table's"),
+    ('[1]', "expected a JSON object of configuration keys"),       # was a traceback
+    ('null', "expected a JSON object of configuration keys"),      # was the defaults, unsaid
 ])
 def test_the_controller_names_a_bad_config_file_and_stops_before_it_starts(tmp_path, capsys,
                                                                             content, words):

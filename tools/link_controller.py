@@ -643,6 +643,8 @@ def main(argv=None):
         try:
             with open(args.config) as f:
                 config = json.load(f)
+            if not isinstance(config, dict):
+                raise ValueError("expected a JSON object of configuration keys, not %.40r" % (config,))
             LinkedPool(config)      # checked as the ledger will take it (no envy bonus)
         except (OSError, ValueError) as error:
             parser.error("--config %s: %s" % (args.config, error))
