@@ -793,3 +793,33 @@ def test_a_sqlite_file_that_is_not_a_link_ledger_is_refused_and_left_as_it_was(t
     err = capsys.readouterr().err
     assert "refused: the ledger %s" % db in err and "not a link controller's ledger" in err
     assert "notes" in err and open(db, "rb").read() == before
+
+
+def test_a_linked_pool_past_what_a_message_can_carry_does_not_stop_the_controller(tmp_path):
+    # The link's money fields are 30-bit (codec.MAX_MONEY, $10,737,418.23).  A pool without a
+    # ceiling that grew past it made every status message fail to encode: the controller
+    # stopped, and stopped again at every restart.  The ledger keeps the pool's true value;
+    # the tables are sent the most a message can carry, as their 8-digit signs show anyway.
+    start = codec.MAX_MONEY - 1                  # the largest seed a pool may have, less a cent
+    w = Wire(tmp_path, config={"main": {"reset": start}})
+    w.step(100, 5)
+    link = w.links[1]
+    assert w.controller.pool.value[0] == start
+    for r in range(1, 26):                       # 25 rounds of 7 wagers: 70% of $7.00 each
+        link.contribute(r, NOW, 7, 700)
+        w.step(100, 2)
+    assert link.state == UP and link.entries == []
+    assert w.controller.pool.value[0] == start + 25 * 490    # the ledger keeps its own value
+    assert link.amounts() == [codec.MAX_MONEY]
+    # a hit paid from such a pool still reaches the table (its pool before and after are sent
+    # at the most a message carries)
+    n = link.hit(26, NOW, [[3, 0, 100]])         # seat 3, a flush: 100 to 1
+    w.step(100, 5)
+    assert link.awaiting == [] and link.totals[3:] == [10000, 1], link.awaiting
+    held = w.controller.pool.value[0]
+    assert n and held > codec.MAX_MONEY
+    w.controller.close()
+    sent = []
+    again = Controller(w.db, w.keys, lambda t, p: sent.append(p), clock_s=lambda: NOW)
+    again.send_status(1)                         # a restart comes back up and answers
+    assert again.pool.value[0] == held and len(sent) == 1

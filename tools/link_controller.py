@@ -122,6 +122,14 @@ def lock_ledger(db_path):
     return f
 
 
+
+def sent(amounts):
+    """Pool amounts as a message carries them: the link's money fields are 30-bit
+    (codec.MAX_MONEY, $10,737,418.23), so a larger pool is sent at that, as the tables' 8-digit
+    signs show it anyway; the ledger keeps the true value.  (A pool without a ceiling that
+    grew past it made every status fail to encode and stopped the controller at each start.)"""
+    return [min(a, codec.MAX_MONEY) for a in amounts]
+
 class Controller:
     """Message handling and the SQLite ledger; transport and clocks are passed in.
 
@@ -243,7 +251,7 @@ class Controller:
 
     def send_status(self, table):
         r = self._row(table)
-        self._send(table, codec.STATUS, [r["last_n"], self.totals(table), self.pool.amounts(),
+        self._send(table, codec.STATUS, [r["last_n"], self.totals(table), sent(self.pool.amounts()),
                                          self.config.wager])
 
     def broadcast(self, now):
@@ -259,7 +267,7 @@ class Controller:
         if row is None or row[0] != "paid":
             return False
         result = json.loads(row[1])
-        self._send(table, codec.PAID, [n, result["rows"], result["before"], result["after"]])
+        self._send(table, codec.PAID, [n, result["rows"], sent(result["before"]), sent(result["after"])])
         return True
 
     # ------------------------------------------------------------------ receiving

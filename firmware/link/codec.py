@@ -25,7 +25,7 @@ _MAC_HEX = const(64)
 MAX_TABLE = const(9999)
 MAX_U32 = 0xFFFFFFFF
 MAX_SEQ = (1 << 53) - 1  # controller numbers start at clock seconds x 1024 (see link_controller)
-_MAX_MONEY = const(0x3FFFFFFF)
+MAX_MONEY = const(0x3FFFFFFF)
 MAX_TOTAL = 1 << 48  # lifetime ledger totals in cents
 _REPLAY_WINDOW = const(32)
 _MAX_HITS = const(7)
@@ -193,8 +193,8 @@ def _check(kind, obj):
         _int_in(obj, "n", 0, MAX_U32)
         _int_list(obj, "tot", TOTALS, TOTALS, 0, MAX_TOTAL)
         if kind == STATUS:
-            _int_list(obj, "pool", 1, _MAX_SLOTS, 0, _MAX_MONEY)
-            _int_in(obj, "w", 1, _MAX_MONEY)
+            _int_list(obj, "pool", 1, _MAX_SLOTS, 0, MAX_MONEY)
+            _int_in(obj, "w", 1, MAX_MONEY)
     if kind == PING or kind == HELLO:
         _int_in(obj, "n", 0, MAX_U32)
         _int_list(obj, "hw", 0, MAX_WAIT, 1, MAX_U32)
@@ -203,19 +203,19 @@ def _check(kind, obj):
         e = _int_in(obj, "e", CONTRIBUTION, HIT)
         _int_in(obj, "r", 0, MAX_U32)
         _int_in(obj, "lt", 0, MAX_U32)
-        _int_in(obj, "a", 0, _MAX_MONEY)
+        _int_in(obj, "a", 0, MAX_MONEY)
         _int_in(obj, "c", 0, _MAX_SEAT)
-        hits = _rows(obj, "h", 3, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (1, _MAX_MONEY)), _MAX_HITS)
+        hits = _rows(obj, "h", 3, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (1, MAX_MONEY)), _MAX_HITS)
         if e == HIT and not hits:
             _bad("hit entry %d has no hits" % obj["n"])
         if e != HIT and hits:
             _bad("entry %d of type %d carries hits" % (obj["n"], e))
     elif kind == PAID:
         _int_in(obj, "n", 1, MAX_U32)
-        _rows(obj, "pay", 4, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (0, _MAX_MONEY), (0, _MAX_MONEY)),
+        _rows(obj, "pay", 4, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (0, MAX_MONEY), (0, MAX_MONEY)),
               _MAX_HITS)
-        _int_list(obj, "pb", 1, _MAX_SLOTS, 0, _MAX_MONEY)
-        _int_list(obj, "pa", 1, _MAX_SLOTS, 0, _MAX_MONEY)
+        _int_list(obj, "pb", 1, _MAX_SLOTS, 0, MAX_MONEY)
+        _int_list(obj, "pa", 1, _MAX_SLOTS, 0, MAX_MONEY)
 
 
 def peek_table(payload):
