@@ -186,6 +186,26 @@ if found:
 
 # What the board says when a check refuses it (failure() gives each its hint).
 REFUSALS = (WRONG_BOARD, OLD_MICROPYTHON, NO_ROOM, ROMFS_PROGRAM, KEYED_BOARD, STRAY_PROGRAM)
+# What the technician does about each refusal (WRONG_BOARD's takes the board, its kind and
+# the boards there are).
+REFUSAL_HINTS = {
+    WRONG_BOARD: "connect a %s board (%s), or deploy for the board that is connected with its "
+                 "--board (%s)",
+    OLD_MICROPYTHON: "install on the board the MicroPython of the mpy-cross that made the build "
+                     "(`mpy-cross --version`, in the build's report) first: docs/romfs.md, \"The "
+                     "MicroPython the boards need\"",
+    NO_ROOM: "install on the board a MicroPython with a ROMFS partition large enough "
+             "(docs/romfs.md, \"The MicroPython the boards need\"); an ESP32-S3 also takes the "
+             "plain install (deploy without --romfs), a Pico W does not fit it in its RAM",
+    ROMFS_PROGRAM: "deploy with --romfs, or to go back to the plain install replace the board's "
+                   "ROMFS image by an empty one first (`mkdir empty && mpremote romfs deploy "
+                   "empty`, docs/romfs.md)",
+    KEYED_BOARD: "deploy with --key and the table's key file: the board checks the manifest's "
+                 "HMAC with its key (docs/wiring.md, \"Program verification\")",
+    STRAY_PROGRAM: "look at each file, then remove it (`mpremote rm :PATH`) and deploy again: the "
+                   "check at boot refuses a program file the manifest does not list "
+                   "(docs/wiring.md, \"Program verification\")",
+}
 
 # Runs on the board: delete the named files and folders of the previous program.
 REMOVE_SCRIPT = """\
@@ -458,27 +478,9 @@ def failure(steps, failed, completed, port, board=None):
     refused = [marker for marker in REFUSALS if marker in said]
     if refused:
         # The check ran first and stopped the command: this step changed nothing.
+        hint = REFUSAL_HINTS[refused[0]]
         if refused[0] == WRONG_BOARD:
-            hint = ("connect a %s board (%s), or deploy for the board that is connected with its --board "
-                    "(%s)" % (board, BOARD_KIND.get(board, ("?", "?"))[1], ", ".join(sorted(BOARD_KIND))))
-        elif refused[0] == OLD_MICROPYTHON:
-            hint = ("install on the board the MicroPython of the mpy-cross that made the build (`mpy-cross "
-                    "--version`, in the build's report) first: docs/romfs.md, \"The MicroPython the boards "
-                    "need\"")
-        elif refused[0] == NO_ROOM:
-            hint = ("install on the board a MicroPython with a ROMFS partition large enough (docs/romfs.md, "
-                    "\"The MicroPython the boards need\"); an ESP32-S3 also takes the plain install (deploy "
-                    "without --romfs), a Pico W does not fit it in its RAM")
-        elif refused[0] == STRAY_PROGRAM:
-            hint = ("look at each file, then remove it (`mpremote rm :PATH`) and deploy again: the check at "
-                    "boot refuses a program file the manifest does not list (docs/wiring.md, \"Program "
-                    "verification\")")
-        elif refused[0] == KEYED_BOARD:
-            hint = ("deploy with --key and the table's key file: the board checks the manifest's HMAC with "
-                    "its key (docs/wiring.md, \"Program verification\")")
-        else:
-            hint = ("deploy with --romfs, or to go back to the plain install replace the board's ROMFS image "
-                    "by an empty one first (`mkdir empty && mpremote romfs deploy empty`, docs/romfs.md)")
+            hint %= (board, BOARD_KIND.get(board, ("?", "?"))[1], ", ".join(sorted(BOARD_KIND)))
         return DeployError("\n".join([
             "step %d of %d, %s: the board refused it, %s"
             % (failed + 1, len(steps), step.what, said[said.index(refused[0]):]),
