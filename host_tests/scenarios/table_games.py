@@ -52,6 +52,17 @@ checker.check("brs results", c.results,
 for line in c.view.lines:
     print("  |" + line)
 
+# A fold still settles Big Raise Stud's Three Card Extra, on the seat's own three cards
+# [BRS 4.1-4.2]: seat 1's A-K-7 is ace high on its own (three aces with the board); seat 2's
+# K-Q-2 with the board's pair of aces is One Pair, 1 to 1 on the Risk/Raise table.
+c = table(tc.BRS, antes=(1, 2))
+c.panel(btn.RELEASE, btn.LOCK, 100)
+c.panel(btn.PRESS, btn.OK, 200)             # the cursor's seat, seat 1, folds
+c.panel(btn.RELEASE, btn.OK, 300)
+deal(c, ((8, "Ac Ad"), (1, "Ah Kh 7c"), (2, "Kc Qd 2h")))
+c.panel(btn.PRESS, btn.SETTLE, 20)
+checker.check("brs fold results", c.results, ["S1 fold High", "S2 One Pair 1:1"])
+
 # A Four Card Poker round locked, the file switched to UTH while the power was off: the round
 # resumes and settles as Four Card Poker, and the next round is UTH's.
 fs = MemFS({})
