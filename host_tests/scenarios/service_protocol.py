@@ -161,4 +161,19 @@ except MemoryError:
     allocated = 1
 micropython.heap_unlock()
 check("idle poll allocates", allocated, 0)
+
+# A Four Card Poker table has no progressive: meters and hits say so, config still answers.
+fcp_fs = MemFS({})
+fcp = tc.RoundController(CriticalMemory([FileSlot(fcp_fs, "a.bin"), FileSlot(fcp_fs, "b.bin")],
+                                        fcp_fs), game=tc.FCP)
+fcp.boot(0, 100)
+fcp.panel(btn.KEY_ON, 0, 1)
+fcp.panel(btn.LONG, btn.OK, 2)
+fcp.panel(btn.PRESS, btn.OK, 3)             # RAM clear
+fcp_service = svc.Service(fcp)
+for name in ("meters", "hits"):
+    reply = fcp_service.handle(name)
+    check("fcp " + name, (reply["ok"], reply["code"], reply["error"]),
+          (False, svc.NO_JACKPOT, "no progressive jackpot at this table: it plays fcp"))
+check("fcp config", fcp_service.handle("config")["ok"], True)
 checker.finish()
