@@ -29,6 +29,10 @@ INSTALL_HINT = ("mosquitto is not installed: the link tests need the real broker
 # Shorter link timings than a casino needs, so the tests run in seconds.
 FAST = {"link_timeout": 1200, "ping_every": 200, "resend_every": 300}
 WAGER = 100  # cents: firmware.jackpot.config default wager [UTH 11.2]
+# The tests' linked pool is seeded with $10,000.00 by its operator (rules.md 11.6: the reset
+# amount is an operator option, off by default); split pools: minor $1,000, major $10,000.
+SEEDED = {"main": {"reset": 1000000}}
+SEEDED_SPLIT = {"split": True, "minor": {"reset": 100000}, "major": {"reset": 1000000}}
 
 
 def mosquitto_binary():
@@ -65,6 +69,8 @@ class ControllerProcess:
         self.db = tmp_path / "ledger.db"
         self.keys = tmp_path / "keys.json"
         self.keys.write_text(json.dumps({str(t): table_key(t).hex() for t in tables}))
+        self.config = tmp_path / "link-config.json"
+        self.config.write_text(json.dumps(SEEDED))
         self.port = port
         self.order_window = order_window
         self.broadcast = broadcast
@@ -75,8 +81,9 @@ class ControllerProcess:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(ROOT)
         command = [sys.executable, "-m", "tools.link_controller", "--db", str(self.db),
-                   "--keys", str(self.keys), "--port", str(self.port), "--order-window",
-                   str(self.order_window), "--broadcast", str(self.broadcast), "--quiet"]
+                   "--keys", str(self.keys), "--config", str(self.config), "--port",
+                   str(self.port), "--order-window", str(self.order_window),
+                   "--broadcast", str(self.broadcast), "--quiet"]
         if commit_delay:
             command += ["--commit-delay", str(commit_delay)]
         self.lines = []

@@ -235,7 +235,7 @@ def test_a_pool_a_split_took_out_of_use_is_still_shown_with_its_meters(table):
     table.key(True)
     table.press(btn.OK)
     table.press(btn.SETTLE)
-    table.c.jackpot.set_config({"split": True})
+    table.c.jackpot.set_config({"split": True, "minor": {"reset": 100000}})
     lines = list(open_audit(table))
     start = lines.index("main off $0.00")
     assert lines.index("minor $1000.00") < start < lines.index("table meters")

@@ -1,8 +1,9 @@
 """The round controller, driven the way the dealer and the supervisor drive it.
 
 Expected amounts are worked out by hand from the default jackpot configuration
-(firmware/jackpot/config.py: 100-cent wager, 70% to the pool, reset $10,000.00) and the pay
-table of rules.md 11.9 (royal: 10,000 to 1 or 100% of the pool, whichever is greater).
+(firmware/jackpot/config.py: 100-cent wager, 70% to the pool) with the reset (seed) amount
+set to $10,000.00 (SEEDED: rules.md makes the reset an operator option, off by default), and
+the pay table of rules.md 11.9 (royal: 10,000 to 1 or 100% of the pool, whichever is greater).
 """
 
 import sys
@@ -20,6 +21,7 @@ from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
 
 RESET = 1000000
+SEEDED = {"main": {"reset": RESET}}     # the rig's jackpot configuration: a seeded pool
 PER_WAGER = 70
 LONG_MS = 1000      # the Panel's default long_ms (firmware/drivers/buttons.py)
 SHORT_MS = 100      # how long a dealer's short press holds the button
@@ -28,15 +30,16 @@ SHORT_MS = 100      # how long a dealer's short press holds the button
 class Table:
     """A controller on critical memory in a temporary directory, with a clock."""
 
-    def __init__(self, directory, game=tc.UTH):
+    def __init__(self, directory, game=tc.UTH, jackpot_config=SEEDED):
         self.fs = PathFS(str(directory))
         self.now = 0
         self.game = game
+        self.jackpot_config = jackpot_config
         self.boot()
 
     def boot(self):
         self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
-        self.c = tc.RoundController(self.memory, game=self.game)
+        self.c = tc.RoundController(self.memory, self.jackpot_config, game=self.game)
         self.c.boot(self.now, 1000 + self.now)
         return self.c
 
@@ -1013,3 +1016,22 @@ def test_test_mode_shows_each_button_pressed(table):
     assert lines[0] == "TEST MODE (BACK)" and lines[5] == "door open" and "DOOR OPEN" not in lines
     table.press(btn.BACK)
     assert table.c.phase == tc.OPEN and "DOOR OPEN" in table.screen()
+
+
+def test_a_table_without_a_configured_seed_starts_and_resets_its_pool_at_nothing(tmp_path):
+    # rules.md, operator options: "make them configuration, off by default: reset (seed)
+    # amount, ...". A table whose configuration sets no reset starts at $0.00 after the RAM
+    # clear, logs no operator money for it, and after a royal returns to $0.00; the royal is
+    # paid 10,000 to 1 on the wager [11.9], the part the pool did not hold operator-funded.
+    table = Table(tmp_path, jackpot_config=None)
+    table.ram_clear()
+    assert table.c.phase == tc.OPEN and table.c.view.meter[0] == 0
+    assert events_of(table.memory, ev.OPERATOR_ADDITION) == []
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)
+    assert table.c.phase == tc.RESULTS
+    assert table.c.view.win == (0, 1, 10000 * 100, 0) and table.c.view.meter[0] == 0
+    assert [e[4:7] for e in events_of(table.memory, ev.JACKPOT_HIT)] == [(1, 4, 10000 * 100)]
+    assert table.c.jackpot.pool_meters(0)["shortfall"] == 10000 * 100 - 2 * PER_WAGER
+    assert events_of(table.memory, ev.OPERATOR_ADDITION) == []

@@ -3,9 +3,9 @@ default"), paid for a seat's jackpot hand to every other seat that played with a
 wager, out of the pool after its winners (docs/jackpot.md, Decision (envy)).
 
 The amounts below are worked by hand from the default configuration
-(firmware/jackpot/config.py: a 100-cent wager, 70 cents of it to a pool that starts at
-$10,000.00) and the pay table of rules.md 11.9 (royal 10,000 to 1 or 100% of the pool,
-straight flush 1,000 to 1 or 10% of the pool)."""
+(firmware/jackpot/config.py: a 100-cent wager, 70 cents of it to the pool) with the pool
+seeded at $10,000.00 (SEED: the reset amount, an operator option too) and the pay table
+of rules.md 11.9 (royal 10,000 to 1 or 100% of the pool, straight flush 1,000 to 1 or 10% of the pool)."""
 
 import pytest
 
@@ -28,6 +28,7 @@ C = cards.parse
 RESET = 1000000
 PER_WAGER = 70
 ENVY = {"royal_flush": 50000, "straight_flush": 5000}
+SEED = {"main": {"reset": RESET}}
 
 
 def _fields(hit):
@@ -51,7 +52,7 @@ def test_the_envy_bonus_is_off_by_default():
 
 
 def test_a_royal_pays_the_envy_bonus_to_every_other_seat_that_played():
-    jp = Jackpot({"envy": ENVY})
+    jp = Jackpot(dict(SEED, envy=ENVY))
     plan = _royal_for_seat_1(jp)
     pool = RESET + 4 * PER_WAGER
     # the royal takes 100% of the pool (1,000,280 > 10,000 x 100); the bonuses of seats 2 and
@@ -73,7 +74,7 @@ def test_a_royal_pays_the_envy_bonus_to_every_other_seat_that_played():
 
 
 def test_the_bonus_comes_from_what_the_straight_flush_leaves():
-    jp = Jackpot({"envy": ENVY})
+    jp = Jackpot(dict(SEED, envy=ENVY))
     jp.contribute(1, [1, 2, 3])
     plan = jp.settle(1, 100, C("9h 8h 7h"), [(1, C("2c 3d"), True), (2, C("6h 5h"), True),
                                              (3, C("Kc Kd"), True)])
@@ -86,7 +87,7 @@ def test_the_bonus_comes_from_what_the_straight_flush_leaves():
 
 
 def test_two_winners_each_get_the_bonus_for_the_other_hand():
-    jp = Jackpot({"envy": ENVY})
+    jp = Jackpot(dict(SEED, envy=ENVY))
     jp.contribute(1, [1, 2, 3])
     # seat 1: 9-high straight flush, seat 2: jack-high straight flush, seat 3 nothing
     plan = jp.settle(1, 100, C("9h 8h 7h"), [(1, C("6h 5h"), True), (2, C("Th Jh"), True),
@@ -146,7 +147,7 @@ def test_the_envy_amounts_are_settings_like_the_others():
 
 
 def test_the_envy_state_round_trips_through_bytes():
-    jp = Jackpot({"envy": ENVY})
+    jp = Jackpot(dict(SEED, envy=ENVY))
     _royal_for_seat_1(jp)
     data = record.encode(jp)
     back = record.decode(data)
@@ -195,7 +196,7 @@ def test_a_state_written_before_the_envy_bonus_is_still_read():
 
 
 def _hit_state(field, value):
-    jp = Jackpot({"envy": ENVY})
+    jp = Jackpot(dict(SEED, envy=ENVY))
     _royal_for_seat_1(jp)
     jp.hits[0][field] = value
     return record.encode(jp)
@@ -231,7 +232,7 @@ def test_envy_bonuses_counted_without_their_money_do_not_balance():
 
 
 def test_books_that_hide_an_envy_bonus_do_not_balance():
-    jp = Jackpot({"envy": ENVY})
+    jp = Jackpot(dict(SEED, envy=ENVY))
     _royal_for_seat_1(jp)
     jp.meters[cfg.MAIN][m.ENVY_AMOUNT] -= 1
     assert any("hands and envy" in p for p in jp.audit())
@@ -257,7 +258,7 @@ class EnvyTable(Table):
 
     def boot(self):
         c = super().boot()
-        c.jackpot_config = cfg.build({"envy": self.BONUS})
+        c.jackpot_config = cfg.build(dict(SEED, envy=self.BONUS))
         return c
 
 
@@ -395,7 +396,7 @@ def test_a_table_linked_with_an_envy_bonus_in_force_keeps_its_jackpot_closed(tmp
 
 def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp_path):
     # an operator may take the flush out of the jackpot with a pay line of 0 to 1 and 0%
-    jp = Jackpot({"pay": {"flush": (0, 0)}})
+    jp = Jackpot(dict(SEED, pay={"flush": (0, 0)}))
     jp.contribute(1, [1, 2])
     plan = jp.settle(1, 100, C("Qh Jh 3h"), [(1, C("Ah Kh"), True), (2, C("2c 7d"), True)])
     assert plan.hits == [] and jp.table[m.T_HITS] == 0
@@ -405,7 +406,7 @@ def test_a_hand_the_pay_table_does_not_pay_is_no_hit_and_takes_no_envy_bonus(tmp
         cfg.build({"pay": {"flush": (0, 0)}, "envy": {"flush": 500}})
     # at the table: a flush is played out as any hand, with no supervisor to call
     table = Table(tmp_path)
-    table.c.jackpot_config = cfg.build({"pay": {"flush": (0, 0)}})
+    table.c.jackpot_config = cfg.build(dict(SEED, pay={"flush": (0, 0)}))
     table.ram_clear()
     lock_seats(table, (1, 3))
     table.deal([(1, "Ah Kh"), (3, "2c 7d"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])

@@ -76,6 +76,16 @@ def test_default_pay_table_is_rules_11_9():
     assert c.percent == [0, 0, 0, 10, 100]
 
 
+def test_the_operator_options_are_off_by_default():
+    # rules.md, jackpot: "Operator options seen in regulated jurisdictions (make them
+    # configuration, off by default): reset (seed) amount, ceiling with overflow to a reserve,
+    # a hidden/reserve increment that funds the next reset, envy bonus."
+    c = cfg.default()
+    for pool in c.pools:
+        assert (pool.reset, pool.ceiling, pool.reserve_rate[0]) == (0, 0, 0)
+    assert not c.envy_paid()
+
+
 @pytest.mark.parametrize("hole, flop, reset, paid", [
     (FLUSH_HOLE, HEART_FLOP, 2_000_000, 10_000),          # 100 x 100
     (FULL_HOUSE_HOLE, PAIR_FLOP, 2_000_000, 15_000),      # 150 x 100

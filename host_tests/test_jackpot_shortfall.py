@@ -76,7 +76,7 @@ def test_cut_pays_what_the_pool_holds_and_records_the_cut():
 
 def test_a_payout_the_pool_covers_is_the_same_both_ways():
     for reading in ("operator", "cut"):
-        jp = Jackpot({"shortfall": reading})
+        jp = Jackpot({"shortfall": reading, "main": {"reset": 1000000}})
         plan = _quads_for_seat_1(jp)
         assert [_fields(h) for h in plan.hits] == [
             (1, 50000, 0, 1000140, 950140, 0, 0, 0, 0, 0)], reading
@@ -221,7 +221,8 @@ def test_an_envy_bonus_after_an_emptied_pool_is_cut_to_nothing():
 
 
 def test_with_sub_pools_the_cut_is_to_the_sub_pool():
-    jp = Jackpot({"split": True, "minor": {"reset": 30000}, "shortfall": "cut"})
+    jp = Jackpot({"split": True, "minor": {"reset": 30000}, "major": {"reset": 1000000},
+                  "shortfall": "cut"})
     plan = _quads_for_seat_1(jp)
     minor = 30000 + 2 * 20
     assert [(h[m.H_POOL], h[m.H_AMOUNT], h[m.H_CUT]) for h in plan.hits] == [

@@ -11,6 +11,7 @@ import pytest
 
 from firmware.link import codec, hmac256
 from firmware.link.tablelink import DOWN, MISMATCH, SYNCING, UP, TableLink
+from host_tests.link_support import SEEDED, SEEDED_SPLIT
 from tools import link_controller
 from tools.link_controller import Controller, load_keys, read_ledger
 
@@ -150,7 +151,7 @@ def test_replay_window_accepts_reordered_numbers_once():
 class Wire:
     """A TableLink and an in-process Controller joined by lists instead of a broker."""
 
-    def __init__(self, tmp_path, tables=(1,), config=None):
+    def __init__(self, tmp_path, tables=(1,), config=SEEDED):
         self.to_controller = []
         self.to_tables = []
         self.now = 1000
@@ -366,7 +367,7 @@ def test_load_keys_names_bad_entries(tmp_path):
 
 def test_split_pools_reach_every_table_and_a_straight_flush_pays_from_the_major(tmp_path):
     # Minor 20% / Major 50% of each wager, resets 1,000 and 10,000 dollars (config.py examples)
-    w = Wire(tmp_path, tables=(1, 2), config={"split": True})
+    w = Wire(tmp_path, tables=(1, 2), config=SEEDED_SPLIT)
     w.step(100, 5)
     assert w.links[1].amounts() == w.links[2].amounts() == [100000, 1000000]
     w.links[1].contribute(1, NOW, 7, 700)

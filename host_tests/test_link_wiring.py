@@ -31,6 +31,7 @@ from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
 from firmware.table.phases import BEEP_ERROR
+from host_tests.link_support import SEEDED
 from tools.link_controller import Controller, read_ledger
 
 WALL = 1800000000
@@ -55,7 +56,8 @@ class Rig:
         self.down = []
         self.wire_up = True
         self.controller = Controller(self.db, {TABLE: KEY}, lambda t, p: self.down.append((t, p)),
-                                     clock_s=lambda: WALL, order_window=0, broadcast_every=0)
+                                     clock_s=lambda: WALL, order_window=0, broadcast_every=0,
+                                     config=SEEDED)
         self.link = None
         self.boot()
 

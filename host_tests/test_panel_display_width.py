@@ -4,8 +4,6 @@ is cut off: a seventh seat's chip, a fifth card's suit, a fold, a count of missi
 reason for a refusal while the logic door is open."""
 
 from firmware.drivers import buttons as btn
-from firmware.store.critical import CriticalMemory
-from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
 from firmware.table.phases import LINES, WIDTH
 from host_tests.test_controller import Table, new_table, royal_round
@@ -167,19 +165,9 @@ def test_a_table_without_a_progressive_does_not_speak_of_a_jackpot_in_ram_error(
     assert "JACKPOT" not in t.screen()
 
 
-class _ConfiguredTable(Table):
+def _ConfiguredTable(directory, jackpot_config):
     """A Table whose RAM clear uses a jackpot configuration from the configuration file."""
-
-    def __init__(self, directory, jackpot_config):
-        self.jackpot_config = jackpot_config
-        super().__init__(directory)
-
-    def boot(self):
-        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")],
-                                     self.fs)
-        self.c = tc.RoundController(self.memory, jackpot_config=self.jackpot_config)
-        self.c.boot(self.now, 1000 + self.now)
-        return self.c
+    return Table(directory, jackpot_config=jackpot_config)
 
 
 def test_the_ram_clear_screen_shows_large_reset_amounts_whole(tmp_path):

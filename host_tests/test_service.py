@@ -270,11 +270,11 @@ def test_config_set_taking_back_a_pending_change_is_committed_logged_and_said(ta
 
 def test_config_set_split_moves_the_money_and_the_sign_follows(table):
     table.key(True)
-    reply = table.ask('config_set {"split": true}')
+    reply = table.ask('config_set {"split": true, "minor": {"reset": 100000}}')
     assert reply["ok"] and ["split", False, True] in reply["changes"]
     meters = table.ask("meters")
     # firmware/jackpot/pools.py set_config: the pool becomes the Major pool and the Minor
-    # pool starts at its reset amount (default 100,000 cents, firmware/jackpot/config.py)
+    # pool starts at its reset amount (the 100,000 cents set with the split)
     assert {k: v["value"] for k, v in meters["pools"].items()} == {"minor": 100000, "major": RESET}
     assert meters["audit"] == []
     assert table.c.view.meter_slots == (1, 2)
@@ -284,7 +284,7 @@ def test_config_set_split_moves_the_money_and_the_sign_follows(table):
 
 def test_config_set_split_logs_the_minor_pools_seed_as_an_operator_addition(table):
     table.key(True)
-    assert table.ask('config_set {"split": true}')["ok"]
+    assert table.ask('config_set {"split": true, "minor": {"reset": 100000}}')["ok"]
     added = [e[4:7] for e in table.memory.log.events() if e[3] == ev.OPERATOR_ADDITION]
     # the Minor pool starts at its reset amount (100,000 cents), all of it operator money
     assert added == [(1, 0, 100000)]

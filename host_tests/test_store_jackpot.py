@@ -17,7 +17,7 @@ from firmware.store import eventlog
 from firmware.store.critical import STEP_CONFIRM, STEP_LOCK, STEP_SETTLE, STEP_VOID
 
 RATE = (333, 1000)       # a third of each wager, so contributions carry fractions of a cent
-CONFIG = {"main": {"rate": RATE}}
+CONFIG = {"main": {"rate": RATE, "reset": 1000000}}     # a pool seeded with $10,000
 SEATS = [1, 2, 3, 4, 5, 6, 7]
 FLOP = "Ah Kh Qh"
 # seat 3 makes the royal (Jh Th + flop), seat 5 a flush (9h 2h + flop), the others nothing

@@ -13,6 +13,7 @@ end the controller's ledger and every table's meters are compared to the cent.
 
 import argparse
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -28,6 +29,8 @@ from tools.link_broker import ControllerProcess, LocalBroker, write_keys
 from tools.link_controller import read_ledger
 
 TABLES = (1, 2, 3)
+# The demo operator seeds the linked pool with $10,000.00 (the firmware's default: no seed).
+DEMO_CONFIG = {"main": {"reset": 1000000}}
 WAGER = 100
 ROYAL = 4
 FOUR_OF_A_KIND = 2
@@ -84,7 +87,11 @@ def run(fast=False):
     broker = LocalBroker(folder).start()
     keys = os.path.join(folder, "keys.json")
     write_keys(keys, TABLES, key_of)
-    controller = ControllerProcess(folder, broker.port, keys, "--order-window", "500")
+    config = os.path.join(folder, "config.json")
+    with open(config, "w") as f:
+        json.dump(DEMO_CONFIG, f)
+    controller = ControllerProcess(folder, broker.port, keys, "--order-window", "500",
+                                   "--config", config)
     controller.start(quiet=False)
 
     def relay():

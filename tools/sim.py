@@ -58,6 +58,9 @@ LEGEND_CYCLE_MS = 4000   # every spot-light pattern repeats within this (spot_li
 SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beeps
 DEFAULT_STATE = ".sim"
 CHIPS_FILE = "chips.txt"  # in the state folder: the spots a chip lies on, kept across restarts
+# The simulated UTH table's operator seeds the jackpot pool with $10,000.00, as
+# docs/table-config.example.json does (the firmware's own default, rules.md: no seed).
+DEMO_JACKPOT = {"main": {"reset": 1000000}}
 # Lines of at most HELP_WIDTH characters: the interactive screen shows them beside the dealer
 # display, so that the whole screen fits an 80 x 24 terminal.
 KEYS_HELP = (
@@ -201,7 +204,8 @@ class Simulation:
         self.realtime = link is not None
         self.started = time.monotonic()
         self.companions = []
-        self.app = App(self.table.board, fs, now=self.now, link=link, game=game)
+        self.app = App(self.table.board, fs, now=self.now, link=link, game=game,
+                       jackpot_config=DEMO_JACKPOT if game == "uth" and link is None else None)
         self.pending_lines = []
         self.releases = {}       # button name -> table time its push() lets go of it
         self.app.boot(self.now, self.wall)

@@ -19,13 +19,13 @@ Keys::
     main / minor / major   pool parameters, a dict of:
         rate          (numerator, denominator): share of each wager added to the pool
         reserve_rate  (numerator, denominator): hidden share that funds the next reset (off)
-        reset         reset (seed) amount in cents
+        reset         reset (seed) amount in cents (off: 0)
         ceiling       cents; above it contributions overflow to the reserve (0: off)
 
 Rates are exact fractions whose denominator divides RATE_UNIT (1,000,000), so every rate is
 a whole number of parts per million; what a wager leaves after the pool and reserve rates
-is the operator's retention.  The default rates and reset amounts are examples for tests
-and the simulator, not approved values: an operator sets them.
+is the operator's retention.  The default rates are examples, not approved values, and the
+reset (seed) amounts are off, as rules.md asks of the operator options: an operator sets them.
 """
 
 from firmware.compat import const
@@ -48,9 +48,9 @@ SHORTFALLS = ("operator", "cut")    # the shortfall option's values, as Config.s
 
 _DEFAULT_POOLS = (
     # rate, reserve_rate, reset, ceiling
-    ((70, 100), (0, 1), 1000000, 0),
-    ((20, 100), (0, 1), 100000, 0),
-    ((50, 100), (0, 1), 1000000, 0),
+    ((70, 100), (0, 1), 0, 0),
+    ((20, 100), (0, 1), 0, 0),
+    ((50, 100), (0, 1), 0, 0),
 )
 DEFAULT_WAGER = const(100)
 

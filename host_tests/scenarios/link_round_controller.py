@@ -23,6 +23,7 @@ KEY = b"scenario key of linked table 4.."
 TABLE = 4
 NOW = 1800000000
 RESET = 1000000
+SEEDED = {"main": {"reset": RESET}}   # the operator's seed (rules.md: off by default)
 WAGER = 100
 failures = []
 sent = []
@@ -94,7 +95,7 @@ def factory(section, log):
 
 fs = MemFS({})
 memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory)
+c = tc.RoundController(memory, SEEDED)
 c.link_factory = factory
 ledger = Ledger()
 clock = [0]
@@ -231,7 +232,7 @@ print("idle link work under heap_lock:", "ok" if ok else "ALLOCATED")
 # royal is paid from there, not claimed on the link, which never had its wagers.
 fs = MemFS({})
 memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory)
+c = tc.RoundController(memory, SEEDED)
 c.boot(0, NOW)
 key(True)
 press(btn.OK, True)
@@ -242,7 +243,7 @@ for seat in (1, 2):
     c.spot(sens.PLACED, sens.ante_spot(seat), clock[0])
 press(btn.LOCK)
 memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory)
+c = tc.RoundController(memory, SEEDED)
 c.link_factory = factory
 ledger = Ledger()
 c.boot(0, NOW)
@@ -280,7 +281,7 @@ press(btn.LOCK)
 step(3)
 locked_round = c.rec.round_no
 memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory)
+c = tc.RoundController(memory, SEEDED)
 c.boot(0, NOW)
 for dest, text in ((1, "As Ks"), (2, "2c 3d"), (0, "4h 5h"), (8, "Qs Js Ts 9c 8d")):
     for card in cards.parse(text):
@@ -299,7 +300,7 @@ key(False)
 check("standalone: linked round not voided", (tc.PHASE_NAMES[c.phase], c.message, events(ev.VOID)),
       ("LOCKED", "Round was linked\nlink table again", []))
 memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory)
+c = tc.RoundController(memory, SEEDED)
 c.link_factory = factory
 c.boot(0, NOW)
 step(3)

@@ -32,7 +32,7 @@ class Port:
 
 
 table = simulated.make(None)
-app = App(table.board, MemFS(), now=0)
+app = App(table.board, MemFS(), now=0, jackpot_config={"main": {"reset": 1000000}})  # seeded
 port = Port()
 app.service = svc.Service(app.controller, port)
 clock = AppClock(app, TICK_MS)

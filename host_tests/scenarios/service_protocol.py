@@ -1,8 +1,8 @@
 # The service protocol (firmware/service.py) on both runtimes: every command against a round
 # controller on critical memory in a memory filesystem, then hostile lines and configuration
 # payloads, each refused with a reason while the memory files, the log and the meters stay
-# as they were.  Expected amounts: default config, 70 of each 100 cents to the pool, reset
-# $10,000.00; the royal takes the whole pool [rules.md 11.9].
+# as they were.  Expected amounts: default config, 70 of each 100 cents to the pool, with
+# the operator's reset (seed) of $10,000.00; the royal takes the whole pool [rules.md 11.9].
 import json
 
 from firmware import service as svc
@@ -42,7 +42,7 @@ class Port:
 files = {}
 fs = MemFS(files)
 memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory)
+c = tc.RoundController(memory, {"main": {"reset": 1000000}})
 c.boot(0, 100)
 port = Port()
 service = svc.Service(c, port)

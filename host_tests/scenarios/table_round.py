@@ -2,7 +2,8 @@
 # RAM clear, two jackpot wagers accepted, a royal flush confirmed by the supervisor and paid,
 # then a power cut and a reboot that finds the same pool. The steady-state tick allocates
 # nothing (checked under heap_lock). Expected amounts: default config, 70 of each 100 cents
-# to the pool, reset $10,000.00; the royal takes the whole pool [rules.md 11.9].
+# to the pool, with the operator's reset (seed) of $10,000.00; the royal takes the whole pool
+# [rules.md 11.9].
 from firmware.compat import micropython
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
@@ -23,7 +24,7 @@ files = {}
 def boot():
     fs = MemFS(files)
     memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-    c = tc.RoundController(memory)
+    c = tc.RoundController(memory, {"main": {"reset": 1000000}})
     c.boot(0, 100)
     return c
 
