@@ -19,7 +19,6 @@ CONFIG_PATH = "/config.json"
 GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
 SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
 PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS results reload it)
-DEFAULT_GAME = "uth"                    # what the table plays without a configuration file
 
 
 def main():
@@ -105,10 +104,11 @@ def check_config(board_name, config_path=CONFIG_PATH):
 
     before = set(sys.modules)
     table, ok, text = load_config(config_path, board_name)
-    options, link_settings, game = {}, None, DEFAULT_GAME
+    # no file, or one refused: the game critical memory records (RoundController.boot)
+    options, link_settings = {"game": None}, None
     if table is not None:
-        game = table.game
-        options = {"jackpot_config": table.jackpot, "game": game, "seats": table.options.seats}
+        options = {"jackpot_config": table.jackpot, "game": table.game,
+                   "seats": table.options.seats}
         hand_rule = getattr(table.options, "hand_rule", None)     # UTH's only
         if hand_rule is not None:
             options["hand_rule"] = hand_rule

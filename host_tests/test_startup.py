@@ -308,3 +308,14 @@ def test_a_program_check_that_stops_on_an_error_fails_instead_of_stopping_the_bo
     assert (facts["ok"], facts["reason"], facts["digest"]) == (False, "bad-manifest", None)
     assert facts["text"] == ("program check failed: bad-manifest: the check stopped: "
                              "RuntimeError maximum recursion depth exceeded")
+
+
+def test_a_refused_or_missing_file_leaves_the_game_to_critical_memory(tmp_path):
+    """No game from the file: the table stays the game its round record names (the built-in
+    default, UTH, only when none is recorded), never silently the default's."""
+    path = tmp_path / "config.json"
+    options, link, ok, text = startup.check_config("pico_w", str(path))
+    assert ok and options == {"game": None}
+    path.write_text('{"format": 1, "game": "fcp",}')
+    options, link, ok, text = startup.check_config("pico_w", str(path))
+    assert not ok and options == {"game": None} and "line 1" in text

@@ -556,3 +556,79 @@ def test_the_locked_screen_marks_a_void_seat_at_the_cursor(tmp_path):
     assert t.c.view.lines[6] == "S2 VOID  SETTLE"
     t.press(btn.DOWN)                        # seat 1: not void
     assert t.c.view.lines[6] == "OK=fold SETTLE"
+
+
+# ------------------------------------------------------------------ a file refused at boot
+
+_REFUSED = "config file: not valid JSON: expected ',' or '}' at line 3 column 14"
+
+
+def _boot_refused(t, ok=False):
+    """The power comes back with /config.json refused (ok False) or missing (ok True): the
+    boot passes no game (firmware.startup.check_config), and the App says why afterwards."""
+    t.game = None
+    c = t.boot()
+    c.set_config_status(ok, _REFUSED if not ok else "no /config.json: defaults")
+    return c
+
+
+def test_a_refused_file_leaves_the_table_the_game_it_was(tmp_path):
+    """A Four Card Poker table's file is corrupted: it stays a Four Card Poker table (its
+    round record says so), says CONFIG ERROR and the game, and deals Four Card Poker."""
+    t = _open(tmp_path, tc.FCP)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    c = _boot_refused(t)
+    assert c.phase == tc.RESULTS and c.results == ["D One Pair", "S1 Trips W"]
+    t.press(btn.SETTLE)
+    assert c.phase == tc.OPEN and c.game == tc.FCP
+    assert c.view.lines[1] == "CONFIG ERROR" and c.view.lines[6] == "FOUR CARD POKER"
+    assert not c.jackpot_open() and c.view.meter_fault == "CONF Err"
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    assert c.results == ["D One Pair", "S1 Trips W"]
+
+
+@pytest.mark.parametrize("ok", [False, True])
+def test_a_round_locked_before_the_file_was_lost_resumes_without_a_game_change(tmp_path, ok):
+    """Refused or missing: no "UTH next round", the next round is still Big Raise Stud."""
+    t = _open(tmp_path, tc.BRS)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    c = _boot_refused(t, ok)
+    assert c.phase == tc.LOCKED and c.game == tc.BRS
+    assert "next round" not in t.screen() and "Round 1 resumed" in t.screen()
+    t.deal([(8, "Th 9h"), (1, "Ah Kh Qh")])
+    t.press(btn.SETTLE)
+    t.press(btn.SETTLE)
+    assert c.phase == tc.OPEN and c.game == tc.BRS and c.jackpot_open() is False
+    assert ("CONFIG ERROR" in t.screen()) is not ok
+
+
+def test_a_refused_file_keeps_the_uth_hand_rule_of_the_table(tmp_path):
+    t = Table(tmp_path)
+    t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+    t.c = tc.RoundController(t.memory, hand_rule=tc.BEST5OF7)
+    t.c.boot(t.now, 1000)
+    t.ram_clear()
+    c = _boot_refused(t)                     # before any round was locked: the RAM clear's
+    assert c.game == tc.UTH and c.hand_rule == tc.BEST5OF7
+    assert c.view.lines[6] == "ULTIMATE HOLDEM" and not c.jackpot_open()
+
+
+def test_a_refused_file_and_no_game_recorded_says_the_game_is_unknown(tmp_path):
+    """A round record without its game (written before the record had one): nothing tells
+    the game; the table says so rather than name the built-in default's."""
+    from firmware.table import roundrecord
+
+    t = _open(tmp_path, tc.FCP)
+    t.c.rec.game = roundrecord.UNKNOWN
+    assert t.c.commit_admin([], t.c._sections()) == ""
+    c = _boot_refused(t)
+    assert c.phase == tc.OPEN and not c.jackpot_open()
+    assert c.view.lines[1] == "CONFIG ERROR" and c.view.lines[6] == "GAME UNKNOWN"
+

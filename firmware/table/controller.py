@@ -138,7 +138,7 @@ class RoundController:
 
     def __init__(self, memory, jackpot_config=None, hand_rule=HOLE2_BOARD3, ante_sensors=True,
                  seats=SEATS, game=UTH):
-        if game not in GAME_CARDS:
+        if game not in GAME_CARDS and game is not None:
             raise ValueError("game must be one of %s, got %r" % (", ".join(sorted(GAME_CARDS)), game))
         if hand_rule not in (HOLE2_BOARD3, BEST5OF7):
             raise ValueError("hand_rule must be %r or %r, got %r" % (HOLE2_BOARD3, BEST5OF7, hand_rule))
@@ -150,10 +150,12 @@ class RoundController:
         self.jackpot_config = jackpot_config    # the RAM clear's configuration (None: default)
         # The configuration's game and hand rule: each new round's.  A round locked before a
         # power cut is finished under its own (boot), though the file changed meanwhile.
-        self.file_game = game
+        # game None (no file, or one refused): the game the round record names (boot), else UTH
+        self.game_unknown = game is None
+        self.file_game = game or UTH
         self.file_rule = hand_rule
         self.other_game = None
-        self._play(game, hand_rule)
+        self._play(self.file_game, hand_rule)
         self.ante_sensors = ante_sensors
         self.seats = seats
         self.view = screens.View(seats)
@@ -269,6 +271,10 @@ class RoundController:
             # locked (or settled) under another game or hand rule than the file's now: the
             # round is finished, and its results shown, under its own; the next is the file's
             self._play(_GAMES[code & 3], BEST5OF7 if code & _BEST5 else HOLE2_BOARD3)
+        if self.game_unknown and code & 3 < len(_GAMES):
+            # no game from the file: the table stays the game it was, never the default's
+            self.game_unknown = False
+            self.file_game, self.file_rule = self.game, self.hand_rule
         step = self.memory.step
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
@@ -388,8 +394,9 @@ class RoundController:
             self.other_game = othergames
 
     def _game_code(self):
-        """The round record's game byte for the game and hand rule in play."""
-        return _GAMES.index(self.game) | (_BEST5 if self.hand_rule == BEST5OF7 else 0)
+        """The round record's game byte for the configuration's game and hand rule (in play
+        but while a round kept from before the file changed is finished)."""
+        return _GAMES.index(self.file_game) | (_BEST5 if self.file_rule == BEST5OF7 else 0)
 
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)

@@ -15,7 +15,8 @@ decode() raises ValueError naming what is wrong: bad magic, version, length, a c
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
 
 The game byte keeps a round locked before a power cut under its own game when the
-configuration file was changed meanwhile (RoundController.boot).
+configuration file was changed meanwhile, and the table its game when the file is missing or
+refused (RoundController.boot); a RAM clear writes the file's.
 """
 
 from firmware.compat import const

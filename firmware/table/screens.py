@@ -195,6 +195,8 @@ def render_lines(c):
             lines[1] = "PROGRAM ERROR"
         elif not c.config_ok or c._linked_option():
             lines[1] = "CONFIG ERROR"
+            # the game dealt all the same: the round record's when the file was refused
+            lines[6] = "GAME UNKNOWN" if c.game_unknown else GAME_TITLES[c.game]
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]
         lines[2] = "placed " + (c._seat_list(c.placed) or "-")

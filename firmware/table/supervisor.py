@@ -154,6 +154,7 @@ def ram_clear(c):
     critical memory (CriticalMemory.ram_clear); a linked table keeps the link's ledger."""
     jp = pools.Jackpot(c.jackpot_config)
     rec = roundrecord.RoundRecord()
+    rec.game = c._game_code()   # the game known from the first round on, though the file goes
     try:
         sections = {SECTION_JACKPOT: jprecord.encode(jp), SECTION_ROUND: roundrecord.encode(rec)}
         if c.tablelink is not None:

@@ -83,4 +83,28 @@ c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("switched: results", c.results, ["D One Pair", "S1 Trips W"])
 c.panel(btn.PRESS, btn.SETTLE, 30)
 checker.check("switched: next round", (c.game, c.view.lines[1]), (tc.UTH, "JP OPEN"))
+
+# A Four Card Poker round locked, /config.json refused at the next boot (firmware.startup gives
+# no game): the table stays Four Card Poker, its round and the next, says CONFIG ERROR and its
+# game, and keeps the jackpot closed.
+fs = MemFS({})
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                       game=tc.FCP)
+c.boot(0, 100)
+c.panel(btn.KEY_ON, 0, 1)
+c.panel(btn.LONG, btn.OK, 2)
+c.panel(btn.PRESS, btn.OK, 3)
+c.panel(btn.KEY_OFF, 0, 4)
+c.spot(sens.PLACED, sens.ante_spot(1), 4)
+c.panel(btn.PRESS, btn.LOCK, 5)
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                       game=None)
+c.boot(0, 200)
+c.set_config_status(False, "config file: not valid JSON")
+checker.check("refused: resumed as", (c.game, c.message), (tc.FCP, "Round 1 resumed\ncards again"))
+deal(c, ((1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")))
+c.panel(btn.PRESS, btn.SETTLE, 20)
+c.panel(btn.PRESS, btn.SETTLE, 30)
+checker.check("refused: next round", (c.game, c.view.lines[1], c.view.lines[6], c.jackpot_open()),
+              (tc.FCP, "CONFIG ERROR", "FOUR CARD POKER", False))
 checker.finish()
