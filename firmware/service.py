@@ -426,6 +426,8 @@ class Service:
             if c.phase == tc.RAM_ERROR:
                 c.panel(btn.LONG, btn.OK, self.now_ms)    # as the supervisor: key + long OK
                 c.panel(btn.RELEASE, btn.OK, self.now_ms)
+            if c.phase == tc.RAM_ERROR:
+                return _error(cmd, NOT_NOW, "no RAM clear: " + c.config_text)
             if c.phase != tc.RAM_CLEAR:
                 return _error(cmd, NOT_NOW, "RAM clear only from RAM ERROR (memory is %s, table "
                               "in %s)" % (c.memory.status, tc.PHASE_NAMES[c.phase]))

@@ -494,6 +494,17 @@ def test_ram_clear_from_ram_error_start_then_accept(tmp_path):
     assert [e[3] for e in t.memory.log.events()] == [ev.RAM_CLEAR]
 
 
+def test_ram_clear_refused_while_the_config_file_is_refused(tmp_path):
+    """The RAM clear would start the pool from the built-in defaults, not the file's."""
+    t = Table(tmp_path)
+    t.c.set_config_status(False, "config table_max: -1 is not a payout")
+    t.key(True)
+    before = t.fingerprint()
+    reply = t.ask("ram_clear")
+    assert reply["code"] == svc.NOT_NOW and "config table_max: -1" in reply["error"]
+    assert t.fingerprint() == before and t.c.phase == tc.RAM_ERROR
+
+
 def test_ram_clear_twice_in_one_boot(tmp_path):
     """The console's RAM clear presses OK as the panel sends it (press, then release), so a
     second RAM clear in the same boot, with no OK pressed at the table since, works too."""

@@ -632,3 +632,15 @@ def test_a_refused_file_and_no_game_recorded_says_the_game_is_unknown(tmp_path):
     assert c.phase == tc.OPEN and not c.jackpot_open()
     assert c.view.lines[1] == "CONFIG ERROR" and c.view.lines[6] == "GAME UNKNOWN"
 
+
+
+def test_no_ram_clear_while_the_file_is_refused(tmp_path):
+    """The RAM clear starts the pool from the file's jackpot settings: with the file refused
+    it would start it from the built-in defaults, which stay after the file is fixed."""
+    t = Table(tmp_path, game=None)          # blank memory: RAM ERROR
+    t.c.set_config_status(False, _REFUSED)
+    assert t.c.view.lines[5] == "CONFIG ERROR"      # said before the supervisor tries
+    t.key(True)
+    t.press(btn.OK, long=True)
+    assert t.c.phase == tc.RAM_ERROR and "CONFIG ERROR\nno RAM clear" in t.screen()
+    assert t.memory.status == "RAM ERROR"

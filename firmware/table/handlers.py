@@ -178,7 +178,11 @@ def _on_results(c, button, long):
 
 def _on_ram_error(c, button, long):
     if c.key_on and long and button == btn.OK:
-        c._set_phase(RAM_CLEAR)
+        if c.config_ok:
+            c._set_phase(RAM_CLEAR)
+        else:
+            # the reset values would be the defaults', not the file's (nor a link ledger kept)
+            c._say("CONFIG ERROR", "no RAM clear")
 
 
 def _on_ram_clear(c, button, long):

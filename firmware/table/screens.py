@@ -274,6 +274,8 @@ def render_lines(c):
             lines[2 + i] = text
         if c.link_factory is not None:
             lines[5] = "LINK STOPPED"     # controller.link_stop
+        elif not c.config_ok:
+            lines[5] = "CONFIG ERROR"     # no RAM clear until the file is fixed (handlers)
         lines[6] = "KEY+long OK:"
         lines[7] = "RAM clear"
     elif phase == RAM_CLEAR:
