@@ -237,7 +237,7 @@ class Service:
         log = c.memory.log
         config_ok, config_text = c.config_state()
         return {"ok": True, "cmd": cmd, "protocol": PROTOCOL, "phase": tc.PHASE_NAMES[c.phase],
-                "round": c.rec.round_no, "key_on": c.key_on, "door_open": c.door_open,
+                "round": c.rec.round_no, "game": c.game, "key_on": c.key_on, "door_open": c.door_open,
                 "jackpot_open": c.jackpot_open(), "memory": c.memory.status,
                 "memory_text": c.memory.status_text(), "seq": c.memory.seq,
                 "log_count": log.count, "log_first": log.first_available(),

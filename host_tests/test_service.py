@@ -136,6 +136,18 @@ def test_status_says_where_the_table_is(table):
         False, "config table_max: -1 is not a payout", False)
 
 
+def test_status_names_the_game_the_table_deals_with_its_file_refused(tmp_path):
+    t = Table(tmp_path)
+    t.game = tc.FCP
+    t.boot()
+    t.ram_clear()
+    t.game = None                       # the file refused at the next boot
+    t.boot()
+    t.c.set_config_status(False, "config file: not UTF-8 text")
+    reply = t.ask("status")
+    assert (reply["game"], reply["config_ok"], reply["phase"]) == ("fcp", False, "OPEN")
+
+
 def test_meters_after_a_round_with_two_wagers(table):
     table.chip(1)
     table.chip(3)
