@@ -363,6 +363,47 @@ def test_ram_clear_keeps_the_link_ledger(rig):
     assert section.last_n == 1 and section.totals[0] == WAGER
 
 
+def test_a_linked_table_whose_file_went_missing_never_opens_its_frozen_local_pool(rig):
+    """The flash erased and the program put back without /config.json (the FRAM kept
+    critical memory), or the file deleted: no file means the built-in defaults, a standalone
+    table, which at a table whose memory holds a link ledger would take jackpot wagers into
+    the local pool frozen since it was linked.  It stays closed until the file is back."""
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.deal(PLAIN)
+    rig.press(btn.SETTLE)
+    rig.press(btn.SETTLE)
+    rig.step(100, 3)
+    assert rig.c.phase == tc.OPEN and rig.memory.section(tc.SECTION_LINK) is not None
+    memory = CriticalMemory([FileSlot(rig.fs, "a.bin"), FileSlot(rig.fs, "b.bin")], rig.fs)
+    c = tc.RoundController(memory, game=None)           # no file: no game, no link
+    c.boot(rig.now, WALL)
+    c.set_config_status(True, "no /config.json: defaults")
+    assert c.phase == tc.RESULTS                        # the linked round's, again
+    c.panel(btn.PRESS, btn.SETTLE, rig.now + 10)
+    assert c.phase == tc.OPEN and not c.jackpot_open() and c.view.meter_fault == "LINK dn"
+    assert c.view.meter[0] == -1                        # nor its frozen amount on the sign
+    c.spot(sens.PLACED, sens.jackpot_spot(1), rig.now + 20)
+    c.spot(sens.PLACED, sens.ante_spot(1), rig.now + 20)
+    c.panel(btn.PRESS, btn.LOCK, rig.now + 40)
+    assert c.phase == tc.LOCKED and c.rec.accepted == 0     # no wager into the frozen pool
+
+
+def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path):
+    """firmware.app.start with a link section it could not build (no key file, the broker's
+    name not found): CONFIG ERROR, the jackpot closed, and the sign no amount of the local
+    pool, frozen since the table was linked (not the link's pool)."""
+    from host_tests.test_controller import Table
+
+    t = Table(tmp_path)
+    t.ram_clear()
+    c = t.c
+    c.set_config_status(False, "link key /link.key: [Errno 2] ENOENT")
+    c.link_required = True
+    c.link(False, t.tick())
+    assert not c.jackpot_open() and c.view.meter_fault == "CONF Err" and c.view.meter[0] == -1
+
+
 # ---------------------------------------------------------------- configuration file, key file
 
 BASE = {"format": 1, "game": "uth"}

@@ -271,6 +271,10 @@ class RoundController:
             # locked (or settled) under another game or hand rule than the file's now: the
             # round is finished, and its results shown, under its own; the next is the file's
             self._play(_GAMES[code & 3], BEST5OF7 if code & _BEST5 else HOLE2_BOARD3)
+        if self.game_unknown and self.link_factory is None and self.memory.section(SECTION_LINK):
+            # no file at a table that was linked: never its local pool, frozen since then
+            self.link_required = True
+            self.link_up = False
         if self.game_unknown and code & 3 < len(_GAMES):
             # no game from the file: the table stays the game it was, never the default's
             self.game_unknown = False
@@ -1399,8 +1403,9 @@ class RoundController:
         else:
             view.meter_slots = self.jackpot.active_slots()
             if self.tablelink is None:
+                # a linked table without its link: no amount, its local pool is frozen
                 for slot in view.meter_slots:
-                    view.meter[slot] = self.jackpot.value[slot]
+                    view.meter[slot] = -1 if self.link_required else self.jackpot.value[slot]
             else:
                 amounts = self.tablelink.amounts()
                 for i in range(len(view.meter_slots)):
