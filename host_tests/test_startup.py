@@ -319,3 +319,35 @@ def test_a_refused_or_missing_file_leaves_the_game_to_critical_memory(tmp_path):
     path.write_text('{"format": 1, "game": "fcp",}')
     options, link, ok, text = startup.check_config("pico_w", str(path))
     assert not ok and options == {"game": None} and "line 1" in text
+
+
+def test_a_corrupted_file_at_a_four_card_poker_table_boots_it_as_four_card_poker(tmp_path):
+    """The boot's checks through the App, as firmware.app.start wires them: the file good
+    at the first boot, corrupted at the next, and the table still Four Card Poker."""
+    from boards import simulated
+    from firmware.app import App
+    from firmware.drivers import buttons as btn
+    from firmware.store.slots import PathFS
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"format": 1, "game": "fcp", "board": simulated.NAME}))
+
+    def boot():
+        options, link, ok, text = startup.check_config(simulated.NAME, str(path))
+        table = simulated.make(str(tmp_path / "state"))
+        app = App(table.board, PathFS(table.flash_dir), now=0, **options)
+        app.boot(0, 1000)
+        app.controller.set_config_status(ok, text)
+        return app.controller
+
+    c = boot()
+    assert c.phase == tc.RAM_ERROR and c.config_ok
+    c.panel(btn.KEY_ON, 0, 10)          # the RAM clear: key + long OK, then OK
+    for kind, ms in ((btn.PRESS, 20), (btn.LONG, 1100), (btn.RELEASE, 1200),
+                     (btn.PRESS, 1300), (btn.RELEASE, 1400)):
+        c.panel(kind, btn.OK, ms)
+    assert c.phase == tc.OPEN and c.game == tc.FCP
+    path.write_text('{"format": 1, "game": "fcp", "board": "simulated",}')
+    c = boot()
+    assert c.phase == tc.OPEN and c.game == tc.FCP and not c.config_ok
+    assert c.view.lines[1] == "CONFIG ERROR" and c.view.lines[6] == "FOUR CARD POKER"
