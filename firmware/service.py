@@ -200,12 +200,11 @@ class Service:
 
     def handle(self, text):
         """Answer one command line (text without the newline): the reply as a dict."""
-        text = text.strip()
-        if not text:
+        words = text.split(None, 1)     # any run of spaces and tabs separates words
+        if not words:
             return _error(None, BAD_LINE, "empty line: send a command (try help)")
-        space = text.find(" ")
-        cmd = text if space < 0 else text[:space]
-        rest = "" if space < 0 else text[space + 1:].strip()
+        cmd = words[0]
+        rest = words[1].strip() if len(words) > 1 else ""
         if cmd not in COMMANDS:
             return _error(None, UNKNOWN, "unknown command %r (commands: %s)"
                           % (cmd[:32], ", ".join(COMMANDS)))

@@ -581,6 +581,34 @@ def test_hostile_lines_get_an_error_and_change_nothing(table, raw, code, words):
     assert table.ask("status")["ok"] is True     # and the next line is answered normally
 
 
+@pytest.mark.parametrize("line,cmd,check", [
+    # a terminal or a script may send a tab between words: any run of spaces and tabs is one
+    # separator (docs/service-protocol.md)
+    (b"log\t5\n", "log", lambda r: r["start"] == 5),
+    (b"log \t 5\t\t3\n", "log", lambda r: [e[0] for e in r["entries"]] == [5, 6, 7]),
+    (b"status\t\n", "status", lambda r: r["phase"] == "OPEN"),
+    (b'config\t\n', "config", lambda r: r["jackpot"]["wager"] == 100),
+])
+def test_tabs_separate_words_like_spaces(table, line, cmd, check):
+    for _ in range(6):
+        table.c.panel(btn.DOOR_OPEN, 0, table.tick(tc.DOOR_LOG_MS))
+        table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+    reply = table.ask(line)
+    assert reply["ok"] is True and reply["cmd"] == cmd, reply
+    assert check(reply)
+
+
+def test_a_tab_before_a_supervisor_argument_is_a_separator(tmp_path):
+    t = Table(tmp_path)
+    t.key(True)
+    assert t.ask(b"ram_clear\n")["ok"] is True
+    reply = t.ask(b"ram_clear\taccept\n")
+    assert reply["ok"] is True and reply["phase"] == "OPEN", reply
+    t.key(True)
+    reply = t.ask(b'config_set\t{"wager": 200}\n')
+    assert reply["ok"] is True and reply["changes"] == [["wager", 100, 200]], reply
+
+
 def test_binary_flood_is_answered_line_by_line_and_the_buffer_recovers(table):
     import random
     rng = random.Random(7)
