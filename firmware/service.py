@@ -49,6 +49,9 @@ MAX_LINE = const(1024)          # bytes in one command line, newline excluded
 READ_CHUNK = const(64)          # bytes taken from the port per poll
 LINE_TIMEOUT_MS = const(2000)   # an unfinished line older than this is dropped
 LOG_PAGE = const(32)            # most log entries in one reply
+# a pass answers no further line once its replies reach this many bytes (the rest wait in the
+# read buffer): a write to a 115,200-baud console blocks, and the loop feeds a 2 s watchdog
+PASS_REPLY_BYTES = const(1024)
 _MAX_NUMBER_DIGITS = const(10)
 SETTING_BASE = jcfg.SETTING_BASE   # CONFIG_CHANGE setting id of a service change: 100 + key index
 
@@ -112,6 +115,9 @@ class Service:
         self.shoe = shoe                # the card shoe's driver: its last rejected line, for status
         self._line = bytearray(MAX_LINE)
         self._chunk = bytearray(READ_CHUNK)
+        self._have = 0                  # bytes read into _chunk; _next: the first not taken yet
+        self._next = 0
+        self._sent = 0                  # reply bytes written in this pass
         self._length = 0
         self._overflow = False
         self._bad_byte = -1
@@ -132,15 +138,20 @@ class Service:
         if port is None:
             return
         taken = 0
-        while taken < READ_CHUNK and port.any():
-            n = port.readinto(self._chunk)
-            if not n:
-                break
-            for i in range(n):
-                self._byte(self._chunk[i], now_ms)
-            taken += n
+        self._sent = 0
+        while self._sent < PASS_REPLY_BYTES:
+            if self._next >= self._have:
+                if taken >= READ_CHUNK or not port.any():
+                    break
+                self._have = port.readinto(self._chunk) or 0
+                self._next = 0
+                if not self._have:
+                    break
+                taken += self._have
+            self._byte(self._chunk[self._next], now_ms)
+            self._next += 1
         if self._length or self._overflow or self._bad_byte >= 0:
-            if taken == 0 and ticks_diff(now_ms, self._last_byte) >= LINE_TIMEOUT_MS:
+            if ticks_diff(now_ms, self._last_byte) >= LINE_TIMEOUT_MS:
                 self._reset_line()
                 self._send(_error(None, BAD_LINE, "incomplete line dropped after %d ms without a "
                                   "newline" % LINE_TIMEOUT_MS))
@@ -194,7 +205,9 @@ class Service:
         if not reply.get("ok"):
             self.rejected += 1
         if self.port is not None:
-            self.port.write((json.dumps(reply) + "\n").encode())
+            data = (json.dumps(reply) + "\n").encode()
+            self._sent += len(data)
+            self.port.write(data)
 
     # ------------------------------------------------------------------ commands
 

@@ -698,6 +698,25 @@ def test_poll_reads_at_most_a_chunk_per_pass(table):
     assert len(table.port.rx) == 140 - svc.READ_CHUNK
 
 
+def test_a_pasted_batch_of_log_lines_goes_out_over_passes_within_the_watchdog(table):
+    # On a 115,200-baud UART console (the ESP32-S3's UART0) a write blocks the loop until the
+    # bytes are sent (11,520 a second), and the loop feeds the 2 s watchdog once a pass.
+    # 16 "log" lines arrive in one 64-byte read: answered in one pass, 16 pages of 32 entries
+    # (27 KB) took 2.4 s and the watchdog reset the table.
+    for _ in range(2):
+        assert table.c.commit_admin([(ev.TAMPER, 1)] * 20) == ""
+    port = table.port
+    port.rx += b"log\n" * 16
+    longest = 0
+    for _ in range(40):
+        before = len(port.tx)
+        table.service.poll(table.tick())
+        longest = max(longest, len(port.tx) - before)
+    replies = port.replies()
+    assert [len(r["entries"]) for r in replies] == [32] * 16          # every line answered
+    assert longest * 1000 // 11520 < 1000, longest       # each pass well inside the 2 s
+
+
 def test_an_internal_failure_is_a_reply_not_a_crash(table):
     def broken(start=None, stop=None):
         raise OSError(5, "EIO")
