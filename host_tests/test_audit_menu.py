@@ -149,14 +149,15 @@ def test_entries_run_newest_first_and_scroll_onto_the_screen(table):
     newest = table.memory.log.count - 1
     open_audit(table)
     for _ in range(10):                                   # OK: the next section
-        if table.c.view.lines[0].startswith("events"):
+        if table.c.view.lines[1].startswith("events"):
             break
         table.press(btn.OK)
     screen = table.c.view.lines
-    assert screen[:2] == ["events %d" % (newest + 1), "held from #0"]
+    # the section under the menu's title, which stays on the top line
+    assert screen[:3] == ["AUDIT  (BACK)", "events %d" % (newest + 1), "held from #0"]
     # no round committed since the RAM clear: round 0
-    assert screen[2:8] == ["#%d 07:19:56 r0" % newest, " door open id 1", "",
-                           "#%d 07:19:56 r0" % (newest - 1), " tamper S2", ""]
+    assert screen[3:8] == ["#%d 07:19:56 r0" % newest, " door open id 1", "",
+                           "#%d 07:19:56 r0" % (newest - 1), " tamper S2"]
 
 
 def test_more_than_forty_entries_and_a_wrapped_log_are_all_reachable(table):
@@ -193,6 +194,27 @@ def test_long_down_alone_reaches_the_oldest_entry(table):
         last = table.c.menu_top
         table.press(btn.DOWN, long=True)
     assert table.c.view.lines[-3].startswith("#0 ") and table.c.view.lines[-2] == " RAM clear sup 1"
+
+
+@pytest.mark.parametrize("door", [False, True])
+def test_paging_down_and_up_shows_every_line_of_the_menu(table, door):
+    # a page is what the screen shows under the title, which stays on the top line: a long
+    # press that moved a whole screen's height skipped a line at every page
+    table.c.commit_admin([(ev.TAMPER, 1 + i % 7) for i in range(20)])
+    if door:
+        table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    menu = open_audit(table)
+    for button in (btn.DOWN, btn.UP):
+        seen = set()
+        for _ in range(len(menu)):
+            last = table.c.menu_top
+            for kind in (btn.PRESS, btn.LONG, btn.RELEASE):   # a long press, screen by screen
+                seen.update(range(table.c.menu_top + 1, table.c.menu_top + LINES - door))
+                table.c.panel(kind, button, table.tick(1000))
+            if table.c.menu_top == last:
+                break
+        seen.add(0)                                       # the title, always on screen
+        assert seen == set(range(len(menu))), sorted(set(range(len(menu))) - seen)
 
 
 def test_a_missing_log_page_is_shown_unreadable_and_the_rest_still_listed(table, tmp_path):
@@ -431,7 +453,8 @@ def test_with_the_door_open_every_audit_line_can_still_be_read(table):
     while table.c.menu_top != last:                       # down to the end, page by page
         last = table.c.menu_top
         table.press(btn.DOWN, long=True)
-    assert table.c.view.lines[:LINES - 1] == list(menu[len(menu) - LINES + 1:])
+    # the title on top, then the menu's last lines
+    assert table.c.view.lines[:LINES - 1] == ["AUDIT  (BACK)"] + list(menu[len(menu) - LINES + 2:])
     assert table.c.view.lines[-1] == "DOOR OPEN"
     for _ in range(20):                                   # OK: section by section, then the top
         table.press(btn.OK)
@@ -477,3 +500,30 @@ def test_an_entry_past_the_hundredth_still_names_its_round():
     # a line with no room for it is never cut: the round is left out there
     lines = audit.entry_lines((600, WALL, 300, ev.SUPERVISOR_CONFIRM, 1, 2, 0, b""))
     assert lines == ["#600 07:19:56", " supervisor OK", " sup 1 hits 2"]
+
+
+def test_a_scrolled_audit_screen_still_says_where_it_is_and_how_to_leave(tmp_path):
+    """Scrolled down, the dealer display (the SSD1306's pixels read back as text) keeps the
+    menu's title, AUDIT and BACK, on its top line; a section OK jumps to shows its own title
+    under it, and the last line of the menu is still reached."""
+    from host_tests.test_table_payout import BoardRig
+
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    b.key(True)
+    b.press("OK", long=True)
+    c = b.app.controller
+    assert c.phase == tc.AUDIT
+    menu = c.menu
+    b.press("DOWN")
+    b.run(100)
+    assert b.table.oled.lines()[0].strip() == "AUDIT  (BACK)"
+    b.press("OK")                                         # the next section: the main pool
+    b.run(100)
+    oled = [line.rstrip() for line in b.table.oled.lines()]
+    assert oled[0] == "AUDIT  (BACK)" and oled[1] == "main $10000.00", oled
+    for _ in range(20):                                   # long DOWN to the end
+        b.press("DOWN", long=True)
+    b.run(100)
+    oled = [line.rstrip() for line in b.table.oled.lines()]
+    assert oled[0] == "AUDIT  (BACK)" and oled[-1] == menu[len(menu) - 1].rstrip(), oled

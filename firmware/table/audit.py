@@ -451,11 +451,12 @@ class AuditMenu:
 
     def next_mark(self, top, rows):
         """Where a screen of `rows` lines showing from line `top` goes next: the next section
-        start, then the last screen (the oldest entries), then back to the first line."""
+        start (just under the title, which stays on the top line), then the last screen (the
+        oldest entries), then back to the first line."""
         last = max(0, len(self) - rows)
         for mark in self.marks:
-            if top < mark < last:
-                return mark
+            if top < mark - 1 < last:
+                return mark - 1
         return last if top < last else 0
 
 

@@ -203,9 +203,10 @@ def _on_audit(c, button, long):
         # the next section (meters, hits, events ...): the event log is long to scroll through
         c.menu_top = c.menu.next_mark(c.menu_top, rows)
     elif button == btn.DOWN:
-        c.menu_top = min(c.menu_top + (rows if long else 1), max(0, len(c.menu) - rows))
+        # a page: the lines under the title, which stays on the top line
+        c.menu_top = min(c.menu_top + (rows - 1 if long else 1), max(0, len(c.menu) - rows))
     elif button == btn.UP:
-        c.menu_top = max(0, c.menu_top - (rows if long else 1))
+        c.menu_top = max(0, c.menu_top - (rows - 1 if long else 1))
 
 
 def _on_config(c, button, long):

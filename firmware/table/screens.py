@@ -299,9 +299,10 @@ def render_lines(c):
         lines[6] = "OK=accept"
         lines[7] = "BACK=cancel"
     elif phase == AUDIT:
+        # the title (AUDIT, BACK) stays on the top line; the lines under it scroll
         for i in range(menu_rows(c)):
             if c.menu_top + i < len(c.menu):
-                lines[i] = c.menu[c.menu_top + i]
+                lines[i] = c.menu[c.menu_top + i if i else 0]
     elif phase == CONFIG:
         lines[0] = "CONFIG (BACK)"
         pending = False
