@@ -27,11 +27,9 @@ def main():
     The program is checked on the filesystem at ROOT, the configuration file is CONFIG_PATH.
     A failure is said on the console (stopped_line) before it ends main.py.  This module is
     forgotten on the way out: its code leaves the heap before the table's loads."""
-    import board  # the build tool installs the board module under this name
-
     collect_often(True)
     try:
-        hw = board.make()
+        hw = _board().make()
         checks = startup_checks(hw.name, ROOT, CONFIG_PATH)
     except Exception as error:
         # The table stops (the watchdog, once started, resets the board): say why on the
@@ -40,6 +38,66 @@ def main():
         raise
     forget("firmware.startup")
     return hw, checks
+
+
+def _board():
+    """The board module (the build installs it as board.mpy).  A folder named board beside it
+    is what MicroPython imports in its place, empty (no make): the module is then imported
+    from a filesystem mounted for the purpose that holds its file alone, and the program
+    check reports the folder as an extra file (jackpot wagering closed), not a stopped boot."""
+    import os
+    import sys
+
+    import board
+
+    if hasattr(board, "make"):
+        return board
+    import vfs
+
+    del sys.modules["board"]
+    sys.path.insert(0, _MOUNT)
+    vfs.mount(_BoardFile(os.stat, sys.path), _MOUNT)
+    try:
+        import board
+    finally:
+        vfs.umount(_MOUNT)
+        sys.path.pop(0)
+    return board
+
+
+_MOUNT = "/_board"
+
+
+class _BoardFile:
+    """A filesystem (MicroPython's VFS protocol, what import asks of it) holding only the
+    files /board.py and /board.mpy, found on the rest of sys.path; never a folder /board.
+    (No import in its methods: MicroPython would look for the module here first.)"""
+
+    def __init__(self, stat, path):
+        self._stat = stat
+        self._path = path
+
+    def mount(self, readonly, mkfs):
+        pass
+
+    def umount(self):
+        pass
+
+    def stat(self, path):
+        return self._stat(self._find(path))
+
+    def open(self, path, mode):
+        return open(self._find(path), mode)
+
+    def _find(self, path):
+        if path.startswith("/board."):     # board.py, board.mpy: only its own files
+            for entry in self._path[1:]:
+                try:
+                    if not self._stat(entry + path)[0] & 0x4000:    # a file, not a folder
+                        return entry + path
+                except OSError:
+                    pass
+        raise OSError(2)
 
 
 def load_config(path, board_name):

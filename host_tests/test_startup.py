@@ -262,6 +262,39 @@ def test_main_says_on_the_console_why_the_table_stopped(runtime, tmp_path):
     assert "Traceback" in done.stdout + done.stderr      # and the traceback still follows
 
 
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_an_empty_board_folder_beside_the_board_module_is_an_extra_file_not_a_stop(
+        runtime, tmp_path):
+    """An empty folder /board/ on the flash (a technician's mkdir, a botched copy): MicroPython
+    imports it, as a namespace package with no make(), in place of board.mpy, and the boot
+    stopped before any check.  The board module is imported past it, and the program check
+    reports the folder as an extra file: the table starts with jackpot wagering closed and
+    PROGRAM ERROR on its display."""
+    from firmware import manifest
+    from host_tests import runtimes
+    from tools.build import MAIN_PY
+    data = json.loads(EXAMPLE.read_text())
+    data["board"] = "simulated"
+    (tmp_path / "config.json").write_text(json.dumps(data))
+    flash = tmp_path / "flash"                   # the board's filesystem, first on the path
+    flash.mkdir()
+    (tmp_path / "state").mkdir()
+    files = {"main.py": MAIN_PY.encode(),
+             "board.py": (BOARD_PY % str(tmp_path / "state")).encode()}
+    for name, content in files.items():
+        (flash / name).write_bytes(content)
+    (flash / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "test-1", files))
+    (flash / "board").mkdir()
+    (tmp_path / "stand_in_app.py").write_text(STAND_IN_APP)
+    done = _run(runtime, "startup_main_mp.py", [str(flash), str(tmp_path / "config.json"),
+                                                str(flash / "main.py")],
+                path="%s:%s:%s" % (flash, runtimes.ROOT, tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:2] == ["board simulated", "program extra-file"]
+    assert "loaded firmware.startup 0" in lines
+
+
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
     """A full heap while the table's code loads (import firmware.app) is the failure the
     boot is most likely to meet: main.py imports it inside the try that says why."""
