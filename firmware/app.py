@@ -57,6 +57,7 @@ _DISPLAY_REFRESH_MS = const(10000)
 _OLED_LINES = const(8)
 _NEWLINE = const(10)
 _RETURN = const(13)
+_CONSOLE_CHUNK = const(64)        # bytes ConsoleWatch takes a pass (firmware.service.READ_CHUNK)
 
 # Beep pattern of each controller beep (index = tc.BEEP_*).
 BEEPS = (None, buz.ACCEPT, buz.ERROR, buz.TAMPER, buz.JACKPOT)
@@ -446,7 +447,11 @@ class ConsoleWatch:
     def _refuse(self, error):
         # (a module whose import failed is not left in sys.modules: the next line loads afresh)
         port, byte = self.port, self._byte
-        while port.any() and port.readinto(byte):
+        # a chunk a pass, as the service reads: each line end's reply blocks the loop on a
+        # 115,200-baud console, and the loop feeds a 2 s watchdog
+        for _ in range(_CONSOLE_CHUNK):
+            if not (port.any() and port.readinto(byte)):
+                return
             # a line ends at CR, LF or CR LF (counted once), as in firmware.service
             after_return = self._after_return
             self._after_return = byte[0] == _RETURN

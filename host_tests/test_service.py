@@ -684,6 +684,24 @@ def test_the_console_watch_answers_each_line_end_while_the_protocol_cannot_load(
     assert [r["code"] for r in replies] == [svc.INTERNAL] * 2 and watch.refused == 2
 
 
+def test_the_console_watch_reads_a_chunk_a_pass_while_the_protocol_cannot_load(
+        table, monkeypatch):
+    # a full heap, and Enter held down (or a pasted page) on a 115,200-baud console: every
+    # line end waiting was answered in one pass, 300 of them 45 KB, 4 s of blocking writes
+    # against the 2 s watchdog; at most a read chunk's worth of bytes is taken a pass
+    import sys
+
+    from firmware import app
+    monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
+    watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
+    table.port.rx += b"\n" * 300
+    watch.poll(table.tick())
+    assert len(table.port.replies()) == svc.READ_CHUNK and watch.refused == svc.READ_CHUNK
+    for _ in range(10):
+        watch.poll(table.tick())
+    assert watch.refused == 300 and not table.port.rx
+
+
 def test_a_crlf_split_between_two_polls_is_one_line_end(table):
     table.port.rx += b"status\r"
     table.service.poll(table.tick())
