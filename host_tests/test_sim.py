@@ -914,3 +914,36 @@ def test_the_service_mode_runs_the_game_asked_for(monkeypatch, game):
     monkeypatch.setattr(simmod, "serve", lambda sim: served.append(sim.controller.game) or 0)
     assert simmod.main(["--service", "--memory", "--fresh", "--game", game]) == 0
     assert served == [game]
+
+
+# ---------------------------------------------------------------------- dealing with c
+
+
+def test_c_deals_only_the_cards_still_missing():
+    # two cards typed for seat 3, then c: the rest of the round is dealt around them, never a
+    # card the table has (a "seen twice" refusal would log a fouled deck) nor one too many
+    from firmware.store import eventlog as ev
+
+    sim = locked_with_seat_3()
+    for line in ("shoe S3 As", "shoe S3 Ks", "shoe B Qs"):
+        sim.command(line)
+    refused = sim.controller.last_refusal
+    dealt = sim.deal(0)
+    assert not [x for x in dealt if x.startswith("S3") or x in ("B As", "B Ks", "B Qs")]
+    assert sim.controller._hole(2) == [51, 47]
+    assert sim.controller.last_refusal == refused            # every card dealt was taken
+    assert sim.controller._missing() == ""
+    log = sim.app.memory.log
+    assert not [e for e in log.events(log.first_available()) if e[3] == ev.CARD_DUPLICATE]
+    assert simmod.press_key(sim, "c", no_terminal) == "nothing to deal: every hand has its cards"
+
+
+def test_c_says_when_the_table_refuses_the_cards():
+    sim = simmod.Simulation(None)
+    ram_clear(sim)
+    sim.command("chip 1")
+    sim.command("ante 1")
+    notice = simmod.press_key(sim, "c", no_terminal)       # bets still open
+    assert "LOCK first" in notice, notice
+    notice = simmod.press_key(sim, "c", no_terminal)       # the same refusal again
+    assert "LOCK first" in notice and "none of the" in notice, notice

@@ -50,6 +50,7 @@ from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
 from firmware.poker import cards as cardlib
 from firmware.store.slots import PathFS
 from firmware.table import controller as tc
+from firmware.table.roundrecord import NO_CARD
 from host_tests.fakes.flash import MemFS
 
 SHORT_MS = 100
@@ -333,22 +334,34 @@ class Simulation:
     def deal(self, seed=None):
         """Random cards, as a shoe deals them, for every seat with a chip that the table does
         not know to have no wager (a jackpot chip without an Ante plays no hand), the dealer
-        and board."""
+        and board: only the places still empty, from the cards the table has not seen, so
+        that cards typed first are kept and a second deal sends nothing (a card sent twice
+        is refused and logged as a possibly fouled deck).  Returns the lines sent."""
         rng = random.Random(seed)
-        deck = list(range(52))
-        rng.shuffle(deck)
         c = self.controller
-        seats = [s for s in range(1, 8)
-                 if (self.covered(s) or self.covered(s, True)) and not c.no_wager(s - 1)]
+        rec = c.rec
+        seen = set(rec.hole) | set(rec.dealer) | set(rec.board)
+        deck = [card for card in range(52) if card not in seen]
+        rng.shuffle(deck)
+        seats = [s for s in range(1, c.seats + 1)
+                 if (self.covered(s) or self.covered(s, True)) and not c.no_wager(s - 1)
+                 and not rec.voided & (1 << (s - 1))]
+        wanted = [("S%d" % s, c.seat_cards - len(c._hole(s - 1))) for s in seats]
+        wanted.append(("D", c.dealer_cards - len(c._cards_of(rec.dealer))))
+        wanted.append(("B", c.board_cards - len(c._cards_of(rec.board))))
         lines = []
-        for seat in seats:
-            lines += ["S%d %s" % (seat, cardlib.name(deck.pop())) for _ in range(c.seat_cards)]
-        lines += ["D %s" % cardlib.name(deck.pop()) for _ in range(c.dealer_cards)]
-        lines += ["B %s" % cardlib.name(deck.pop()) for _ in range(c.board_cards)]
+        for dest, count in wanted:
+            lines += ["%s %s" % (dest, cardlib.name(deck.pop())) for _ in range(count)]
         for line in lines:
             self.pending_lines.append(line.encode() + b"\n")
         self.run(TICK_MS * (len(lines) + 5))
         return lines
+
+    def cards_taken(self):
+        """How many cards the round holds (seats, dealer and board)."""
+        rec = self.controller.rec
+        return len([card for buf in (rec.hole, rec.dealer, rec.board) for card in buf
+                    if card != NO_CARD])
 
     # ------------------------------------------------------------------ what a person sees
 
@@ -738,7 +751,16 @@ def press_key(sim, ch, ask=_ask_stdin):
         sim.table.key.level = 0 if sim.table.key.level else 1
         return "supervisor key %s" % ("on" if sim.table.key.level == 0 else "off")
     if ch == "c":
-        return "dealt: " + ", ".join(sim.deal())
+        before = sim.cards_taken()
+        lines = sim.deal()
+        if not lines:
+            return "nothing to deal: every hand has its cards"
+        taken = sim.cards_taken() - before
+        if taken == len(lines):
+            return "dealt: " + ", ".join(lines)
+        # the firmware's reason, as for t: the dealer display has room for its first words
+        return "%s of the %d cards taken (%s): %s" % (
+            taken or "none", len(lines), sim.controller.last_refusal, ", ".join(lines))
     if ch == "t":
         rejected = sum(sim.app.shoe.rejects)
         try:
