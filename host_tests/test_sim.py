@@ -947,3 +947,40 @@ def test_c_says_when_the_table_refuses_the_cards():
     assert "LOCK first" in notice, notice
     notice = simmod.press_key(sim, "c", no_terminal)       # the same refusal again
     assert "LOCK first" in notice and "none of the" in notice, notice
+
+
+# ---------------------------------------------------------------------- the terminal's keys
+
+
+@pytest.mark.parametrize("typed,name", [
+    ("\x1b[D", "left arrow"),          # its last byte is D: the logic door
+    ("\x1b[B", "down arrow"),          # B: a long BACK, which voids the round with the key on
+    ("\x1bOB", "down arrow"),          # the same in the terminal's application mode
+    ("\x1b[3~", "Delete"),             # 3: seat 3's jackpot chip
+    ("\x1bOP", "F1"),                  # O: a long OK
+    ("\x1bOS", "F4"),                  # S: a long SETTLE
+    ("\x1bl", "Alt+l"),
+])
+def test_an_arrow_or_function_key_is_one_key_that_does_nothing(typed, name):
+    # a terminal sends these keys as escape sequences whose bytes are ordinary keys: each is
+    # one key, which does nothing (it must not open the door or void a round)
+    sim = locked_with_seat_3()
+    sim.command("key on")
+    sim.run(6000)                               # the sign has counted up to the pool
+    before = sim.snapshot()
+    keys, rest = simmod.split_keys(typed + "u")
+    assert keys == [typed, "u"] and rest == "", name
+    assert "does nothing" in simmod.press_key(sim, keys[0], no_terminal)
+    sim.run(simmod.LONG_MS + simmod.SETTLE_MS)
+    assert sim.snapshot() == before
+    assert not sim.table.door.level and not sim.controller.door_open
+
+
+def test_a_key_flood_cut_inside_an_escape_sequence_keeps_it_whole():
+    # a held left arrow: 21 of them and the first byte of the 22nd fill one 64-byte read
+    data = "\x1b[D" * 22
+    keys, rest = simmod.split_keys(data[:64])
+    assert keys == ["\x1b[D"] * 21 and rest == "\x1b"
+    keys, rest = simmod.split_keys(rest + data[64:])
+    assert keys == ["\x1b[D"] and rest == ""
+    assert simmod.split_keys("\x1b") == ([], "\x1b")      # a lone Escape waits for more

@@ -39,6 +39,7 @@ A failed expectation is reported the same way with the table as it is, and ends 
 import argparse
 import os
 import random
+import re
 import select
 import sys
 import time
@@ -665,16 +666,21 @@ def interactive(sim):
     notice = "Press a key (they are listed beside the dealer display)."
     try:
         tty.setcbreak(fd)
-        last_draw = ""
+        last_draw, pending = "", ""
         while True:
             ready, _, _ = select.select([fd], [], [], TICK_MS / 1000)
+            keys = []
             if ready:
                 # os.read, not sys.stdin.read: keys typed together all arrive, none wait in a buffer
-                for ch in os.read(fd, 64).decode("utf-8", "surrogateescape"):
-                    if ch == "q":
-                        return
-                    notice = press_key(sim, ch, ask)
-                    last_draw = ""
+                data = os.read(fd, 64).decode("utf-8", "surrogateescape")
+                keys, pending = split_keys(pending + data)
+            elif pending:           # a lone Escape, nothing after it
+                keys, pending = [pending], ""
+            for key in keys:
+                if key == "q":
+                    return
+                notice = press_key(sim, key, ask)
+                last_draw = ""
             sim.run(TICK_MS)
             screen = screen_text(sim, notice)
             if screen != last_draw:
@@ -687,6 +693,35 @@ def interactive(sim):
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
         sys.stdout.write("\n")
+
+
+# An escape sequence, as the terminal sends an arrow, function, Home... key (CSI "ESC [",
+# SS3 "ESC O"), or ESC and a character (an Alt key): its bytes are not keys of their own
+_ESCAPE = re.compile(r"\x1b(\[[\x20-\x3f]*[\x40-\x7e]|O.|[^\x1b\[O])", re.S)
+
+
+def split_keys(text):
+    """The keys in text read from the terminal: one character each, but an escape sequence
+    (an arrow, a function key, an Alt key) is one key, never its bytes (the left arrow,
+    ESC [ D, is not the door's D).  Returns (keys, rest): rest is an escape sequence cut off
+    at the end of text, to be put before the next read."""
+    keys = []
+    at = 0
+    while at < len(text):
+        if text[at] != "\x1b":
+            keys.append(text[at])
+            at += 1
+            continue
+        match = _ESCAPE.match(text, at)
+        if match is None:
+            if re.fullmatch(r"\x1b(\[[\x20-\x3f]*|O)?", text[at:]):
+                return keys, text[at:]          # cut off: the rest comes with the next read
+            keys.append("\x1b")                  # Escape alone, another Escape after it
+            at += 1
+            continue
+        keys.append(match.group())
+        at = match.end()
+    return keys, ""
 
 
 def screen_text(sim, notice):
@@ -727,6 +762,8 @@ def press_key(sim, ch, ask=_ask_stdin):
     """Carry out the interactive key ch (KEYS_HELP) on sim; return what was done, for the
     screen.  Buttons are pushed (pressed, then let go while the table runs), never left held.
     ``t`` calls ask() for the shoe line to type."""
+    if ch.startswith("\x1b"):
+        return "an arrow, function or Alt key does nothing (u UP, d DOWN; keys listed above)"
     if len(ch) != 1:
         return "one key at a time, got %r" % ch
     if "1" <= ch <= "7":
