@@ -984,3 +984,65 @@ def test_a_key_flood_cut_inside_an_escape_sequence_keeps_it_whole():
     keys, rest = simmod.split_keys(rest + data[64:])
     assert keys == ["\x1b[D"] and rest == ""
     assert simmod.split_keys("\x1b") == ([], "\x1b")      # a lone Escape waits for more
+
+
+def spawn_sim(rows=24, cols=80, ignore_hangup=False):
+    """The interactive simulator (python -m tools.sim --memory) in a pseudo-terminal of
+    rows x cols; returns (pid, master fd, read_for(seconds) -> all the output so far)."""
+    import fcntl
+    import os
+    import pty
+    import select
+    import signal
+    import struct
+    import sys
+    import termios
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:                                  # the child: the simulator, as make sim runs it
+        if ignore_hangup:                         # as under nohup
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        os.chdir(str(Path(simmod.__file__).parent.parent))
+        os.execvp(sys.executable, [sys.executable, "-m", "tools.sim", "--memory"])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    seen = [b""]
+
+    def read_for(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    seen[0] += os.read(fd, 65536)
+                except OSError:
+                    break
+        return seen[0]
+    return pid, fd, read_for
+
+
+def wait_exit(pid, seconds):
+    """The exit code of child pid if it ends within seconds, else None (it is killed)."""
+    import os
+    import signal
+    import time
+
+    end = time.time() + seconds
+    while time.time() < end:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def test_the_simulator_ends_when_its_terminal_is_gone():
+    # the terminal closed under a simulator that does not die of the hang-up (nohup): the end
+    # of its input ends it, instead of a loop spinning for ever on a dead terminal
+    import os
+
+    pid, fd, read_for = spawn_sim(ignore_hangup=True)
+    assert b"phase RAM ERROR" in read_for(4)
+    os.close(fd)
+    assert wait_exit(pid, 5) is not None

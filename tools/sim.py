@@ -672,8 +672,13 @@ def interactive(sim):
             keys = []
             if ready:
                 # os.read, not sys.stdin.read: keys typed together all arrive, none wait in a buffer
-                data = os.read(fd, 64).decode("utf-8", "surrogateescape")
-                keys, pending = split_keys(pending + data)
+                try:
+                    data = os.read(fd, 64)
+                except OSError:
+                    data = b""
+                if not data:
+                    return          # the end of input: the terminal is gone (closed, hung up)
+                keys, pending = split_keys(pending + data.decode("utf-8", "surrogateescape"))
             elif pending:           # a lone Escape, nothing after it
                 keys, pending = [pending], ""
             for key in keys:
@@ -691,8 +696,12 @@ def interactive(sim):
     except KeyboardInterrupt:
         return              # Ctrl-C quits as q does, without a traceback
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        sys.stdout.write("\n")
+        try:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except OSError:
+            pass            # a terminal that is gone has no settings to put back
 
 
 # An escape sequence, as the terminal sends an arrow, function, Home... key (CSI "ESC [",
