@@ -1046,3 +1046,51 @@ def test_the_simulator_ends_when_its_terminal_is_gone():
     assert b"phase RAM ERROR" in read_for(4)
     os.close(fd)
     assert wait_exit(pid, 5) is not None
+
+
+def test_a_terminal_too_small_is_told_and_a_resize_redraws_the_table():
+    import fcntl
+    import os
+    import struct
+    import termios
+
+    pid, fd, read_for = spawn_sim(rows=20, cols=70)
+    try:
+        seen = read_for(4)
+        assert b"80 x 24" in seen and b"70 x 20" in seen, seen[-400:]
+        assert b"+dealer display" not in seen            # not a table scrolled off the screen
+        assert b"phase RAM ERROR" in seen                 # the state is still in view
+        start = len(seen)
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        seen = read_for(2)[start:]
+        assert b"+dealer display" in seen, seen[-400:]    # redrawn whole without a key pressed
+        os.write(fd, b"q")
+        read_for(1)
+    finally:
+        assert wait_exit(pid, 5) == 0
+
+
+def test_a_small_screen_says_what_size_it_needs():
+    sim = simmod.Simulation(None)
+    screen = simmod.screen_text(sim, "notice")
+    assert simmod.fit_screen(screen, 80, 24) == screen
+    small = simmod.fit_screen(screen, 60, 10)
+    lines = small.splitlines()
+    assert len(lines) <= 10 and max(len(line) for line in lines) <= 60, small
+    assert lines[0].startswith("round 0  phase RAM ERROR")
+    assert "80 x 24" in small and "60 x 10" in small and "notice" in small
+
+
+def test_a_linked_tables_screen_fits_an_80_by_24_terminal():
+    from firmware.link import mqtt
+    from firmware.link.setup import LinkSetup
+    from host_tests.link_support import FAST, table_key
+
+    # nothing listens on port 1: the link stays DOWN, its line at its widest
+    setup = LinkSetup(9999, table_key(9999), mqtt.tcp_opener("127.0.0.1", 1), FAST, keepalive=2)
+    sim = simmod.Simulation(None, fresh=True, link=setup)
+    ram_clear(sim)
+    screen = re.sub(r"\x1b\[[0-9;]*m", "", simmod.screen_text(sim, "notice"))
+    lines = screen.splitlines()
+    assert "link DOWN" in screen and "table 9999" in screen
+    assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, screen

@@ -395,7 +395,8 @@ class Simulation:
             c.rec.round_no, tc.PHASE_NAMES[c.phase], self.app.memory.status_text()))
         if self.link is not None:
             lk = self.link
-            out.append("  linked table %d  link %s  jackpot wagers %s  unconfirmed %d  hits queued %d"
+            # at most 80 characters: the interactive screen fits an 80 x 24 terminal
+            out.append("  linked table %d  link %s  JP wagers %s  unconfirmed %d  hits queued %d"
                        % (lk.table, lk.state_name(), "OPEN" if c.jackpot_open() else "closed",
                           len(lk.entries), len(lk.awaiting)))
         names = ("JACKPOT", "MAJOR") if len(c.view.meter_slots) == 1 else ("MINOR", "MAJOR")
@@ -666,7 +667,7 @@ def interactive(sim):
     notice = "Press a key (they are listed beside the dealer display)."
     try:
         tty.setcbreak(fd)
-        last_draw, pending = "", ""
+        last_draw, last_size, pending = "", None, ""
         while True:
             ready, _, _ = select.select([fd], [], [], TICK_MS / 1000)
             keys = []
@@ -687,7 +688,10 @@ def interactive(sim):
                 notice = press_key(sim, key, ask)
                 last_draw = ""
             sim.run(TICK_MS)
-            screen = screen_text(sim, notice)
+            size = _terminal_size(fd)
+            if size != last_size:   # resized: drawn again whole, at the new size
+                last_size, last_draw = size, ""
+            screen = fit_screen(screen_text(sim, notice), *size)
             if screen != last_draw:
                 # no newline after the last line: on a 24-line terminal it would scroll the top away
                 sys.stdout.write("\x1b[H\x1b[2J" + screen)
@@ -704,9 +708,34 @@ def interactive(sim):
             pass            # a terminal that is gone has no settings to put back
 
 
+def _terminal_size(fd):
+    """(columns, lines) of the terminal on fd; 80 x 24 when it cannot say."""
+    try:
+        size = os.get_terminal_size(fd)
+    except OSError:
+        return (80, 24)
+    return (size.columns or 80, size.lines or 24)
+
+
+def fit_screen(screen, columns, lines):
+    """screen as it is when the terminal has room for it; else, rather than a table whose top
+    scrolls away, its first line (round and phase), the size the terminal needs and its
+    last line (what the last key did), each cut to the terminal's width."""
+    rows = screen.split("\n")
+    width = max(len(_ANSI.sub("", row)) for row in rows)
+    if columns >= width and lines >= len(rows):
+        return screen
+    say = ["this terminal is %d x %d: make it %d x %d (q quits)"
+           % (columns, lines, max(width, 80), max(len(rows), 24))]
+    if lines >= 3:
+        say = [rows[0]] + say + [rows[-1]]
+    return "\n".join(_clip(_ANSI.sub("", row), columns) for row in say[:max(1, lines)])
+
+
 # An escape sequence, as the terminal sends an arrow, function, Home... key (CSI "ESC [",
 # SS3 "ESC O"), or ESC and a character (an Alt key): its bytes are not keys of their own
 _ESCAPE = re.compile(r"\x1b(\[[\x20-\x3f]*[\x40-\x7e]|O.|[^\x1b\[O])", re.S)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def split_keys(text):
@@ -737,7 +766,8 @@ def screen_text(sim, notice):
     """The interactive screen, at most 80 x 24: the table in colour, the dealer display with the
     keys beside it, the ring legend, the notice."""
     top, display, panel = sim.snapshot_parts(colour=True)
-    top[0] = _clip(top[0].replace("Table simulator  ", "", 1))
+    top[0] = top[0].replace("Table simulator  ", "", 1)
+    top = [_clip(line) for line in top]
     # the panel's key, door and buzzer beside the (first) meter sign line, if there is one
     for i in range(len(top)):
         if top[i].startswith("  meter sign"):
@@ -757,8 +787,9 @@ def screen_text(sim, notice):
 
 
 def _clip(line, width=80):
-    """line cut to width characters, marked with '...' where it was cut."""
-    return line if len(line) <= width else line[:width - 3] + "..."
+    """line cut to width characters, marked with '...' where it was cut (colour codes take
+    no room)."""
+    return line if len(_ANSI.sub("", line)) <= width else line[:width - 3] + "..."
 
 
 def _ask_stdin():
