@@ -1094,3 +1094,30 @@ def test_a_linked_tables_screen_fits_an_80_by_24_terminal():
     lines = screen.splitlines()
     assert "link DOWN" in screen and "table 9999" in screen
     assert len(lines) <= 24 and max(len(line) for line in lines) <= 80, screen
+
+
+def test_after_a_stop_and_fg_the_keys_act_at_once_again():
+    # Ctrl-Z then fg: the shell had the terminal back in line mode with echo meanwhile; the
+    # simulator, continued, takes its keys one at a time again and draws the table anew
+    import os
+    import signal
+    import termios
+
+    pid, fd, read_for = spawn_sim()
+    try:
+        assert b"phase RAM ERROR" in read_for(4)
+        os.kill(pid, signal.SIGSTOP)              # (from a pty's test the tty's Ctrl-Z is discarded)
+        mode = termios.tcgetattr(fd)
+        mode[3] |= termios.ICANON | termios.ECHO   # what the shell leaves while it has the terminal
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
+        start = len(read_for(0.5))
+        os.kill(pid, signal.SIGCONT)
+        seen = read_for(1.5)[start:]
+        assert b"+dealer display" in seen         # drawn again, without a key
+        os.write(fd, b"k")                        # no Enter
+        seen = read_for(1.5)[start:]
+        assert b"supervisor key on" in seen, seen[-300:]
+        os.write(fd, b"q")
+        read_for(1)
+    finally:
+        assert wait_exit(pid, 5) == 0

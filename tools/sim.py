@@ -41,6 +41,7 @@ import os
 import random
 import re
 import select
+import signal
 import sys
 import time
 
@@ -664,11 +665,18 @@ def interactive(sim):
         finally:
             tty.setcbreak(fd)
 
+    # Continued after Ctrl-Z (fg): the shell had the terminal in line mode with echo meanwhile
+    resumed = []
+    previous = signal.signal(signal.SIGCONT, lambda signum, frame: resumed.append(signum))
     notice = "Press a key (they are listed beside the dealer display)."
     try:
         tty.setcbreak(fd)
         last_draw, last_size, pending = "", None, ""
         while True:
+            if resumed:
+                del resumed[:]
+                tty.setcbreak(fd)
+                last_size = None    # and the screen drawn again whole
             ready, _, _ = select.select([fd], [], [], TICK_MS / 1000)
             keys = []
             if ready:
@@ -700,6 +708,7 @@ def interactive(sim):
     except KeyboardInterrupt:
         return              # Ctrl-C quits as q does, without a traceback
     finally:
+        signal.signal(signal.SIGCONT, previous)
         try:
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)
             sys.stdout.write("\n")
