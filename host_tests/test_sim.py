@@ -1121,3 +1121,21 @@ def test_after_a_stop_and_fg_the_keys_act_at_once_again():
         read_for(1)
     finally:
         assert wait_exit(pid, 5) == 0
+
+
+def test_expect_meter_at_a_table_without_a_progressive_says_so():
+    # a Four Card Poker table's sign shows no pool: the script line is refused with a reason
+    # a person can act on, not "must be 0..-1"
+    sim = simmod.Simulation(None, game="fcp")
+    ram_clear(sim)
+    with pytest.raises(simmod.ScriptError) as error:
+        sim.parse("expect meter 0 10000.00")
+    assert "-1" not in str(error.value)
+    assert "no progressive" in str(error.value), str(error.value)
+
+
+def test_a_table_without_a_progressive_does_not_call_its_sign_line_jackpot():
+    sim = simmod.Simulation(None, game="brs")            # RAM ERROR: the sign says rAM Err
+    shown = sim.snapshot()
+    assert "meter sign 0" in shown and "rAM Err" in shown
+    assert "JACKPOT [" not in shown, shown

@@ -401,6 +401,8 @@ class Simulation:
                        % (lk.table, lk.state_name(), "OPEN" if c.jackpot_open() else "closed",
                           len(lk.entries), len(lk.awaiting)))
         names = ("JACKPOT", "MAJOR") if len(c.view.meter_slots) == 1 else ("MINOR", "MAJOR")
+        if c.game != tc.UTH:
+            names = ("", "")        # no progressive: the sign shows only a fault (rAM Err)
         for line in range(len(c.view.meter_slots)):
             out.append("  meter sign %d %-7s [%8s]" % (line, names[line], self.table.chain.text(line)))
         seats = range(1, c.seats + 1)
@@ -475,6 +477,9 @@ class Simulation:
         if what == "meter":
             _count("expect meter", words[1:], 2, None)
             lines = len(self.controller.view.meter_slots)
+            if not lines:
+                raise ScriptError("this table's sign shows no amount (no progressive at a %s "
+                                  "table)" % self.controller.game.upper())
             try:
                 line = _whole(words[1], "meter line", 0, lines - 1)
             except ScriptError as error:
