@@ -1139,3 +1139,19 @@ def test_a_table_without_a_progressive_does_not_call_its_sign_line_jackpot():
     shown = sim.snapshot()
     assert "meter sign 0" in shown and "rAM Err" in shown
     assert "JACKPOT [" not in shown, shown
+
+
+def test_fresh_removes_only_the_simulators_own_files(tmp_path):
+    # --fresh --state DIR on a folder that holds other things (make sim ARGS="--fresh --state ."
+    # in the checkout): the table's memory starts blank, nothing else in the folder is touched
+    sim = simmod.Simulation(str(tmp_path))
+    ram_clear(sim)
+    sim.command("chip 2")
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "thesis.tex").write_text("mine too")
+    again = simmod.Simulation(str(tmp_path), fresh=True)
+    assert simmod.tc.PHASE_NAMES[again.controller.phase] == "RAM ERROR"     # blank memory
+    assert not again.covered(2)                                            # no chips kept
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "sub" / "thesis.tex").read_text() == "mine too"

@@ -611,9 +611,15 @@ def _read_chips(path):
 
 
 def _wipe(state_dir):
-    for root, _dirs, files in os.walk(state_dir, topdown=False):
-        for name in files:
-            os.remove(os.path.join(root, name))
+    """Blank the table kept in state_dir: remove the FRAM image, the chips file and the
+    files in the flash folder, and nothing else (the folder may hold other things: --state .)."""
+    flash = os.path.join(state_dir, simulated.FLASH_DIR)
+    paths = [os.path.join(state_dir, simulated.FRAM_IMAGE), os.path.join(state_dir, CHIPS_FILE)]
+    if os.path.isdir(flash):
+        paths += [os.path.join(flash, name) for name in os.listdir(flash)]
+    for path in paths:
+        if os.path.isfile(path):
+            os.remove(path)
 
 
 def _where(source, number, line, error):
