@@ -1155,3 +1155,19 @@ def test_fresh_removes_only_the_simulators_own_files(tmp_path):
     assert not again.covered(2)                                            # no chips kept
     assert (tmp_path / "notes.txt").read_text() == "mine"
     assert (tmp_path / "sub" / "thesis.tex").read_text() == "mine too"
+
+
+def test_the_screen_says_when_the_dealer_display_is_inverted():
+    # test mode lights every pixel of the display around the text on every other step: the
+    # text read back is the same, so the box must say the display is shown inverted
+    sim = simmod.Simulation(None)
+    ram_clear(sim)
+    for line in ("key on", "hold LOCK"):
+        sim.command(line)
+    assert "INVERTED" not in simmod.screen_text(sim, "")
+    sim.command("press OK")
+    assert sim.table.oled.inverse
+    assert "+INVERTED display+" in simmod.screen_text(sim, "")     # the box, as wide
+    assert "dealer display (inverted: lit background)" in sim.snapshot()
+    sim.command("press BACK")
+    assert "INVERTED" not in simmod.screen_text(sim, "")

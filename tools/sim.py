@@ -384,8 +384,9 @@ class Simulation:
     def snapshot(self, colour=False):
         """The table as text: meter sign, seat rings and spots, dealer display, panel."""
         top, display, panel = self.snapshot_parts(colour)
-        return "\n".join(top + ["  dealer display:"] + ["   |%-16s|" % t for t in display]
-                         + [panel])
+        title = "  dealer display (inverted: lit background):" if self.table.oled.inverse \
+            else "  dealer display:"
+        return "\n".join(top + [title] + ["   |%-16s|" % t for t in display] + [panel])
 
     def snapshot_parts(self, colour=False):
         """The snapshot's parts: (lines above the dealer display, its eight lines, the panel's
@@ -795,7 +796,9 @@ def screen_text(sim, notice):
             break
     else:
         top.append(panel)
-    box = (["  +dealer display--+"] + ["  |%-16s|" % text for text in display]
+    # test mode's odd steps light every pixel around the text: the same text read back
+    title = "  +INVERTED display+" if sim.table.oled.inverse else "  +dealer display--+"
+    box = ([title] + ["  |%-16s|" % text for text in display]
            + ["  +----------------+"])
     keys = KEYS_HELP.splitlines()
     beside = []
