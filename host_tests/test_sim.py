@@ -1171,3 +1171,15 @@ def test_the_screen_says_when_the_dealer_display_is_inverted():
     assert "dealer display (inverted: lit background)" in sim.snapshot()
     sim.command("press BACK")
     assert "INVERTED" not in simmod.screen_text(sim, "")
+
+
+def test_a_replay_that_passes_ends_saying_so():
+    # a script with no show line: the person replaying it is told it ran to the end and where
+    # the table is, not left with nothing but the exit status
+    sim = simmod.Simulation(None)
+    out = io.StringIO()
+    lines = ["key on", "hold OK", "press OK", "key off", "# RAM clear", "expect phase OPEN",
+             "chip 1", "expect pattern 1 PLACED"]
+    assert simmod.run_script(sim, lines, out, "mine.txt") == 0
+    last = out.getvalue().splitlines()[-1]
+    assert last == "mine.txt: 7 commands replayed, 2 expectations met; the table is in OPEN", last

@@ -33,7 +33,8 @@ Every line of a script is checked before the table runs: a line with a word miss
 out of range is reported as "FILE line N: 'LINE': what is wrong" and nothing runs (exit
 status 2, also for a script that cannot be read or a --state folder that cannot be used).
 A failed expectation is reported the same way with the table as it is, and ends the replay
-(exit status 1).
+(exit status 1); a replay that runs to its end says so in its last line: "FILE: N commands
+replayed, M expectations met; the table is in PHASE".
 """
 
 import argparse
@@ -633,7 +634,9 @@ def run_script(sim, lines, out=None, source="script", err=None, heading=None):
 
     Every line is checked before any runs: at the first malformed one, "SOURCE line N: 'LINE':
     what is wrong" goes to err and nothing runs (returns BAD_SCRIPT).  A failed expectation
-    is reported the same way, followed by the table, and ends the replay (returns 1)."""
+    is reported the same way, followed by the table, and ends the replay (returns 1).  A
+    replay that ends well says so in its last line: the commands run, the expectations met
+    and the table's phase."""
     out = out or sys.stdout
     err = err or out
     steps = []
@@ -656,6 +659,11 @@ def run_script(sim, lines, out=None, source="script", err=None, heading=None):
             return 1
         if text:
             out.write(text + "\n")
+    ran = [step for step in steps if step is not None]
+    met = len([step for step in ran if step[0] == "expect"])
+    out.write("%s: %d command%s replayed, %d expectation%s met; the table is in %s\n" % (
+        source, len(ran), "" if len(ran) == 1 else "s", met, "" if met == 1 else "s",
+        tc.PHASE_NAMES[sim.controller.phase]))
     return 0
 
 
