@@ -1183,3 +1183,15 @@ def test_a_replay_that_passes_ends_saying_so():
     assert simmod.run_script(sim, lines, out, "mine.txt") == 0
     last = out.getvalue().splitlines()[-1]
     assert last == "mine.txt: 7 commands replayed, 2 expectations met; the table is in OPEN", last
+
+
+def test_a_typed_line_that_is_not_utf8_is_shown_without_stopping_the_simulator():
+    # a Latin-1 terminal sends e as the byte 0xe9: the line goes down the shoe as typed and is
+    # rejected there; the screen shows the byte escaped, never a character a UTF-8 terminal
+    # cannot take (the simulator stopped with UnicodeEncodeError in a UTF-8 locale)
+    sim = locked_with_seat_3()
+    typed = b"S3 \xe9\n".decode("utf-8", "surrogateescape")     # as the terminal loop reads it
+    notice = simmod.press_key(sim, "t", lambda: typed)
+    assert "S3 \\xe9" in notice, notice
+    simmod.screen_text(sim, notice).encode("utf-8")             # strict: no lone surrogate
+    assert "garbage bytes" in notice

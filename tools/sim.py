@@ -877,6 +877,9 @@ def press_key(sim, ch, ask=_ask_stdin):
             return str(error)
         if not line:
             return "nothing typed"
+        # a byte that is not UTF-8 (a Latin-1 terminal) shown escaped: a UTF-8 terminal
+        # cannot be sent it as it is
+        line = line.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         if sum(sim.app.shoe.rejects) > rejected:
             # the dealer display has room for "Shoe line bad" only; say the firmware's reason
             return "typed to the shoe: %s  -> %s" % (line, sim.app.shoe.reject_text())
