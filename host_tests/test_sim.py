@@ -1195,3 +1195,9 @@ def test_a_typed_line_that_is_not_utf8_is_shown_without_stopping_the_simulator()
     assert "S3 \\xe9" in notice, notice
     simmod.screen_text(sim, notice).encode("utf-8")             # strict: no lone surrogate
     assert "garbage bytes" in notice
+
+
+def test_a_script_deal_with_nothing_left_to_deal_says_so():
+    sim = locked_with_seat_3()
+    assert sim.command("deal 1").startswith("dealt: S3 ")
+    assert sim.command("deal 2") == "dealt: nothing, every hand has its cards"

@@ -523,7 +523,8 @@ class Simulation:
             elif verb == "shoe":
                 self.shoe(step[1])
             elif verb == "deal":
-                return "dealt: " + ", ".join(self.deal(step[1]))
+                return "dealt: " + (", ".join(self.deal(step[1]))
+                                    or "nothing, every hand has its cards")
             elif verb == "wait":
                 self.run(step[1])
             elif verb == "show":
