@@ -1018,6 +1018,18 @@ def test_test_mode_shows_each_button_pressed(table):
     assert table.c.phase == tc.OPEN and "DOOR OPEN" in table.screen()
 
 
+def test_a_button_pressed_in_test_mode_is_named_though_a_message_was_showing(table):
+    # a refused shoe line's 4-second message takes the screen's last two lines: a button
+    # pressed meanwhile must still be named, or the technician thinks it dead
+    table.key(True)
+    table.press(btn.LOCK, long=True)
+    assert table.c.phase == tc.TEST
+    table.c.card(1, 999, table.tick())           # a card code no card has
+    assert table.c.message
+    table.press(btn.UP)
+    assert table.c.view.lines[6] == "button UP"
+
+
 def test_a_table_without_a_configured_seed_starts_and_resets_its_pool_at_nothing(tmp_path):
     # rules.md, operator options: "make them configuration, off by default: reset (seed)
     # amount, ...". A table whose configuration sets no reset starts at $0.00 after the RAM

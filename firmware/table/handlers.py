@@ -224,6 +224,7 @@ def _on_config(c, button, long):
 
 def _on_test(c, button, long):
     c.test_button = button          # named on the screen: every button is tested too
+    c.message = ""                  # (a message would cover the button's line)
     if button == btn.BACK:
         c._set_phase(OPEN)
     elif button == btn.OK:
