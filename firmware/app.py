@@ -139,7 +139,8 @@ class App:
         """Start every part, read critical memory and show the table's state.
 
         program: firmware.startup.program_facts() of the boot-time program check (None: not
-        checked, as in the simulator); a failed check keeps jackpot wagering closed."""
+        checked, as in the simulator); a failed check keeps jackpot wagering closed, and so
+        does an unkeyed one at a table that ran keyed (RoundController.set_program)."""
         if self.mcp is not None:
             try:
                 self.mcp.configure()
@@ -147,6 +148,9 @@ class App:
                 pass    # its reads fail: the spots show a bus fault; check() configures it later
         self.sign.begin(now)
         cause = getattr(self.board, "reset_cause", 0) or 0
+        if program is not None:
+            # a keyed program marks critical memory in the boot's commit (set_program below)
+            self.controller.memory.key = program["authenticated"]
         self.controller.boot(now, wall, cause, getattr(self.board, "reset_cause_name", ""))
         # The panel reports changes only: a key left on, or a door opened while the power was
         # off, is told to the controller here (the door is logged).
@@ -156,7 +160,8 @@ class App:
             self.controller.panel(btn.DOOR_OPEN, 0, now)
         self._display_begin(now)
         if program is not None:
-            self.controller.set_program(program["ok"], program["text"], program["digest"])
+            self.controller.set_program(program["ok"], program["text"], program["digest"],
+                                        not program["authenticated"])
         self._render(now, True)
         return self.controller.phase
 

@@ -384,3 +384,83 @@ def test_a_corrupted_file_at_a_four_card_poker_table_boots_it_as_four_card_poker
     c = boot()
     assert c.phase == tc.OPEN and c.game == tc.FCP and not c.config_ok
     assert c.view.lines[1] == "CONFIG ERROR" and c.view.lines[6] == "FOUR CARD POKER"
+
+
+def test_a_table_that_ran_keyed_refuses_an_unkeyed_program_until_a_ram_clear(tmp_path):
+    """The test lab's attack on the program check: the key file deleted, a module edited and
+    the manifest's digests recomputed without an HMAC.  The files match their manifest, but
+    critical memory says the table ran keyed: RAM ERROR naming the key (jackpot closed) at
+    every boot, until the key is back or a supervisor's RAM clear re-commissions the table
+    unkeyed.  A table that never had a key runs an unkeyed program as before."""
+    from boards import simulated
+    from firmware import manifest
+    from firmware.app import App
+    from firmware.drivers import buttons as btn
+    from firmware.store.slots import PathFS
+
+    install = tmp_path / "install"
+    install.mkdir()
+    key = b"table-7-provisioned-key!"
+
+    def deploy(program, keyed):
+        (install / "main.py").write_bytes(program)
+        (install / "manifest.json").write_bytes(manifest.make(
+            simulated.NAME, "b-1", {"main.py": program}, key if keyed else None))
+        if keyed:
+            (install / "manifest.key").write_bytes(key)
+        elif (install / "manifest.key").exists():
+            (install / "manifest.key").unlink()
+
+    def boot(state="state"):
+        facts = startup.check_program(simulated.NAME, str(install))
+        table = simulated.make(str(tmp_path / state))
+        app = App(table.board, PathFS(table.flash_dir), now=0)
+        app.boot(0, 1000, facts)
+        return app.controller, facts
+
+    def ram_clear(c):
+        c.panel(btn.KEY_ON, 0, 10)          # key + long OK, then OK
+        for kind, ms in ((btn.PRESS, 20), (btn.LONG, 1100), (btn.RELEASE, 1200),
+                         (btn.PRESS, 1300), (btn.RELEASE, 1400)):
+            c.panel(kind, btn.OK, ms)
+        c.panel(btn.KEY_OFF, 0, 1500)
+
+    # never keyed: an unkeyed program runs, commissioned and after
+    deploy(b"print('table')\n", False)
+    c, facts = boot("never")
+    ram_clear(c)
+    assert c.phase == tc.OPEN and c.jackpot_open() and not c.memory.keyed
+    c, facts = boot("never")
+    assert c.phase == tc.OPEN and c.jackpot_open() and facts["text"].endswith("verified (no key)")
+
+    deploy(b"print('table')\n", True)
+    c, facts = boot()
+    assert facts["authenticated"] and c.phase == tc.RAM_ERROR     # a new board's blank memory
+    ram_clear(c)
+    assert c.phase == tc.OPEN and c.jackpot_open() and c.memory.keyed
+    assert c.memory.status_text().endswith(" KEYED")
+    c.panel(btn.KEY_ON, 0, 2000)          # the supervisor's audit menu shows the mark
+    for kind, ms in ((btn.PRESS, 2010), (btn.LONG, 3100), (btn.RELEASE, 3200)):
+        c.panel(kind, btn.OK, ms)
+    assert c.phase == tc.AUDIT and "keyed table" in list(c.menu)
+    deploy(b"print('rigged')\n", False)
+    for _ in range(2):
+        c, facts = boot()
+        assert facts["ok"] and not facts["authenticated"]       # files match their manifest
+        assert c.phase == tc.RAM_ERROR and not c.jackpot_open()
+        assert c.last_refusal == "RAM ERROR: PROGRAM ERROR - no /manifest.key (keyed table)"
+        assert c.view.lines[2:5] == ["PROGRAM ERROR - ", "no /manifest.key", " (keyed table)"]
+        assert c.memory.status_text().endswith(" KEYED")        # memory itself is good
+    # the key back (a keyed deploy): the table runs again, nothing reset
+    deploy(b"print('table')\n", True)
+    c, facts = boot()
+    assert c.phase == tc.OPEN and c.jackpot_open()
+    # unkeyed on purpose: the supervisor's RAM clear re-commissions it, and it stays unkeyed
+    deploy(b"print('table 2')\n", False)
+    c, facts = boot()
+    assert c.phase == tc.RAM_ERROR
+    ram_clear(c)
+    assert c.phase == tc.OPEN and c.jackpot_open() and not c.memory.keyed
+    c, facts = boot()
+    assert c.phase == tc.OPEN and c.jackpot_open()
+    assert "KEYED" not in c.memory.status_text()

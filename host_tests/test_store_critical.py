@@ -849,3 +849,78 @@ def test_a_flash_copy_that_cannot_be_read_is_an_io_error_not_blank_memory():
     assert board.files["cm_b.bin"]                    # the evidence is kept
     # a missing file is still a blank copy
     assert FileSlot(MemFS({}), "cm_b.bin").read() is None
+
+
+# ------------------------------------------------------------------ the "key required" mark
+
+def keyed_boot(board, key, now=100):
+    """A boot whose program check did (key True) or did not authenticate the program."""
+    board.bus = FramBus(board.fram)
+    board.fs = MemFS(board.files)
+    cm = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(board.fs, "cm_b.bin")],
+                        board.fs)
+    cm.key = key
+    board.status = cm.boot(now, 1)
+    return cm
+
+
+def test_a_keyed_boot_marks_the_record_in_its_power_up_commit_and_the_mark_stays():
+    board, cm = ready()
+    assert not cm.keyed and board.fram[3] == 0 and "KEYED" not in cm.status_text()
+    seq = cm.seq
+    cm = keyed_boot(board, True)
+    # no commit of its own: the boot's power-up commit carries it, in both copies
+    assert cm.keyed and cm.seq == seq + 1 and board.fram[3] == 1 and board.files["cm_b.bin"][3] == 1
+    assert cm.status_text() == "MEMORY OK FRAM+FLASH SEQ %d KEYED" % cm.seq
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
+    # a boot without the key: the mark read back, kept in every commit after
+    again = keyed_boot(board, False)
+    assert again.keyed and board.status == "ok" and again.section("jackpot") == b"J1"
+    again.commit(1, STEP_SETTLE)
+    assert board.fram[3] == 1 and keyed_boot(board, False).keyed
+
+
+def test_only_a_ram_clear_removes_the_mark_and_one_made_with_the_key_sets_it():
+    board, cm = ready()
+    cm = keyed_boot(board, True)
+    again = keyed_boot(board, False)
+    again.ram_clear({"jackpot": b"J0"}, 200, 5, True)
+    assert not again.keyed and board.fram[3] == 0 and not keyed_boot(board, False).keyed
+    # a new board commissioned keyed: marked by the RAM clear itself, not first by the boot
+    # after it (the key deleted before that boot must not find an unmarked record)
+    board = Board()
+    cm = keyed_boot(board, True)
+    assert cm.ram_error
+    cm.ram_clear({"jackpot": b"J0"}, 200, 5, True)
+    assert cm.keyed and keyed_boot(board, False).keyed
+
+
+def test_a_record_of_the_older_firmware_reads_unmarked_and_an_unkeyed_table_stays_so():
+    board, cm = ready()             # flags byte 0, as the firmware before the mark wrote it
+    for _ in range(2):
+        cm = keyed_boot(board, False)
+        assert board.status == "ok" and not cm.keyed and board.fram[3] == 0
+
+
+def test_a_power_cut_while_the_mark_is_written_leaves_the_record_before_or_after():
+    # the boot that marks the record writes it to the FRAM, then to the flash file: cut at
+    # every byte of either copy, the next (unkeyed) boot finds the mark only once a whole
+    # marked copy exists, and then always
+    board, cm = ready()
+    fram, files = bytes(board.fram), dict(board.files)
+    keyed_boot(board, True)
+    new_fram, new_file = bytes(board.fram), board.files["cm_b.bin"]
+    size = len(new_file)
+    assert new_fram[:size] == new_file
+    cases = []
+    for cut in range(size + 1):         # the FRAM copy torn, the file the record before
+        cases.append((new_fram[:cut] + fram[cut:], files["cm_b.bin"], cut == size))
+    for cut in range(size + 1):         # the FRAM copy written, the file torn
+        cases.append((new_fram, new_file[:cut], True))
+    for memory, file, marked in cases:
+        board.fram[:] = memory
+        board.files.clear()
+        board.files["cm_b.bin"] = file
+        again = keyed_boot(board, False)
+        assert again.wagering_allowed and again.keyed == marked
+        assert again.section("jackpot") == b"J0"

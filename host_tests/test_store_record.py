@@ -191,3 +191,19 @@ def test_into_functions_refuse_bad_input_and_leave_the_buffer_unchanged(call, wo
     with pytest.raises(ValueError, match=words):
         call(buf)
     assert buf == b"\x5a" * 300
+
+
+def test_the_flags_byte_is_written_covered_by_the_crc_and_ignored_by_decode():
+    # critical memory keeps its "key required" mark in bit 0 of the reserved flags byte: a
+    # copy of the older firmware (flags 0) reads as before, and a flag changed by anything
+    # but a commit is a bad copy
+    buf = bytearray(400)
+    length = record.encode_into(buf, 41, SECTIONS, 1)
+    marked = bytes(buf[:length])
+    plain = reference_copy(41, SECTIONS)
+    assert marked[3] == 1 and marked[:3] + b"\x00" + marked[4:-4] == plain[:-4]
+    assert struct.unpack_from("<I", marked, length - 4)[0] == zlib.crc32(marked[:-4])
+    assert record.decode(marked) == record.decode(plain)
+    with pytest.raises(RecordError, match="bad crc"):
+        record.decode(marked[:3] + b"\x00" + marked[4:])
+    assert record.encode_into(buf, 41, SECTIONS) == length and bytes(buf[:length]) == plain

@@ -21,7 +21,8 @@ so it does not reset itself in the middle of the deploy:
 3. install umqtt.simple into /lib with `mpremote mip install`: a linked table's MQTT client
    (firmware/link/umqtt_client.py; without it the board falls back to the own client,
    docs/link.md); files under lib/ are reported by program verification as not covered;
-4. with --key, provision the HMAC key as manifest.key, so the board checks the manifest's HMAC;
+4. with --key, provision the HMAC key as manifest.key, so the board checks the manifest's HMAC
+   (and, once it has run keyed, keeps asking for it: docs/wiring.md, "Program verification");
 5. reset the board, which then verifies the program and starts it.
 
 A step that fails stops the deploy before the next one; the message names the step in words
@@ -201,7 +202,8 @@ REFUSAL_HINTS = {
                    "ROMFS image by an empty one first (`mkdir empty && mpremote romfs deploy "
                    "empty`, docs/romfs.md)",
     KEYED_BOARD: "deploy with --key and the table's key file: the board checks the manifest's "
-                 "HMAC with its key (docs/wiring.md, \"Program verification\")",
+                 "HMAC with its key (docs/wiring.md, \"Program verification\"); a table that "
+                 "ran keyed stays closed without its key until a supervisor's RAM clear",
     STRAY_PROGRAM: "look at each file, then remove it (`mpremote rm :PATH`) and deploy again: the "
                    "check at boot refuses a program file the manifest does not list "
                    "(docs/wiring.md, \"Program verification\")",

@@ -62,6 +62,9 @@ _DEFERRED_MAX = const(24)
 # Bytes of each record buffer made with the object, while the heap is still whole: a record of
 # the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear)
 RECORD_CAPACITY = const(2048)
+# The record header's flags bit that marks a table whose program ran authenticated with its
+# key: at a later boot without the key, the application refuses the program (keyed)
+_KEYED = const(1)
 
 
 def _timed(event, now):
@@ -148,6 +151,9 @@ class CriticalMemory:
         self._pending = []           # events to log with the next commit (their own failed)
         self._highest_seen = 0
         self.log_fault = ""          # why the last log entries could not be written yet
+        self.key = False    # set before boot: the program check authenticated this program
+                            # with the board's key, so every commit marks the record (_KEYED)
+        self.keyed = False  # the record is marked: kept by every commit, until a RAM clear
 
     # --- what the application reads --------------------------------------------------------
     @property
@@ -182,7 +188,8 @@ class CriticalMemory:
         if self.log_fault:
             faults += " LOG NOT WRITTEN (%s)" % self.log_fault
         state = "FAULT" if faults else self.status.upper()
-        return "MEMORY %s %s SEQ %d%s" % (state, where, self.seq, faults)
+        return "MEMORY %s %s SEQ %d%s%s" % (state, where, self.seq, faults,
+                                           " KEYED" if self.keyed else "")
 
     def section(self, name):
         """The bytes of a section committed last, or None."""
@@ -305,6 +312,7 @@ class CriticalMemory:
         self._fit(len(raw), len(sections[LOG]))
         memoryview(self._buf)[:len(raw)] = raw
         self._length = len(raw)
+        self.keyed = raw[3] & _KEYED != 0
         self.round_no, self.step = struct.unpack(_JOURNAL_FORMAT, sections[JOURNAL])
         self.log.load_anchor(sections[LOG], sections.get(LOG_BASE))
 
@@ -501,7 +509,9 @@ class CriticalMemory:
             new[LOG_BASE] = base
         try:
             self._fit(record.OVERHEAD + record.sections_size(new), len(new[LOG]))
-            length = record.encode_into(self._scratch, self.seq + 1, new)
+            # the mark: kept, and set with the key; a RAM clear (replace) keeps it only with it
+            keyed = self.key or (self.keyed and not replace)
+            length = record.encode_into(self._scratch, self.seq + 1, new, _KEYED if keyed else 0)
         except BaseException:
             self.log.abandon()
             raise
@@ -533,6 +543,7 @@ class CriticalMemory:
         self._sections = new
         self._buf, self._scratch = self._scratch, self._buf
         self._length = length
+        self.keyed = keyed
         # The committed sections are read from the copy just written: no snapshot allocated,
         # nothing shared with the caller (the log's anchor stays the log's own buffer).
         record.point_sections(self._buf, new, LOG)

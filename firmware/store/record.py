@@ -4,7 +4,7 @@ Layout, little-endian::
 
     0  magic   2 bytes  b"CM"
     2  version 1 byte   _FORMAT_VERSION
-    3  flags   1 byte   0 (reserved)
+    3  flags   1 byte   bit 0: critical memory's "key required" mark, the rest 0
     4  seq     u32      commit sequence number, +1 per commit
     8  length  u32      payload bytes
     12 payload
@@ -55,24 +55,24 @@ def _check_room(buf, offset, size):
                          % (len(buf), size, offset))
 
 
-def seal_into(buf, seq, length):
+def seal_into(buf, seq, length, flags=0):
     """Frame the payload already at buf[HEADER_SIZE:HEADER_SIZE + length] as one copy under
-    sequence number seq: write the header before it and the CRC after it, allocating nothing
-    record-sized.  Returns the copy's length (length + OVERHEAD).  ValueError (buf unchanged)
+    sequence number seq and flags: write the header before it and the CRC after it, allocating
+    nothing record-sized.  Returns the copy's length (length + OVERHEAD).  ValueError (buf unchanged)
     for a bad seq or length or a buffer too small."""
     _check_seq(seq)
     if not isinstance(length, int) or length < 0 or length > MAX_PAYLOAD:
         raise ValueError("record payload length %r is not an integer 0..%d" % (length, MAX_PAYLOAD))
     _check_room(buf, 0, length + OVERHEAD)
-    struct.pack_into(_HEADER, buf, 0, MAGIC, _FORMAT_VERSION, 0, seq, length)
+    struct.pack_into(_HEADER, buf, 0, MAGIC, _FORMAT_VERSION, flags, seq, length)
     end = HEADER_SIZE + length
     struct.pack_into("<I", buf, end, crc32(memoryview(buf)[:end]))
     return end + _CRC_SIZE
 
 
-def encode_into(buf, seq, sections):
-    """Write one copy holding pack_sections(sections) under seq into the bytearray buf (from
-    its start) and return its length; the sections go straight into buf.  ValueError (buf
+def encode_into(buf, seq, sections, flags=0):
+    """Write one copy holding pack_sections(sections) under seq and flags into the bytearray
+    buf (from its start) and return its length; the sections go straight into buf.  ValueError (buf
     unchanged) for a bad seq or section or a buffer too small."""
     _check_seq(seq)
     size = sections_size(sections)
@@ -80,7 +80,7 @@ def encode_into(buf, seq, sections):
         raise ValueError("record payload of %d bytes exceeds %d" % (size, MAX_PAYLOAD))
     _check_room(buf, 0, size + OVERHEAD)
     _pack(buf, HEADER_SIZE, sections)
-    return seal_into(buf, seq, size)
+    return seal_into(buf, seq, size, flags)
 
 
 def encode(seq, payload):

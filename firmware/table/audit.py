@@ -504,6 +504,8 @@ def open_menu(c):
     lines.append("memory " + ("FAULT" if faulty else c.memory.status))
     for i in faulty:
         lines.extend(wrap(("copy %d" % i, c.memory.copy_status[i]), 2))
+    if c.memory.keyed:
+        lines.append("keyed table")     # critical memory's mark: it needs /manifest.key
     config_ok, config_text = c.config_state()
     lines.append("config " + ("ok" if config_ok else "FAILED"))
     for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):

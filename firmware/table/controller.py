@@ -318,13 +318,19 @@ class RoundController:
         self._refresh_meter()
         return self.phase
 
-    def set_program(self, ok, text, digest=""):
-        """The result of the boot-time program verification: a failed check closes the jackpot."""
+    def set_program(self, ok, text, digest="", unkeyed=False):
+        """The result of the boot-time program verification: a failed check closes the jackpot.
+
+        unkeyed: it passed with no key on the board.  Where critical memory says the table ran
+        keyed (memory.keyed), the key is gone: RAM ERROR saying so, until the key is back or a
+        supervisor's RAM clear re-commissions the table unkeyed."""
         self.program_ok = ok
         self.program_text = text
         self.program_digest = digest or ""
         if not ok:
             self._beep(BEEP_ALARM)
+        elif unkeyed and self.memory.keyed and self.phase != RAM_ERROR:
+            self._enter_ram_error("PROGRAM ERROR - no /manifest.key (keyed table)")
         self._refresh_meter()
 
     def set_config_status(self, ok, text):

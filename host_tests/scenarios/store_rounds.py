@@ -103,6 +103,20 @@ check(status == "ok" and cm.log.verify() is None, "RAM clear did not take")
 for entry in cm.log.events(cm.log.count - 3):
     print(" ", entry[0], entry[1], entry[2], eventnames.NAMES[entry[3]], entry[4], entry[5], entry[6])
 
+# the "key required" mark (header flags bit 0): set by the boot of a keyed program, kept by
+# the boots without the key, removed only by a RAM clear
+cm = CriticalMemory([FramSlot(FRAM(FramBus(fram_memory)), 0, 8192), FileSlot(MemFS(files), "cm_b.bin")],
+                    MemFS(files))
+cm.key = True
+cm.boot(5000, 1)
+cm, status = boot(5001, 1)
+print("boot without the key after a keyed one:", status, cm.keyed, fram_memory[3], "|", cm.status_text())
+check(cm.keyed and fram_memory[3] == 1 and files["cm_b.bin"][3] == 1, "key mark not kept")
+cm.ram_clear({"jackpot": jrecord.encode(Jackpot())}, 5002, 9, True)
+cm, status = boot(5003, 1)
+print("after a RAM clear without the key:", status, cm.keyed, fram_memory[3])
+check(not cm.keyed and fram_memory[3] == 0, "RAM clear kept the key mark")
+
 if failures:
     print("FAILED:", failures)
     sys.exit(1)
