@@ -165,6 +165,45 @@ def test_cli_audit_of_a_kept_table_pages_the_whole_log(tmp_path, capsys):
     assert rows[-1]["kind_name"] == "power up"
 
 
+def test_an_export_after_a_ram_clear_gives_each_round_its_own_number(tmp_path):
+    # Round 1 (a royal) and door entries fill a log page on flash; then both copies of
+    # critical memory are lost and the supervisor RAM-clears.  The log is kept: the round
+    # after the clear must be round 2, so that the exported events and hits never hold two
+    # different "round 1"s.
+    state = tmp_path / "table"
+    link = audit.SimLink(state=state, fresh=True)
+    try:
+        ram_clear(link)
+        for line in ROYAL_ROUND:
+            link.sim(line)
+        for _ in range(14):
+            for line in ("door open", "wait %d" % tc.DOOR_LOG_MS, "door shut",
+                         "wait %d" % tc.DOOR_LOG_MS):
+                link.sim(line)
+    finally:
+        link.close()
+    (state / "fram.bin").write_bytes(bytes(len((state / "fram.bin").read_bytes())))
+    (state / "flash" / "cm_a.bin").write_bytes(b"CM")
+    link = audit.SimLink(state=state)
+    try:
+        assert audit.ask(link, "status")["memory"] == "RAM ERROR"
+        ram_clear(link)
+        for line in ROYAL_ROUND:
+            link.sim(line)
+        data = audit.read_all(link)
+    finally:
+        link.close()
+    assert data["chain"]["intact"] is True
+    audit.export(data, tmp_path / "out")
+    with open(tmp_path / "out" / "events.csv") as f:
+        events = list(csv.DictReader(f))
+    assert [e["round"] for e in events if e["kind_name"] == "jackpot hit"] == ["1", "2"]
+    assert [e["round"] for e in events if e["kind_name"] == "lock"] == ["1", "2"]
+    with open(tmp_path / "out" / "hits.csv") as f:
+        assert [r["round"] for r in csv.DictReader(f)] == ["2"]
+    assert "round 2 seat 1 Royal Flush" in audit.report(data)
+
+
 def test_a_tampered_log_page_is_found(tmp_path, capsys):
     state = tmp_path / "table"
     play_door_events(state, 20)

@@ -1047,3 +1047,53 @@ def test_a_table_without_a_configured_seed_starts_and_resets_its_pool_at_nothing
     assert [e[4:7] for e in events_of(table.memory, ev.JACKPOT_HIT)] == [(1, 4, 10000 * 100)]
     assert table.c.jackpot.pool_meters(0)["shortfall"] == 10000 * 100 - 2 * PER_WAGER
     assert events_of(table.memory, ev.OPERATOR_ADDITION) == []
+
+
+def plain_round(table):
+    """Seat 1's jackpot wager, no jackpot hand: settled, and the next round opened."""
+    lock_seats(table, (1,))
+    table.deal([(1, "2c 7d"), (8, "Qs Js 4h 3h 9d"), (0, "9c 8h")])
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.RESULTS
+    table.press(btn.SETTLE)
+    assert table.c.phase == tc.OPEN
+
+
+def rewrite_both_copies(tmp_path, memory, change):
+    """Both copies replaced by the last record with change(sections) applied, good CRC."""
+    seq, payload = record.decode(memory._record)
+    sections = record.unpack_sections(payload)
+    change(sections)
+    raw = record.encode(seq + 1, record.pack_sections(sections))
+    for name in ("a.bin", "b.bin"):
+        (tmp_path / name).write_bytes(raw)
+
+
+@pytest.mark.parametrize("how", ["bad record", "both copies lost"])
+def test_rounds_after_a_ram_clear_are_numbered_after_the_rounds_the_log_kept(tmp_path, how):
+    # The event log outlives a RAM clear: a round that started again at 1 would put two
+    # "round 1"s in it (and in the service's log, and in every audit export), and nobody
+    # reading it could tell which entry is whose.  The next round goes on after the log's.
+    t = Table(tmp_path)
+    t.ram_clear()
+    plain_round(t)
+    plain_round(t)
+    if how == "bad record":           # the copies read well; the table cannot use the round
+        rewrite_both_copies(tmp_path, t.memory, lambda s: s.__setitem__("round", b"xyz"))
+    else:                             # both copies bad; a page of the log is on flash
+        t.memory.commit_admin(None, [(ev.DOOR_OPEN, 1)] * ev.PAGE_ENTRIES, 2000)
+        for name in ("a.bin", "b.bin"):
+            data = bytearray((tmp_path / name).read_bytes())
+            data[20] ^= 1
+            (tmp_path / name).write_bytes(bytes(data))
+    t.boot()
+    assert t.c.phase == tc.RAM_ERROR
+    t.ram_clear()
+    assert t.c.phase == tc.OPEN and t.c.rec.round_no == 3
+    plain_round(t)
+    assert [e[2] for e in events_of(t.memory, ev.LOCK)] == [1, 2, 3]
+    assert events_of(t.memory, ev.RAM_CLEAR)[-1][2] == 2
+    t.boot()
+    assert t.c.phase == tc.RESULTS and t.c.rec.round_no == 3
+    t.press(btn.SETTLE)
+    assert t.c.rec.round_no == 4

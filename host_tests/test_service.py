@@ -18,6 +18,7 @@ from firmware.drivers import spot_sensors as sens
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.test_controller import Table as ControllerTable
+from host_tests.test_controller import rewrite_both_copies
 from tools.audit import meters_table
 
 RESET = 1000000
@@ -529,6 +530,26 @@ def test_ram_clear_twice_in_one_boot(tmp_path):
     again = t.ask("ram_clear")
     assert again["ok"] and again["phase"] == "RAM CLEAR", again
     assert t.ask("ram_clear accept")["phase"] == "OPEN"
+
+
+def test_after_a_ram_clear_status_hits_and_log_never_name_two_rounds_by_one_number(tmp_path):
+    """The log outlives the RAM clear: the rounds after it are numbered after the log's, so
+    that the console's status, hits and log replies never give one number to two rounds."""
+    t = ready_table(tmp_path)
+    royal_round(t)                                  # round 1, in the log
+    rewrite_both_copies(tmp_path, t.memory, lambda s: s.__setitem__("round", b"xyz"))
+    t.boot()
+    assert t.ask("status")["phase"] == "RAM ERROR"  # a record the table cannot read
+    t.key(True)
+    assert t.ask("ram_clear")["phase"] == "RAM CLEAR"
+    assert t.ask("ram_clear accept")["round"] == 2
+    t.key(False)
+    royal_round(t)
+    assert [h["round"] for h in t.ask("hits")["hits"]] == [2]
+    entries = t.ask("log")["entries"]
+    assert [e[2] for e in entries if e[3] == ev.LOCK] == [1, 2]
+    assert [e[2] for e in entries if e[3] == ev.JACKPOT_HIT] == [1, 2]
+    assert t.ask("status")["round"] == 3
 
 
 def test_ram_clear_refused_when_memory_is_good(table):

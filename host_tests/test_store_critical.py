@@ -924,3 +924,75 @@ def test_a_power_cut_while_the_mark_is_written_leaves_the_record_before_or_after
         again = keyed_boot(board, False)
         assert again.wagering_allowed and again.keyed == marked
         assert again.section("jackpot") == b"J0"
+
+
+# --- a RAM clear never starts the round numbers again under the kept log ---
+
+def play_rounds(cm, first, last, extra=10):
+    """Rounds first..last, each a LOCK (with `extra` door entries) and a SETTLE."""
+    for r in range(first, last + 1):
+        cm.commit(r, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)] + [(eventlog.DOOR_OPEN, 1)] * extra,
+                  200 + r)
+        cm.commit(r, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 0)], 300 + r)
+
+
+def rounds_of(cm, kind=eventlog.LOCK):
+    return [e[2] for e in cm.log.events() if e[3] == kind]
+
+
+def test_a_ram_clear_after_both_copies_are_lost_numbers_rounds_after_the_kept_log():
+    # Rounds 1..4 logged: a page of 32 entries is on flash (the RAM clear's entry, rounds
+    # 1..3), the rest went with the lost record.  The kept log holds rounds 1, 2 and 3: the
+    # next round must be 4, never a second "round 1" in the same log.
+    board, cm = ready()
+    play_rounds(cm, 1, 4)
+    board.fram[40] ^= 1
+    board.files["cm_b.bin"] = b"CM"
+    again = board.boot()
+    assert board.status == "RAM ERROR"
+    again.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    assert rounds_of(again) == [1, 2, 3]
+    assert again.round_no == 3 and again.step == 0
+    assert [e[2] for e in again.log.events() if e[3] == eventlog.RAM_CLEAR][-1] == 3
+    assert again.commit(4, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 950)
+    third = board.boot()
+    assert board.status == "ok" and rounds_of(third) == [1, 2, 3, 4]
+
+
+def test_a_ram_clear_with_the_record_still_readable_keeps_its_round_numbers():
+    # the store reads well but the table cannot use its record (the controller's "bad
+    # record", a commit that failed on every copy): the log's tail is kept, and its rounds
+    board, cm = ready()
+    play_rounds(cm, 1, 2, extra=0)
+    cm.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    assert cm.round_no == 2
+    assert not cm.commit(1, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 950)  # no second round 1
+    assert cm.commit(3, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 950)
+    assert rounds_of(cm) == [1, 2, 3]
+
+
+def test_a_ram_clear_numbers_after_the_highest_round_of_a_log_older_firmware_reset():
+    # firmware before this fix started again at round 1 after a RAM clear: the kept log holds
+    # rounds 1..5 and then 1..2; the next clear goes on after 5, not after 2
+    board, cm = ready()
+    play_rounds(cm, 1, 5, extra=0)
+    cm._write({"jackpot": b"J0"}, [(eventlog.RAM_CLEAR, 5, cm.seq)], 400, 0, 0, True)   # as it did
+    play_rounds(cm, 1, 2, extra=0)
+    cm.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    assert cm.round_no == 5
+
+
+def test_a_garbled_round_in_the_kept_log_does_not_stop_the_rounds_after_a_ram_clear():
+    # an entry on flash whose round reads 0xFFFFFFFF (a garbled page that still looks whole):
+    # believed, the next round would be 2**32 and no round could ever lock again
+    board, cm = ready()
+    play_rounds(cm, 1, 4)
+    page = bytearray(board.files["ev00.bin"])
+    page[5 * eventlog.ENTRY_SIZE + 8:5 * eventlog.ENTRY_SIZE + 12] = b"\xff\xff\xff\xff"
+    board.files["ev00.bin"] = bytes(page)
+    board.fram[40] ^= 1
+    board.files["cm_b.bin"] = b"CM"
+    again = board.boot()
+    again.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    assert again.round_no == 3
+    assert again.commit(4, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 950)

@@ -187,6 +187,10 @@ def flips(model, kind, positions_stride):
             failed += fail("log broken after RAM clear at %d" % p)
         elif eventlog.RAM_CLEAR not in [e[3] for e in again.log.events(again.log.count - 3)]:
             failed += fail("RAM clear not logged")
+        elif not 0 < again.round_no == max(e[2] for e in again.log.events()):
+            # the script's rounds are on a page the clear keeps: the next round comes after them
+            failed += fail("RAM clear at %d numbers rounds from %d under the kept log's"
+                           % (p, again.round_no + 1))
     print("RESULT tried=%d failed=%d ops=%d" % (tried, failed, len(raw)))
 
 

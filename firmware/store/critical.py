@@ -445,7 +445,7 @@ class CriticalMemory:
     def ram_clear(self, sections, now, supervisor, accepted, round_no=0):
         """Supervisor RAM clear: replace every section by the reset values in `sections`
         (which the supervisor entered or accepted: `accepted` must be True), keep the event
-        log, log the clear, and leave RAM ERROR."""
+        log, leave the journal after its highest round, log the clear, and leave RAM ERROR."""
         if accepted is not True:
             raise ValueError("RAM clear refused: the supervisor has not accepted the reset values")
         if not isinstance(sections, dict) or not sections:
@@ -459,6 +459,12 @@ class CriticalMemory:
         if self.status == STATUS_RAM_ERROR or self.status == STATUS_UNBOOTED:
             previous = self._highest_seen
             self.log.recover_anchor()
+        # the new rounds are numbered after every round of the kept log, so that no number
+        # stands for two rounds in it (a round read beyond any table's is a garbled entry)
+        round_no = max(round_no, self.round_no)
+        for entry in self.log.events():
+            if round_no < entry[2] < _SEQ_PLAUSIBLE:
+                round_no = entry[2]
         self.seq = max(self.seq, self._highest_seen)
         self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF)],
                     now, round_no, _STEP_IDLE, True)

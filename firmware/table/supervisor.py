@@ -176,7 +176,7 @@ def ram_clear(c):
     c.jackpot = jp
     c.rec = rec
     c.results = []
-    c.last_results = []     # round numbers start again: no round before it to recall
+    c.last_results = []     # the results before it are gone: no round to recall
     if c.tablelink is not None:
         c.tablelink.saved()
     elif c.link_factory is not None:

@@ -1,6 +1,7 @@
 # A whole UTH round through the round controller on critical memory in a memory filesystem:
 # RAM clear, two jackpot wagers accepted, a royal flush confirmed by the supervisor and paid,
-# then a power cut and a reboot that finds the same pool. The steady-state tick allocates
+# then a power cut and a reboot that finds the same pool; both copies lost then, a RAM clear
+# that numbers the next round after the rounds the kept log holds. The steady-state tick allocates
 # nothing (checked under heap_lock). Expected amounts: default config, 70 of each 100 cents
 # to the pool, with the operator's reset (seed) of $10,000.00; the royal takes the whole pool
 # [rules.md 11.9].
@@ -8,6 +9,7 @@ from firmware.compat import micropython
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
+from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
@@ -81,4 +83,20 @@ except MemoryError:
     allocated = 1
 micropython.heap_unlock()
 check("tick allocates", allocated, 0)
+
+# Both copies lost, a page of the log on flash: the RAM clear keeps the log, so the next
+# round is numbered after the log's rounds, never a second round 1 beside the first.
+c.memory.commit_admin(None, [(ev.DOOR_OPEN, 1)] * ev.PAGE_ENTRIES, 103)
+files["a.bin"] = files["b.bin"] = b"CM"
+c = boot()
+check("both copies lost", tc.PHASE_NAMES[c.phase], "RAM ERROR")
+c.panel(btn.KEY_ON, 0, 1)
+c.panel(btn.LONG, btn.OK, 2)
+c.panel(btn.PRESS, btn.OK, 3)
+c.panel(btn.KEY_OFF, 0, 4)
+check("round after RAM clear", (tc.PHASE_NAMES[c.phase], c.rec.round_no), ("OPEN", 2))
+c.spot(sens.PLACED, sens.jackpot_spot(2), 10)
+c.spot(sens.PLACED, sens.ante_spot(2), 10)
+c.panel(btn.PRESS, btn.LOCK, 20)
+check("rounds locked in log", [e[2] for e in c.memory.log.events() if e[3] == ev.LOCK], [1, 2])
 checker.finish()
