@@ -346,6 +346,58 @@ def test_a_round_record_written_before_it_named_its_game_is_still_read():
     assert roundrecord.holds_cards(bytes(old))
 
 
+def _version_1_round(round_no, accepted, hole, dealer=b"", board=b"", folded=0):
+    """The round record as the first firmware with critical memory wrote it (version 1, a
+    UTH-only table): header, then 2 places a seat, 2 for the dealer, 5 for the board."""
+    places = bytearray([0xFF] * 21)
+    for seat, text in hole.items():
+        places[2 * (seat - 1):2 * seat] = bytes(cards.parse(text))
+    places[14:14 + len(dealer)] = dealer
+    places[16:16 + len(board)] = board
+    return (b"RD\x01" + bytes([round_no & 0xFF, round_no >> 8, 0, 0, 1, accepted, folded, 0])
+            + bytes(places))
+
+
+def test_a_round_record_of_the_first_format_is_still_read():
+    from firmware.table import roundrecord
+
+    old = _version_1_round(300, 0b101, {1: "As Ks", 3: "2c 7d"}, bytes(cards.parse("9c 9d")),
+                           bytes(cards.parse("Qs Js Ts")), folded=0b100)
+    back = roundrecord.decode(old)
+    assert (back.round_no, back.accepted, back.folded, back.game) == (300, 0b101, 0b100,
+                                                                      roundrecord.UNKNOWN)
+    assert bytes(back.hole[0:5]) == bytes(cards.parse("As Ks")) + b"\xff" * 3
+    assert bytes(back.hole[10:12]) == bytes(cards.parse("2c 7d"))
+    assert bytes(back.dealer[:3]) == bytes(cards.parse("9c 9d")) + b"\xff"
+    assert bytes(back.board[:4]) == bytes(cards.parse("Qs Js Ts")) + b"\xff"
+    assert roundrecord.holds_cards(old) and not roundrecord.holds_cards(
+        _version_1_round(300, 0b101, {}))
+    with pytest.raises(ValueError, match="33 bytes, expected 32"):
+        roundrecord.decode(old + b"\xff")
+
+
+def test_a_table_whose_memory_the_first_format_wrote_resumes_its_locked_round(tmp_path):
+    # Firmware from the first with critical memory until the one that dealt the other games
+    # wrote round record version 1.  A table upgraded from it in the middle of a round (or
+    # between rounds: the record is there all the same) must come back with its round and
+    # its pool, not in RAM ERROR, whose only way out, a RAM clear, resets the pool.
+    from host_tests.test_controller import rewrite_both_copies
+
+    t = _open(tmp_path)
+    for seat in (1, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    pool = t.c.view.meter[0]
+    rewrite_both_copies(tmp_path, t.memory, lambda s: s.__setitem__(
+        "round", _version_1_round(1, 0b101, {1: "As Ks", 3: "2c 7d"})))
+    t.boot()
+    assert t.c.phase == tc.LOCKED and t.c.rec.accepted == 0b101 and t.c.view.meter[0] == pool
+    t.deal([(8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])      # the hole cards came back from memory
+    t.settle()
+    assert t.c.phase == tc.RESULTS and "JP S1 $10001.40" in t.c.results
+
+
 def _boot_with_seats(t, seats):
     """The power comes back with the file's rules.seats changed to `seats`."""
     t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)

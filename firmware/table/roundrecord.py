@@ -8,6 +8,9 @@ Layout (bytes)::
     cards (NO_CARD = empty), the game the round is dealt under (the controller's code;
     UNKNOWN in a version 2 record, which has no such byte and is still read)
 
+Version 1 (the first firmware with critical memory, UTH only) had 2 places a seat and 2 for
+the dealer; it is still read, its cards put in the first places, the game UNKNOWN.
+
 The places fit the largest hand of each kind in the three games (a Four Card Poker seat holds
 5 cards and its dealer 6; a UTH board 5); a game uses the first places of each.
 
@@ -24,6 +27,8 @@ from firmware.compat import const
 MAGIC = b"RD"
 VERSION = const(3)
 _OLD_VERSION = const(2)   # no game byte
+_V1 = const(1)            # UTH only: 2 places a seat, 2 for the dealer (read, not written)
+_V1_SIZE = const(11 + 7 * 2 + 2 + 5)
 NO_CARD = const(0xFF)
 UNKNOWN = const(0xFF)     # game: not recorded
 SEATS = const(7)
@@ -80,9 +85,9 @@ def encode(rec):
 
 def holds_cards(data):
     """True when the encoded round record `data` (None: none) holds a card."""
-    if data is None or len(data) < _CARDS_END:
+    if data is None:
         return False
-    for i in range(_HEADER, _CARDS_END):
+    for i in range(_HEADER, min(len(data), _CARDS_END)):    # version 1's places end sooner
         if data[i] != NO_CARD:
             return True
     return False
@@ -94,9 +99,10 @@ def decode(data):
         raise ValueError("round record must be bytes, got %r" % (data,))
     if len(data) < 3 or bytes(data[0:2]) != MAGIC:
         raise ValueError("round record has bad magic %r" % (bytes(data[0:2]),))
-    if data[2] != VERSION and data[2] != _OLD_VERSION:
-        raise ValueError("round record version %d, expected %d" % (data[2], VERSION))
-    size = SIZE if data[2] == VERSION else _CARDS_END
+    version = data[2]
+    if version != VERSION and version != _OLD_VERSION and version != _V1:
+        raise ValueError("round record version %d, expected %d" % (version, VERSION))
+    size = SIZE if version == VERSION else _CARDS_END if version == _OLD_VERSION else _V1_SIZE
     if len(data) != size:
         raise ValueError("round record is %d bytes, expected %d" % (len(data), size))
     rec = RoundRecord()
@@ -108,9 +114,15 @@ def decode(data):
     rec.accepted = data[8]
     rec.folded = data[9]
     rec.voided = data[10]
-    rec.hole[:] = data[_HEADER:_DEALER_AT]
-    rec.dealer[:] = data[_DEALER_AT:_BOARD_AT]
-    rec.board[:] = data[_BOARD_AT:_CARDS_END]
+    if version == _V1:
+        for s in range(SEATS):
+            rec.hole[s * HOLE:s * HOLE + 2] = data[_HEADER + 2 * s:_HEADER + 2 * s + 2]
+        rec.dealer[0:2] = data[_HEADER + 14:_HEADER + 16]
+        rec.board[:] = data[_HEADER + 16:_V1_SIZE]
+    else:
+        rec.hole[:] = data[_HEADER:_DEALER_AT]
+        rec.dealer[:] = data[_DEALER_AT:_BOARD_AT]
+        rec.board[:] = data[_BOARD_AT:_CARDS_END]
     if size == SIZE:
         rec.game = data[_CARDS_END]
     seen = []
