@@ -1282,3 +1282,43 @@ def test_a_table_in_ram_error_stops_its_link_so_its_numbers_never_repeat(tmp_pat
     app_steps(rig, app, 50)
     assert app.station.link.state == UP and rig.c.jackpot_open()
     assert rig.controller.rejects == {}
+
+
+def test_a_round_locked_with_the_link_queue_nearly_full_still_voids_its_seats_and_claims(rig):
+    # the controller stops acknowledging (the table's messages lost, its status still heard,
+    # so the link stays UP): rounds lock and void meanwhile, their entries piling up.  The
+    # last round the link lets take wagers must still have room for every seat void and the
+    # claim it may make: a claim held back ("link queue full") leaves the round stuck
+    last = None
+    for _ in range(40):
+        rig.c.link(rig.link.wagers_open(), rig.now)
+        if not rig.c.jackpot_open():
+            break
+        rig.chips(*range(1, 8))
+        rig.press(btn.LOCK)
+        assert rig.c.rec.accepted == 0b1111111
+        rig.key(True)
+        if rig.link.wagers_open():
+            rig.press(btn.BACK, long=True)          # a misdeal: the round's reversal
+            rig.key(False)
+            rig.press(btn.SETTLE)
+            continue
+        last = rig.c.rec.round_no                   # the gate closes behind this round
+        for seat in range(1, 7):
+            rig.c.cursor = seat
+            rig.press(btn.BACK)                     # seats 2..7 void
+            assert rig.c.rec.voided & 1 << seat, rig.c.view.lines
+        rig.key(False)
+        rig.deal(ROYAL[:1] + ROYAL[2:])
+        rig.press(btn.SETTLE)
+        rig.key(True)
+        rig.press(btn.OK)
+        rig.key(False)
+        assert rig.c.phase == tc.RESULTS, rig.c.view.lines
+        break
+    assert last is not None and not rig.link.wagers_open()
+    assert len(rig.link.entries) == rig.link.last_n == 32     # the queue full to its last place
+    assert [e[2] for e in rig.events(ev.LINK_CLAIM)] == [last]
+    rig.step(100, 20)                               # acknowledged at last: all applied, paid
+    assert rig.link.state == UP and rig.link.entries == [] and rig.link.awaiting == []
+    assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]
