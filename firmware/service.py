@@ -251,7 +251,7 @@ class Service:
         return {"ok": True, "cmd": cmd, "protocol": PROTOCOL, "phase": tc.PHASE_NAMES[c.phase],
                 "round": c.rec.round_no, "game": c.game, "key_on": c.key_on, "door_open": c.door_open,
                 "jackpot_open": c.jackpot_open(), "memory": c.memory.status,
-                "memory_text": c.memory.status_text(), "seq": c.memory.seq,
+                "memory_text": c.memory.status_text(c.stopped_text()), "seq": c.memory.seq,
                 "log_count": log.count, "log_first": log.first_available(),
                 "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
                 "config_ok": config_ok, "config_text": config_text,

@@ -822,3 +822,16 @@ def test_status_gives_the_shoes_last_rejected_line_for_the_technician(table):
     service = svc.Service(table.c, table.port, shoe=shoe)
     reply = service.handle("status")
     assert reply["shoe_last_rejected"] == "shoe line rejected (garbage bytes): 'S3 A\\x0ds'"
+
+
+@pytest.mark.parametrize("game, stopped", [(tc.UTH, "JACKPOT DISABLED"), (tc.FCP, "ROUNDS DISABLED"),
+                                           (tc.BRS, "ROUNDS DISABLED")])
+def test_memory_text_in_ram_error_says_what_it_stops_at_the_tables_game(tmp_path, game, stopped):
+    # a Four Card Poker or Big Raise Stud table has no jackpot: its memory line said JACKPOT
+    # DISABLED while its dealer display said ROUNDS DISABLED
+    t = Table(tmp_path)
+    t.game = game
+    t.boot()                                     # blank memory: RAM ERROR
+    text = t.ask("status")["memory_text"]
+    assert text == "RAM ERROR - %s (memory blank)" % stopped, text
+    assert stopped in t.screen()

@@ -1139,6 +1139,8 @@ def test_a_table_without_a_progressive_does_not_call_its_sign_line_jackpot():
     shown = sim.snapshot()
     assert "meter sign 0" in shown and "rAM Err" in shown
     assert "JACKPOT [" not in shown, shown
+    # nor its memory line a jackpot: the display says ROUNDS DISABLED, so does the top line
+    assert "memory: RAM ERROR - ROUNDS DISABLED (memory blank)" in shown and "JACKPOT" not in shown
 
 
 def test_fresh_removes_only_the_simulators_own_files(tmp_path):

@@ -395,7 +395,7 @@ class Simulation:
         c = self.controller
         out = []
         out.append("Table simulator  round %d  phase %s  memory: %s" % (
-            c.rec.round_no, tc.PHASE_NAMES[c.phase], self.app.memory.status_text()))
+            c.rec.round_no, tc.PHASE_NAMES[c.phase], self.app.memory.status_text(c.stopped_text())))
         if self.link is not None:
             lk = self.link
             # at most 80 characters: the interactive screen fits an 80 x 24 terminal

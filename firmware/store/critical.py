@@ -175,11 +175,13 @@ class CriticalMemory:
         """True once booted with a good copy (or after a RAM clear)."""
         return self.status == STATUS_OK or self.status == STATUS_REPAIRED
 
-    def status_text(self):
+    def status_text(self, stopped="JACKPOT DISABLED"):
         """One short line for the dealer display and the technician: a copy that is not good
-        and log entries not yet written are named (``MEMORY FAULT ... COPY 0 WRITE FAILED``)."""
+        and log entries not yet written are named (``MEMORY FAULT ... COPY 0 WRITE FAILED``).
+        stopped: what RAM ERROR stops, as the table's game has it (the controller's
+        stopped_text)."""
         if self.status == STATUS_RAM_ERROR:
-            return "RAM ERROR - JACKPOT DISABLED (%s)" % self.ram_error_reason
+            return "RAM ERROR - %s (%s)" % (stopped, self.ram_error_reason)
         where = "FRAM+FLASH" if self.mode == MODE_TWO_DEVICES else "2 COPIES IN FLASH ONLY"
         faults = ""
         for i in range(len(self.copies)):

@@ -802,6 +802,10 @@ class RoundController:
 
     # ------------------------------------------------------------------ state
 
+    def stopped_text(self):
+        """What RAM ERROR stops at this table: its jackpot, or its rounds (no progressive)."""
+        return "JACKPOT DISABLED" if self.game == UTH else "ROUNDS DISABLED"
+
     def jackpot_open(self):
         """True when jackpot wagers may be accepted: memory good, link up, program verified."""
         return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed

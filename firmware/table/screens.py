@@ -269,7 +269,7 @@ def render_lines(c):
             lines[7] += " " + ("^" if above else " ") + ("v" if below else "")
     elif phase == RAM_ERROR:
         lines[0] = "RAM ERROR"
-        lines[1] = "JACKPOT DISABLED" if c.game == UTH else "ROUNDS DISABLED"
+        lines[1] = c.stopped_text()
         for i, text in enumerate(c.menu[:3]):
             lines[2 + i] = text
         if c.link_factory is not None:
