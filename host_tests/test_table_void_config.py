@@ -661,6 +661,26 @@ def test_a_round_locked_before_the_file_was_lost_resumes_without_a_game_change(t
     assert ("CONFIG ERROR" in t.screen()) is not ok
 
 
+def test_a_missing_file_says_the_table_keeps_the_game_its_memory_records(tmp_path):
+    """No /config.json at a Four Card Poker table: it plays Four Card Poker on (its round
+    record's game), so the status and the audit menu must not say only "defaults", the
+    built-in defaults being a UTH table with the progressive."""
+    from firmware.service import Service
+    from firmware.table import audit
+
+    t = _open(tmp_path, tc.FCP)
+    c = _boot_refused(t, ok=True)
+    said = "no /config.json: defaults (fcp kept from memory)"
+    assert c.game == tc.FCP and c.config_state() == (True, said)
+    reply = Service(c).handle("status")
+    assert (reply["game"], reply["config_ok"], reply["config_text"]) == ("fcp", True, said)
+    assert "".join(audit.open_menu(c)[i] for i in range(len(audit.open_menu(c)))).count(said) == 1
+    # blank memory: nothing recorded, the built-in defaults are what the table runs
+    blank = Table(tmp_path / "blank", game=None)
+    blank.c.set_config_status(True, "no /config.json: defaults")
+    assert blank.c.config_state() == (True, "no /config.json: defaults")
+
+
 def test_a_refused_file_keeps_the_uth_hand_rule_of_the_table(tmp_path):
     t = Table(tmp_path)
     t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)

@@ -152,6 +152,7 @@ class RoundController:
         # power cut is finished under its own (boot), though the file changed meanwhile.
         # game None (no file, or one refused): the game the round record names (boot), else UTH
         self.game_unknown = game is None
+        self.game_kept = False      # no file's game: critical memory's is played (boot)
         self.file_game = game or UTH
         self.file_rule = hand_rule
         self.other_game = None
@@ -278,6 +279,7 @@ class RoundController:
         if self.game_unknown and code & 3 < len(_GAMES):
             # no game from the file: the table stays the game it was, never the default's
             self.game_unknown = False
+            self.game_kept = True
             self.file_game, self.file_rule = self.game, self.hand_rule
         step = self.memory.step
         if step == critical.STEP_LOCK:
@@ -334,8 +336,11 @@ class RoundController:
         self._refresh_meter()
 
     def set_config_status(self, ok, text):
-        """What loading the configuration file said: a bad file closes the jackpot."""
+        """What loading the configuration file said: a bad file closes the jackpot.  With no
+        file the text says which game critical memory kept (boot), the defaults' or not."""
         self.config_ok = ok
+        if ok and self.game_kept:
+            text += " (%s kept from memory)" % self.file_game
         self.config_text = text
         if not ok:
             self._beep(BEEP_ALARM)
