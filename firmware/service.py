@@ -445,7 +445,8 @@ class Service:
                               "in %s)" % (c.memory.status, tc.PHASE_NAMES[c.phase]))
             config = c.jackpot_config or jcfg.default()
             resets = {}
-            for slot in config.active_slots():
+            # (no progressive at the other games: no pool to reset, as the screen says)
+            for slot in config.active_slots() if c.game == tc.UTH else ():
                 resets[jcfg.POOL_KEYS[slot]] = config.pools[slot].reset
             return {"ok": True, "cmd": cmd, "phase": tc.PHASE_NAMES[c.phase], "reset": resets,
                     "next": "ram_clear accept (or OK at the table); BACK at the table cancels"}

@@ -835,3 +835,16 @@ def test_memory_text_in_ram_error_says_what_it_stops_at_the_tables_game(tmp_path
     text = t.ask("status")["memory_text"]
     assert text == "RAM ERROR - %s (memory blank)" % stopped, text
     assert stopped in t.screen()
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_ram_clear_at_a_game_without_the_progressive_lists_no_pool_to_reset(tmp_path, game):
+    # its RAM CLEAR screen says "no jackpot pool"; the reply listed a $10,000 main pool reset
+    t = Table(tmp_path)
+    t.game = game
+    t.boot()                                     # blank memory: RAM ERROR
+    t.key(True)
+    started = t.ask("ram_clear")
+    assert started["ok"] and started["phase"] == "RAM CLEAR" and started["reset"] == {}, started
+    assert "no jackpot pool" in t.screen()
+    assert t.ask("ram_clear accept")["ok"] and t.c.game == game
