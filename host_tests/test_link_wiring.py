@@ -1318,6 +1318,9 @@ def test_a_round_locked_with_the_link_queue_nearly_full_still_voids_its_seats_an
         break
     assert last is not None and not rig.link.wagers_open()
     assert len(rig.link.entries) == rig.link.last_n == 32     # the queue full to its last place
+    # closed though the link is UP: the sign says so as for a link down (docs/link.md)
+    rig.c.link(rig.link.wagers_open(), rig.now)     # (the loop's next pass)
+    assert rig.link.state == UP and rig.c.view.meter_fault == "LINK dn"
     assert [e[2] for e in rig.events(ev.LINK_CLAIM)] == [last]
     rig.step(100, 20)                               # acknowledged at last: all applied, paid
     assert rig.link.state == UP and rig.link.entries == [] and rig.link.awaiting == []
