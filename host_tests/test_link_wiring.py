@@ -380,6 +380,12 @@ def test_a_linked_table_whose_file_went_missing_never_opens_its_frozen_local_poo
     c.boot(rig.now, WALL)
     c.set_config_status(True, "no /config.json: defaults")
     assert c.phase == tc.RESULTS                        # the linked round's, again
+    # the status and the audit menu say why the jackpot stays closed, not only "defaults"
+    said = "no /config.json: defaults, link ledger kept: JP closed"
+    assert c.config_state() == (True, said)
+    from firmware.table import audit
+    menu = audit.open_menu(c)
+    assert said in "".join([menu[i] for i in range(len(menu))])     # whole, not cut
     c.panel(btn.PRESS, btn.SETTLE, rig.now + 10)
     assert c.phase == tc.OPEN and not c.jackpot_open() and c.view.meter_fault == "LINK dn"
     assert c.view.meter[0] == -1                        # nor its frozen amount on the sign

@@ -339,7 +339,9 @@ class RoundController:
         """What loading the configuration file said: a bad file closes the jackpot.  With no
         file the text says which game critical memory kept (boot), the defaults' or not."""
         self.config_ok = ok
-        if ok and self.game_kept:
+        if ok and self.link_required and self.tablelink is None:
+            text += ", link ledger kept: JP closed"     # (boot: no file at a linked table)
+        elif ok and self.game_kept:
             text += " (%s kept from memory)" % self.file_game
         self.config_text = text
         if not ok:
