@@ -1121,6 +1121,31 @@ def test_a_ram_clear_after_a_bad_record_keeps_the_link_ledger_and_its_waiting_cl
     assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]    # the royal, paid
 
 
+def test_a_ram_clear_without_the_file_keeps_the_link_ledger_and_its_waiting_claim(rig):
+    # the flash erased and the program put back without /config.json, critical memory in RAM
+    # ERROR over a bad record: the supervisor's RAM clear dropped the link's ledger with its
+    # claimed royal (never paid), and opened the jackpot on a fresh local pool
+    royal_claimed(rig, False)                 # the claim is queued, the link down
+    claimed = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+    assert claimed.awaiting
+    rig.memory.commit_admin({tc.SECTION_JACKPOT: b"not a jackpot record"}, (), WALL)
+    rig.memory = CriticalMemory([FileSlot(rig.fs, "a.bin"), FileSlot(rig.fs, "b.bin")], rig.fs)
+    rig.c = tc.RoundController(rig.memory, game=None)       # no file: no game, no link
+    rig.c.boot(rig.now, WALL)
+    rig.c.set_config_status(True, "no /config.json: defaults")
+    assert rig.c.phase == tc.RAM_ERROR
+    rig.ram_clear()
+    assert rig.c.phase == tc.OPEN and not rig.c.jackpot_open()   # never the local pool
+    kept = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+    assert kept.awaiting == claimed.awaiting and kept.totals == claimed.totals
+    rig.link = None
+    rig.boot()                                # the file back: the link is built again
+    rig.wire_up = True
+    rig.step(100, 40)
+    assert rig.link.state == UP and rig.link.awaiting == []
+    assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]    # the royal, paid
+
+
 def test_a_ram_clear_after_an_unreadable_link_section_starts_a_new_link_closed(rig):
     # the link's own section is the bad record: the RAM clear cannot keep it; a new link starts
     # (the controller will refuse it until the table is re-enrolled) and the jackpot stays

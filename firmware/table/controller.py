@@ -252,6 +252,11 @@ class RoundController:
         # each copy is decoded before the boot takes it: one that does not decode is a bad copy,
         # never the one the others are rebuilt from
         status = self.memory.boot(wall, reset_cause, cause, self._decode_copy)
+        if self.game_unknown and self.link_factory is None and self.memory.section(SECTION_LINK):
+            # no file at a table that was linked: never its local pool, frozen since then (the
+            # RAM clear of a bad record keeps the link's ledger too)
+            self.link_required = True
+            self.link_up = False
         if status == critical.STATUS_RAM_ERROR:
             self._enter_ram_error()
             return self.phase
@@ -272,10 +277,6 @@ class RoundController:
             # locked (or settled) under another game or hand rule than the file's now: the
             # round is finished, and its results shown, under its own; the next is the file's
             self._play(_GAMES[code & 3], BEST5OF7 if code & _BEST5 else HOLE2_BOARD3)
-        if self.game_unknown and self.link_factory is None and self.memory.section(SECTION_LINK):
-            # no file at a table that was linked: never its local pool, frozen since then
-            self.link_required = True
-            self.link_up = False
         if self.game_unknown and code & 3 < len(_GAMES):
             # no game from the file: the table stays the game it was, never the default's
             self.game_unknown = False

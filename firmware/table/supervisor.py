@@ -160,10 +160,10 @@ def ram_clear(c):
         if c.tablelink is not None:
             # the link's ledger is not the table's to reset: keep what the link knows
             sections[SECTION_LINK] = c.tablelink.section()
-        elif c.link_factory is not None:
-            # the boot stopped at a bad record before it built the link: the link's committed
-            # ledger (unacknowledged entries, claims waiting to be paid, its numbers) is kept
-            # all the same, when it is readable
+        elif c.link_factory is not None or c.link_required:
+            # the boot stopped at a bad record before it built the link (or no file built it):
+            # the link's committed ledger (unacknowledged entries, claims waiting to be paid,
+            # its numbers) is kept all the same, when it is readable
             from firmware.link.tablelink import section_ok
             kept = c.memory.section(SECTION_LINK)
             if section_ok(kept):
