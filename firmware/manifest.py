@@ -29,8 +29,10 @@ Two installs are checked by `check_device` (docs/romfs.md):
 - ROMFS: the build as a ROMFS image mounted at /rom (bytecode runs from flash in place) and
   only main.py on the flash filesystem, where MicroPython runs it at boot.  The manifest is
   /rom/manifest.json; every file is checked in /rom except main.py, checked on the flash
-  filesystem (a copy of it in /rom must match too).  The flash filesystem precedes /rom on
-  sys.path, so any other program file there would shadow or add code: it is an extra file.
+  filesystem (a copy of it in /rom must match too).  Any other program file on the flash
+  filesystem (boot.py runs before main.py, /lib is on sys.path), and a folder there named as a
+  package or module of the image, is an extra file: main.py puts /rom first on sys.path, ahead
+  of the flash, but no part of the program is kept outside the image.
 """
 
 import binascii
@@ -517,12 +519,12 @@ def _check_rom(manifest_bytes, key, board, root, rom, read_at, hash_at, listdir)
         return got
 
     in_rom = walk(listdir, rom, (), is_program)
-    mounted = _below(root, rom)
-    on_flash = walk(listdir, root, (mounted,) if mounted else (), is_program)
     result = verify(manifest_bytes, lambda path: read_at("", place(path)), key, in_rom, board,
                     hash_file, place)
     if not result.ok:
         return result
+    mounted = _below(root, rom)
+    on_flash = walk(listdir, root, (mounted,) if mounted else (), _listed)
 
     def failed(reason, detail, path):
         return Result(reason, detail, path, result.digest, result.authenticated, result.board,
@@ -532,14 +534,24 @@ def _check_rom(manifest_bytes, key, board, root, rom, read_at, hash_at, listdir)
         return failed(CHANGED_FILE, "%s differs from %s, the main.py that runs"
                       % (rom_main[0], _join(root, MAIN_NAME)), rom_main[0])
     unverified = list(result.unverified)
+    extra = folder = None
     for path in on_flash:
-        if path == MAIN_NAME or not is_program(path):
+        if path[-1:] == "/":
+            # named as a package or module of the image (an empty /firmware/): main.py puts
+            # the image first on sys.path, but no part of the program is kept outside it
+            stem = path[:-1] + "."
+            if folder is None and not _unverified(path) and [
+                    f for f in in_rom if f.startswith(path) or f.startswith(stem)]:
+                folder = path
+        elif path == MAIN_NAME or not is_program(path):
             continue
-        if _unverified(path):
+        elif _unverified(path):
             unverified.append(_join(root, path))
-            continue
-        where = _join(root, path)
-        return failed(EXTRA_FILE, "%s is a program file outside the ROMFS image (it would shadow "
-                      "or add code)" % where, where)
+        elif extra is None:     # named before a folder: what it holds, not the folder around it
+            extra = path
+    if extra or folder:
+        where = _join(root, extra or folder)
+        return failed(EXTRA_FILE, "%s is a %s outside the ROMFS image" % (
+            where, "program file" if extra else "folder named as part of the program"), where)
     result.unverified = tuple(unverified)
     return result

@@ -545,6 +545,32 @@ def test_a_program_file_on_flash_besides_main_py_is_extra(tmp_path, stray):
     assert "outside the ROMFS image" in result.detail
 
 
+@pytest.mark.parametrize("stray", ["firmware/", "boards/", "board/", "firmware/poker/"])
+def test_a_folder_on_flash_named_as_part_of_the_program_is_extra(tmp_path, stray):
+    # An empty /firmware/ on the flash was what MicroPython imported in place of the image's
+    # package (the boot stopped, host_tests/test_startup.py); nothing of the program is kept
+    # outside the image, so the check names it.
+    flash, rom = romfs_layout(tmp_path)
+    files = dict(FILES, **{"boards/base.mpy": b"M\x06base"})
+    _put(rom, "boards/base.mpy", files["boards/base.mpy"])
+    _put(rom, "manifest.json", manifest.make("pico_w", "r-1", files))
+    assert check(flash, rom).ok
+    (flash / stray).mkdir(parents=True)
+    result = check(flash, rom)
+    top = str(flash / stray.split("/")[0]) + "/"      # a nested folder: its parent comes first
+    assert (result.reason, result.path) == ("extra-file", top)
+    assert result.detail == "%s is a folder named as part of the program outside the ROMFS image" % top
+
+
+def test_other_folders_on_flash_are_not_extra(tmp_path):
+    flash, rom = romfs_layout(tmp_path)
+    _put(rom, "lib/helper.mpy", b"M")               # the image's lib/ and mip's on the flash
+    for folder in ("data", "logs", "lib/umqtt", "firmware_old", "rom"):
+        (flash / folder).mkdir(parents=True, exist_ok=True)
+    result = check(flash, rom)
+    assert result.ok, result.detail
+
+
 def test_an_unlisted_program_file_in_rom_is_extra_and_other_files_are_not(tmp_path):
     flash, rom = romfs_layout(tmp_path)
     _put(rom, "notes.txt", b"x")

@@ -295,6 +295,72 @@ def test_an_empty_board_folder_beside_the_board_module_is_an_extra_file_not_a_st
     assert "loaded firmware.startup 0" in lines
 
 
+def _romfs_board(tmp_path, stray=()):
+    """Boot a board whose program is a ROMFS image (host_tests/startup_rom_mp.py): the image
+    holds the project's sources (the simulated board as `board`, the stand-in as firmware.app)
+    and their manifest; the flash holds main.py, the configuration and `stray`, folders
+    ("name/") and files.  Returns the VM's CompletedProcess."""
+    from firmware import manifest
+    from host_tests import runtimes
+    from tools.build import MAIN_PY, romfs_image
+    tree = tmp_path / "image"
+    for folder in ("firmware", "boards", "host_tests/fakes"):
+        for source in (runtimes.ROOT / folder).rglob("*.py"):
+            target = tree / source.relative_to(runtimes.ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+    (tree / "host_tests" / "__init__.py").write_text("")
+    (tree / "firmware" / "app.py").write_text(STAND_IN_APP + '    print("path", program["path"])\n')
+    (tree / "board.py").write_text(BOARD_PY % "/state")
+    (tree / "main.py").write_text(MAIN_PY)
+    files = {p.relative_to(tree).as_posix(): p.read_bytes() for p in tree.rglob("*.py")}
+    (tree / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
+    (tmp_path / "board.romfs").write_bytes(romfs_image(tree))
+    flash = tmp_path / "flash"
+    (flash / "state").mkdir(parents=True)
+    (flash / "main.py").write_text(MAIN_PY)
+    data = json.loads(EXAMPLE.read_text())
+    data["board"] = "simulated"
+    (flash / "config.json").write_text(json.dumps(data))
+    for name in stray:
+        if name.endswith("/"):
+            (flash / name).mkdir(parents=True)
+        else:
+            (flash / name).parent.mkdir(parents=True, exist_ok=True)
+            (flash / name).write_text("X = 1\n")
+    return runtimes.run_micropython(runtimes.ROOT / "host_tests" / "startup_rom_mp.py",
+                                    [str(tmp_path / "board.romfs"), str(flash)],
+                                    heapsize=16 * 1024 * 1024, timeout=120)
+
+
+def test_a_romfs_install_boots_from_its_image(tmp_path):
+    """The board's own start-up (the image at /rom, the flash at / and first on sys.path):
+    main.py runs the checked program from the image."""
+    done = _romfs_board(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program ok", "config 1 uth"]
+    assert lines[-1] == "path None" and "loaded firmware.startup 0" in lines
+
+
+@pytest.mark.parametrize("stray", [["firmware/"], ["boards/"], ["board/"], ["firmware.py"],
+                                   ["firmware/", "firmware/startup.py"]])
+def test_a_stray_folder_or_file_on_the_flash_of_a_romfs_install_is_named_not_a_stop(
+        tmp_path, stray):
+    """An empty /firmware/ or /boards/ folder on the flash of a ROMFS install (a technician's
+    mkdir, what a plain install's removal left): the flash comes first on sys.path, and
+    MicroPython imported the folder, empty, in place of the image's package: the boot stopped
+    at main.py ("no module named 'firmware.startup'") with nothing on the display.  main.py
+    now puts /rom first, the checked image always wins, and the check names what is on the
+    flash: jackpot wagering closed, PROGRAM ERROR on the display."""
+    done = _romfs_board(tmp_path, stray)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program extra-file", "config 1 uth"]
+    # a program file in it is named before the folder
+    assert lines[-1] == "path /" + stray[-1] and "loaded firmware.startup 0" in lines
+
+
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
     """A full heap while the table's code loads (import firmware.app) is the failure the
     boot is most likely to meet: main.py imports it inside the try that says why."""

@@ -55,7 +55,12 @@ BOARD_ALIAS = "board.mpy"
 
 MAIN_PY = """\
 # Written by tools/build.py: start the table controller (checks first, then the table).
-import firmware.startup
+import sys
+
+if "/rom" in sys.path:      # a ROMFS install: its checked image before any file on the flash
+    sys.path.remove("/rom")
+    sys.path.insert(0, "/rom")
+import firmware.startup  # noqa: E402
 
 started = firmware.startup.main()   # the board and the checks; that code is let go here
 from firmware.heap import stopped_line  # noqa: E402
