@@ -30,7 +30,7 @@ def main():
     collect_often(True)
     try:
         hw = _board().make()
-        checks = startup_checks(hw.name, ROOT, CONFIG_PATH)
+        checks = startup_checks(hw.name, ROOT, CONFIG_PATH, hw)
     except Exception as error:
         # The table stops (the watchdog, once started, resets the board): say why on the
         # console first, with the heap, for the technician.
@@ -38,6 +38,30 @@ def main():
         raise
     forget("firmware.startup")
     return hw, checks
+
+
+def _refuse(hw, program):
+    """Stop the boot if the program check (program_facts) names a folder inside a package
+    (firmware/table/controller/): MicroPython would import it in place of the module, and
+    the code that imports it stop on it.  (A top-level /board/ is imported past; on a ROMFS
+    install no folder on the flash is imported, /rom coming first.)  No more of the code is
+    loaded: the dealer display alone says PROGRAM ERROR, the reason and the folder, and the
+    boot stops (no watchdog runs yet: the board waits for the technician, the picture kept)."""
+    path = program["path"] or ""
+    if path[-1:] != "/" or "/" not in path[1:-1]:
+        return
+    try:
+        from firmware.drivers.oled import SSD1306
+
+        oled = SSD1306(hw.i2c, hw.oled_addr)
+        oled.begin()
+        lines = ["PROGRAM ERROR", program["reason"]]
+        for row in range(8):
+            oled.write_line(row, lines[row] if row < 2 else path[row * 16 - 32:row * 16 - 16])
+        oled.show()
+    except Exception:   # no display (or its driver stopped): the console says it
+        pass
+    raise RuntimeError(program["text"])
 
 
 def _board():
@@ -185,13 +209,17 @@ def check_config(board_name, config_path=CONFIG_PATH):
     return options, link_settings, ok, text
 
 
-def startup_checks(board_name, root="/", config_path=CONFIG_PATH):
+def startup_checks(board_name, root="/", config_path=CONFIG_PATH, hw=None):
     """Both checks: (program, options, link_settings, ok, text), as check_program and
     check_config give them.  Their garbage is collected before this returns, so that the
-    table's code, which loads next, finds the heap in one piece."""
+    table's code, which loads next, finds the heap in one piece.  With the board `hw`, a
+    folder the program check names in place of a module stops the boot before the
+    configuration's check imports any more of the program (_refuse)."""
     import gc
 
     program = check_program(board_name, root)
+    if hw is not None:
+        _refuse(hw, program)
     checks = (program,) + check_config(board_name, config_path)
     gc.collect()
     return checks

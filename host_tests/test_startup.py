@@ -295,30 +295,45 @@ def test_an_empty_board_folder_beside_the_board_module_is_an_extra_file_not_a_st
     assert "loaded firmware.startup 0" in lines
 
 
-def _romfs_board(tmp_path, stray=()):
-    """Boot a board whose program is a ROMFS image (host_tests/startup_rom_mp.py): the image
-    holds the project's sources (the simulated board as `board`, the stand-in as firmware.app)
-    and their manifest; the flash holds main.py, the configuration and `stray`, folders
-    ("name/") and files.  Returns the VM's CompletedProcess."""
+BOARD_KEPT_PY = '''\
+from boards import simulated
+
+table = None            # the simulated table: its display, once the boot stopped
+
+
+def make():
+    global table
+    table = simulated.make("/state")
+    return table.board
+'''
+
+
+def _program(tree, app=None):
+    """The project's sources in folder `tree` as a build installs them (the simulated board
+    as `board`, `app` in place of firmware/app.py when given) with main.py and their
+    manifest."""
     from firmware import manifest
     from host_tests import runtimes
-    from tools.build import MAIN_PY, romfs_image
-    tree = tmp_path / "image"
+    from tools.build import MAIN_PY
     for folder in ("firmware", "boards", "host_tests/fakes"):
         for source in (runtimes.ROOT / folder).rglob("*.py"):
             target = tree / source.relative_to(runtimes.ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(source.read_bytes())
     (tree / "host_tests" / "__init__.py").write_text("")
-    (tree / "firmware" / "app.py").write_text(STAND_IN_APP + '    print("path", program["path"])\n')
-    (tree / "board.py").write_text(BOARD_PY % "/state")
+    if app is not None:
+        (tree / "firmware" / "app.py").write_text(app)
+    (tree / "board.py").write_text(BOARD_KEPT_PY)
     (tree / "main.py").write_text(MAIN_PY)
     files = {p.relative_to(tree).as_posix(): p.read_bytes() for p in tree.rglob("*.py")}
     (tree / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
-    (tmp_path / "board.romfs").write_bytes(romfs_image(tree))
-    flash = tmp_path / "flash"
+
+
+def _boot_board(tmp_path, flash, stray, image="-"):
+    """Run host_tests/board_boot_mp.py: the board's start-up with `flash` as its filesystem
+    (and `image` as its ROMFS), after adding `stray` there, folders ("name/") and files."""
+    from host_tests import runtimes
     (flash / "state").mkdir(parents=True)
-    (flash / "main.py").write_text(MAIN_PY)
     data = json.loads(EXAMPLE.read_text())
     data["board"] = "simulated"
     (flash / "config.json").write_text(json.dumps(data))
@@ -328,9 +343,23 @@ def _romfs_board(tmp_path, stray=()):
         else:
             (flash / name).parent.mkdir(parents=True, exist_ok=True)
             (flash / name).write_text("X = 1\n")
-    return runtimes.run_micropython(runtimes.ROOT / "host_tests" / "startup_rom_mp.py",
-                                    [str(tmp_path / "board.romfs"), str(flash)],
+    return runtimes.run_micropython(runtimes.ROOT / "host_tests" / "board_boot_mp.py",
+                                    [str(image), str(flash)],
                                     heapsize=16 * 1024 * 1024, timeout=120)
+
+
+def _romfs_board(tmp_path, stray=()):
+    """Boot a board whose program is a ROMFS image: the image holds the project's sources
+    (_program, the stand-in as firmware.app); the flash holds main.py, the configuration and
+    `stray`.  Returns the VM's CompletedProcess."""
+    from tools.build import MAIN_PY, romfs_image
+    tree = tmp_path / "image"
+    _program(tree, STAND_IN_APP + '    print("path", program["path"])\n')
+    (tmp_path / "board.romfs").write_bytes(romfs_image(tree))
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    (flash / "main.py").write_text(MAIN_PY)
+    return _boot_board(tmp_path, flash, stray, tmp_path / "board.romfs")
 
 
 def test_a_romfs_install_boots_from_its_image(tmp_path):
@@ -359,6 +388,32 @@ def test_a_stray_folder_or_file_on_the_flash_of_a_romfs_install_is_named_not_a_s
     assert lines[:3] == ["board simulated", "program extra-file", "config 1 uth"]
     # a program file in it is named before the folder
     assert lines[-1] == "path /" + stray[-1] and "loaded firmware.startup 0" in lines
+
+
+@pytest.mark.parametrize("folder", ["firmware/table/controller/", "firmware/jackpot/pools/",
+                                    "firmware/poker/uth/", "firmware/drivers/oled/"])
+def test_a_folder_in_place_of_a_table_module_stops_the_boot_with_program_error_shown(
+        tmp_path, folder):
+    """A plain install with an empty folder beside one of the table's modules (a
+    technician's mkdir, a botched copy): the check names it, but MicroPython imports the
+    folder in place of the module, and the table's code stopped on it ("module
+    'firmware.table.controller' has no attribute 'LOCKED'"), or the configuration's
+    check on one of its modules, with a blank display.  No more of the program is now
+    loaded once the program check named it: the display alone says PROGRAM ERROR and names
+    the folder, and the console says why (jackpot wagering closed: no table runs)."""
+    flash = tmp_path / "flash"
+    _program(flash)
+    done = _boot_board(tmp_path, flash, [folder])
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: extra-file: " + folder)
+    assert "stopped RuntimeError" in done.stdout.splitlines()
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    if "oled" in folder:        # the display's own driver: the console alone says it
+        assert not "".join(shown).strip()
+        return
+    assert shown[:2] == ["PROGRAM ERROR", "extra-file"]
+    assert "".join(shown[2:]) == folder
 
 
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
