@@ -50,7 +50,7 @@ PROGRAM_SUFFIXES = (".py", ".mpy")        # files the VM can import or run
 UNVERIFIED_PREFIXES = ("lib/",)           # packages `mip` installs on the board at deploy time
 # MicroPython imports a file on sys.path (/lib too) in place of these built-in modules (its
 # "extensible" ones: MP_REGISTER_EXTENSIBLE_MODULE): such a file under lib/ is extra, never
-# unverified.
+# unverified.  (firmware.startup.BUILTINS, bound first at boot, is the same list.)
 BUILTIN_NAMES = ("array", "binascii", "bluetooth", "collections", "cryptolib", "errno", "gzip",
                  "hashlib", "heapq", "io", "json", "machine", "os", "platform", "random", "re",
                  "select", "socket", "ssl", "struct", "time", "typing", "websocket", "zlib")

@@ -28,6 +28,7 @@ def main():
     A failure is said on the console (stopped_line) before it ends main.py.  This module is
     forgotten on the way out: its code leaves the heap before the table's loads."""
     collect_often(True)
+    _bind_builtins()
     try:
         hw = _board().make()
         checks = startup_checks(hw.name, ROOT, CONFIG_PATH, hw)
@@ -38,6 +39,31 @@ def main():
         raise
     forget("firmware.startup")
     return hw, checks
+
+
+# firmware.manifest.BUILTIN_NAMES: the built-in modules a file or folder on sys.path replaces
+BUILTINS = ("array", "binascii", "bluetooth", "collections", "cryptolib", "errno", "gzip",
+            "hashlib", "heapq", "io", "json", "machine", "os", "platform", "random", "re",
+            "select", "socket", "ssl", "struct", "time", "typing", "websocket", "zlib")
+
+
+def _bind_builtins():
+    """Bind the built-in modules (BUILTINS) in sys.modules before anything imports them.
+    MicroPython looks for them on sys.path first, the flash included, and imports a folder
+    found there (an empty /json/ or /lib/time/) in their place, as a package with nothing
+    in it: the board's module, the program check or the table stopped on it.  Bound, they
+    are what every later import gets; a file named as one (/lib/time.py) is never run, and
+    the program check still names it."""
+    import sys
+
+    path = sys.path[:]
+    del sys.path[:]
+    for name in BUILTINS:
+        try:
+            sys.modules[name] = __import__(name)
+        except ImportError:         # not in this port
+            pass
+    sys.path.extend(path)
 
 
 def _refuse(hw, program):

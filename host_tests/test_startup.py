@@ -416,6 +416,31 @@ def test_a_folder_in_place_of_a_table_module_stops_the_boot_with_program_error_s
     assert "".join(shown[2:]) == folder
 
 
+@pytest.mark.parametrize("stray,named", [
+    (["json/"], None), (["os/"], None), (["time/"], None), (["lib/json/"], None),
+    (["hashlib/", "binascii/"], None), (["lib/time.py"], "lib/time.py")])
+def test_a_folder_or_file_named_as_a_built_in_module_never_stands_in_for_it(
+        tmp_path, stray, named):
+    """An empty /json/ or /os/ folder on the flash (or in /lib): MicroPython looks for these
+    built-in modules on sys.path first and imported the folder in their place, empty: the
+    boot stopped ("module 'json' has no attribute 'loads'") with a blank display, or the
+    program check failed on it without naming it.  The boot binds the built-in modules
+    first: the folder changes nothing, and a file named as one is still named by the check."""
+    from firmware import manifest
+    flash = tmp_path / "flash"
+    _program(flash, STAND_IN_APP + '''    import json, os, time
+    print("path", program["path"], hasattr(json, "loads") and hasattr(os, "stat")
+          and hasattr(time, "ticks_ms"))
+''')
+    done = _boot_board(tmp_path, flash, stray)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program " + ("extra-file" if named else "ok"),
+                         "config 1 uth"]
+    assert lines[-1] == "path %s True" % named
+    assert startup.BUILTINS == manifest.BUILTIN_NAMES
+
+
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
     """A full heap while the table's code loads (import firmware.app) is the failure the
     boot is most likely to meet: main.py imports it inside the try that says why."""
