@@ -191,12 +191,16 @@ def check_program(board_name, root="/"):
     from firmware import manifest
 
     try:
-        result = manifest.check_device(root, board=board_name)
+        facts = program_facts(manifest.check_device(root, board=board_name))
     except Exception as error:      # what the check did not foresee must not stop the boot
-        result = manifest.Result(manifest.BAD_MANIFEST, "the check stopped: %s %s" % (
-            type(error).__name__, error.args[0] if error.args else ""))
-    facts = program_facts(result)
-    manifest = result = None
+        # (built without the verifier's module: a folder /firmware/manifest/ on the flash is
+        # what MicroPython imports in its place, with no Result in it)
+        detail = "the check stopped: %s %s" % (type(error).__name__,
+                                                error.args[0] if error.args else "")
+        facts = {"ok": False, "text": "program check failed: bad-manifest: " + detail,
+                 "reason": "bad-manifest", "detail": detail, "path": None, "digest": None,
+                 "authenticated": False, "board": None, "build_id": None, "unverified": ()}
+    manifest = None
     if not loaded:
         forget("firmware.manifest")
     return facts

@@ -441,6 +441,21 @@ def test_a_folder_or_file_named_as_a_built_in_module_never_stands_in_for_it(
     assert startup.BUILTINS == manifest.BUILTIN_NAMES
 
 
+def test_a_folder_in_place_of_the_verifier_is_a_failed_check_not_a_stop(tmp_path):
+    """An empty /firmware/manifest/ beside manifest.py: MicroPython imports the folder in
+    place of the verifier, and the check's own fallback (the verifier's Result) stopped the
+    boot ("no attribute 'Result'") with a blank display.  The check fails, saying it could
+    not run: the table starts with jackpot wagering closed and PROGRAM ERROR."""
+    flash = tmp_path / "flash"
+    _program(flash, STAND_IN_APP + '    print("text", program["text"])\n')
+    done = _boot_board(tmp_path, flash, ["firmware/manifest/"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program bad-manifest", "config 1 uth"]
+    assert lines[-1].startswith("text program check failed: bad-manifest: the check stopped: "
+                                "AttributeError")
+
+
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
     """A full heap while the table's code loads (import firmware.app) is the failure the
     boot is most likely to meet: main.py imports it inside the try that says why."""
