@@ -66,16 +66,20 @@ def _bind_builtins():
     sys.path.extend(path)
 
 
-def _refuse(hw, program):
-    """Stop the boot if the program check (program_facts) names a folder inside a package
-    (firmware/table/controller/): MicroPython would import it in place of the module, and
-    the code that imports it stop on it.  (A top-level /board/ is imported past; on a ROMFS
-    install no folder on the flash is imported, /rom coming first.)  No more of the code is
-    loaded: the dealer display alone says PROGRAM ERROR, the reason and the folder, and the
+def _refuse(hw, program, root):
+    """Stop the boot if the program check (program_facts) names, inside a package, a folder
+    (firmware/table/controller/) or a .py file beside the .mpy module of its name:
+    MicroPython would import it in place of the module, and the code that imports it stop
+    on it.  (A top-level /board/ or board.py is imported past; on a ROMFS install nothing on
+    the flash is imported in place of the image's, /rom coming first.)  No more of the code
+    is loaded: the dealer display alone says PROGRAM ERROR, the reason and the path, and the
     boot stops (no watchdog runs yet: the board waits for the technician, the picture kept)."""
     path = program["path"] or ""
-    if path[-1:] != "/" or "/" not in path[1:-1]:
+    if "/" not in path[1:-1]:
         return
+    if path[-1:] != "/":
+        if path[-3:] != ".py" or not _is_file(root.rstrip("/") + "/" + path[:-3] + ".mpy"):
+            return
     try:
         from firmware.drivers.oled import SSD1306
 
@@ -92,9 +96,10 @@ def _refuse(hw, program):
 
 def _board():
     """The board module (the build installs it as board.mpy).  A folder named board beside it
-    is what MicroPython imports in its place, empty (no make): the module is then imported
-    from a filesystem mounted for the purpose that holds its file alone, and the program
-    check reports the folder as an extra file (jackpot wagering closed), not a stopped boot."""
+    (or a board.py) is what MicroPython imports in its place, empty (no make): the module is
+    then imported from a filesystem mounted for the purpose that holds its file alone, and
+    the program check reports the folder (the file) as extra (jackpot wagering closed), not
+    a stopped boot."""
     import os
     import sys
 
@@ -120,7 +125,8 @@ _MOUNT = "/_board"
 
 class _BoardFile:
     """A filesystem (MicroPython's VFS protocol, what import asks of it) holding only the
-    files /board.py and /board.mpy, found on the rest of sys.path; never a folder /board.
+    files /board.py and /board.mpy, found on the rest of sys.path; never a folder /board,
+    nor a board.py beside a board.mpy.
     (No import in its methods: MicroPython would look for the module here first.)"""
 
     def __init__(self, stat, path):
@@ -142,12 +148,22 @@ class _BoardFile:
     def _find(self, path):
         if path.startswith("/board."):     # board.py, board.mpy: only its own files
             for entry in self._path[1:]:
-                try:
-                    if not self._stat(entry + path)[0] & 0x4000:    # a file, not a folder
-                        return entry + path
-                except OSError:
-                    pass
+                # a board.py beside the board.mpy the build installs is a stray copy
+                if _is_file(entry + path, self._stat) and not (
+                        path == "/board.py" and _is_file(entry + "/board.mpy", self._stat)):
+                    return entry + path
         raise OSError(2)
+
+
+def _is_file(path, stat=None):
+    """True if path names a file (not a folder, not nothing); stat: os.stat, given where no
+    import may run (_BoardFile)."""
+    if stat is None:
+        from os import stat
+    try:
+        return not stat(path)[0] & 0x4000
+    except OSError:
+        return False
 
 
 def load_config(path, board_name):
@@ -249,7 +265,7 @@ def startup_checks(board_name, root="/", config_path=CONFIG_PATH, hw=None):
 
     program = check_program(board_name, root)
     if hw is not None:
-        _refuse(hw, program)
+        _refuse(hw, program, root)
     checks = (program,) + check_config(board_name, config_path)
     gc.collect()
     return checks

@@ -308,12 +308,15 @@ def make():
 '''
 
 
-def _program(tree, app=None):
+def _program(tree, app=None, mpy=()):
     """The project's sources in folder `tree` as a build installs them (the simulated board
     as `board`, `app` in place of firmware/app.py when given) with main.py and their
-    manifest."""
+    manifest; the modules in `mpy` ("board.py") compiled, as the build compiles them all."""
+    import subprocess
+
     from firmware import manifest
     from host_tests import runtimes
+    from tools import programs
     from tools.build import MAIN_PY
     for folder in ("firmware", "boards", "host_tests/fakes"):
         for source in (runtimes.ROOT / folder).rglob("*.py"):
@@ -325,7 +328,13 @@ def _program(tree, app=None):
         (tree / "firmware" / "app.py").write_text(app)
     (tree / "board.py").write_text(BOARD_KEPT_PY)
     (tree / "main.py").write_text(MAIN_PY)
-    files = {p.relative_to(tree).as_posix(): p.read_bytes() for p in tree.rglob("*.py")}
+    for name in mpy:
+        subprocess.run([programs.mpy_cross(), "-o", str(tree / name) + "c", str(tree / name)],
+                       check=True)
+        (tree / name).unlink()
+        (tree / (name + "c")).rename(tree / (name[:-3] + ".mpy"))
+    files = {p.relative_to(tree).as_posix(): p.read_bytes() for p in tree.rglob("*")
+             if p.suffix in (".py", ".mpy")}
     (tree / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
 
 
@@ -454,6 +463,35 @@ def test_a_folder_in_place_of_the_verifier_is_a_failed_check_not_a_stop(tmp_path
     assert lines[:3] == ["board simulated", "program bad-manifest", "config 1 uth"]
     assert lines[-1].startswith("text program check failed: bad-manifest: the check stopped: "
                                 "AttributeError")
+
+
+def test_a_source_file_beside_the_board_module_is_an_extra_file_not_a_stop(tmp_path):
+    """A board.py beside board.mpy (a source copied for a look, a botched copy): MicroPython
+    imports the .py first, and the boot stopped before any check ("no attribute 'make'").
+    The board module is imported past it, and the check names it: jackpot wagering closed."""
+    flash = tmp_path / "flash"
+    _program(flash, STAND_IN_APP + '    print("path", program["path"])\n', mpy=["board.py"])
+    done = _boot_board(tmp_path, flash, ["board.py"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program extra-file", "config 1 uth"]
+    assert lines[-1] == "path board.py"
+
+
+def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_shown(tmp_path):
+    """A firmware/table/controller.py beside controller.mpy: the check names it, but
+    MicroPython imports the .py in place of the module, and the table's code stopped on it
+    with a blank display.  As for a folder so named, no more of the program loads: the
+    display alone says PROGRAM ERROR and names the file."""
+    flash = tmp_path / "flash"
+    name = "firmware/table/controller.py"
+    _program(flash, mpy=[name])
+    done = _boot_board(tmp_path, flash, [name])
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: extra-file: " + name)
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == name
 
 
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
