@@ -30,7 +30,7 @@ def main():
     collect_often(True)
     _bind_builtins()
     try:
-        hw = _board().make()
+        hw = _board()
         checks = startup_checks(hw.name, ROOT, CONFIG_PATH, hw)
     except Exception as error:
         # The table stops (the watchdog, once started, resets the board): say why on the
@@ -95,21 +95,25 @@ def _refuse(hw, program, root):
 
 
 def _board():
-    """The board module (the build installs it as board.mpy).  A folder named board beside it
-    (or a board.py) is what MicroPython imports in its place, empty (no make): the module is
-    then imported from a filesystem mounted for the purpose that holds its file alone, and
-    the program check reports the folder (the file) as extra (jackpot wagering closed), not
-    a stopped boot."""
+    """The board, made by its module (the build installs it as board.mpy).  A folder named
+    board beside it (or a board.py, or such a folder or file in boards/) is what MicroPython
+    imports in its place, empty (no make, no base.Board): the module is then imported from a
+    filesystem mounted for the purpose that holds the board's own files alone, and the
+    program check names what was in the way (_refuse), not a stopped boot with nothing said."""
     import os
     import sys
 
-    import board
+    try:
+        import board
 
-    if hasattr(board, "make"):
-        return board
+        return board.make()
+    except Exception:   # a failure of the board's own code fails again below
+        pass
     import vfs
 
-    del sys.modules["board"]
+    for name in list(sys.modules):
+        if name.startswith("board"):        # board, boards, boards.base
+            del sys.modules[name]
     sys.path.insert(0, _MOUNT)
     vfs.mount(_BoardFile(os.stat, sys.path), _MOUNT)
     try:
@@ -117,7 +121,7 @@ def _board():
     finally:
         vfs.umount(_MOUNT)
         sys.path.pop(0)
-    return board
+    return board.make()
 
 
 _MOUNT = "/_board"
@@ -125,9 +129,9 @@ _MOUNT = "/_board"
 
 class _BoardFile:
     """A filesystem (MicroPython's VFS protocol, what import asks of it) holding only the
-    files /board.py and /board.mpy, found on the rest of sys.path; never a folder /board,
-    nor a board.py beside a board.mpy.
-    (No import in its methods: MicroPython would look for the module here first.)"""
+    board's files, /board.py, /board.mpy and /boards/, found on the rest of sys.path; never
+    a folder, nor a .py, beside the module of its name (MicroPython would import it in the
+    module's place).  (No import in its methods: MicroPython would look here first.)"""
 
     def __init__(self, stat, path):
         self._stat = stat
@@ -146,12 +150,20 @@ class _BoardFile:
         return open(self._find(path), mode)
 
     def _find(self, path):
-        if path.startswith("/board."):     # board.py, board.mpy: only its own files
+        stat = self._stat
+        if path.startswith("/board"):       # board.py, board.mpy, boards/: its own files
             for entry in self._path[1:]:
-                # a board.py beside the board.mpy the build installs is a stray copy
-                if _is_file(entry + path, self._stat) and not (
-                        path == "/board.py" and _is_file(entry + "/board.mpy", self._stat)):
-                    return entry + path
+                real = entry + path
+                try:
+                    folder = stat(real)[0] & 0x4000
+                except OSError:
+                    continue
+                if folder:
+                    stray = _is_file(real + ".py", stat) or _is_file(real + ".mpy", stat)
+                else:
+                    stray = real[-3:] == ".py" and _is_file(real[:-3] + ".mpy", stat)
+                if not stray:
+                    return real
         raise OSError(2)
 
 

@@ -478,6 +478,23 @@ def test_a_source_file_beside_the_board_module_is_an_extra_file_not_a_stop(tmp_p
     assert lines[-1] == "path board.py"
 
 
+@pytest.mark.parametrize("stray", ["boards/base/", "boards/simulated/", "boards/base.py"])
+def test_a_folder_or_file_in_place_of_a_board_support_module_is_named_not_a_blank_stop(
+        tmp_path, stray):
+    """An empty boards/base/ beside base.mpy (or a base.py): the board module imports it, and
+    the boot stopped before any check ("no attribute 'MCP23017_ADDR'"), blank display.  The
+    board's files are now imported past it, and the check names it: as for any folder or
+    file in place of a module inside a package, the display alone says PROGRAM ERROR."""
+    flash = tmp_path / "flash"
+    _program(flash, mpy=["boards/base.py"] if stray.endswith(".py") else ())
+    done = _boot_board(tmp_path, flash, [stray])
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: extra-file: " + stray)
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray
+
+
 def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_shown(tmp_path):
     """A firmware/table/controller.py beside controller.mpy: the check names it, but
     MicroPython imports the .py in place of the module, and the table's code stopped on it
