@@ -527,6 +527,32 @@ def test_board_link_picks_umqtt_when_it_is_installed_else_the_own_client(tmp_pat
     assert broker.clients[-1].client_id == "table-9"
 
 
+@pytest.mark.parametrize("broken", ["folder", "mpy"])
+def test_a_broken_umqtt_simple_is_as_none_not_a_stopped_table(tmp_path, monkeypatch, broken):
+    """/lib/umqtt/simple/ left empty (MicroPython imports it as a package with no client in
+    it), or a simple.mpy the VM refuses (another .mpy version, a copy cut short: ValueError):
+    board_link stopped the boot, or the Station's client did at boot once the watchdog ran
+    (a reset loop).  umqtt.simple is not covered by the program check; a broken one is as
+    none, and the table's own MQTT client runs the link."""
+    from firmware.link import setup as linksetup
+
+    lib = tmp_path / "lib"
+    if broken == "folder":
+        (lib / "umqtt" / "simple").mkdir(parents=True)
+    else:
+        (lib / "umqtt").mkdir(parents=True)
+        (lib / "umqtt" / "simple.py").write_text("raise ValueError('incompatible .mpy file')\n")
+    monkeypatch.syspath_prepend(str(lib))
+    for name in ("umqtt", "umqtt.simple"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    path = tmp_path / "link.key"
+    path.write_text("00112233445566778899aabbccddeeff")
+    assert not umqtt_client.available()
+    setup, problem = linksetup.board_link(Board(), Settings(str(path)), lambda: 0, lambda ms: None)
+    assert problem == "" and setup.client_factory is None
+    assert isinstance(setup.station(None, None).client, mqtt.Client)
+
+
 class Stream(Conn):
     """A socket that hands out the bytes of `data` as they are asked for."""
 

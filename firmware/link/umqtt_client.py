@@ -313,9 +313,12 @@ def factory(server, port, mqtt_class=None):
 
 
 def available():
-    """True when umqtt.simple can be imported (on a board after the deploy step's mip install)."""
+    """True when umqtt.simple can be imported (on a board after the deploy step's mip install)
+    with its client in it.  A broken one (an empty /lib/umqtt/simple/ folder, which
+    MicroPython imports as a package with nothing in it; an .mpy the VM refuses) is as none:
+    the program check does not cover it, and it must not stop the table."""
     try:
-        import umqtt.simple  # noqa: F401
-    except ImportError:
+        from umqtt.simple import MQTTClient  # noqa: F401
+    except Exception:  # noqa: BLE001 - ImportError, or ValueError of an .mpy it refuses
         return False
     return True
