@@ -395,6 +395,68 @@ def test_a_linked_table_whose_file_went_missing_never_opens_its_frozen_local_poo
     assert c.phase == tc.LOCKED and c.rec.accepted == 0     # no wager into the frozen pool
 
 
+def _no_file_boot(rig):
+    """The rig's table booted again without /config.json (no game, no link)."""
+    memory = CriticalMemory([FileSlot(rig.fs, "a.bin"), FileSlot(rig.fs, "b.bin")], rig.fs)
+    c = tc.RoundController(memory, game=None)
+    c.boot(rig.now, WALL)
+    c.set_config_status(True, "no /config.json: defaults")
+    return c, memory
+
+
+def _ram_clear_at(c, now):
+    c.panel(btn.KEY_ON, 0, now)
+    c.panel(btn.PRESS, btn.OK, now + 10)
+    c.panel(btn.LONG, btn.OK, now + 10)
+    c.panel(btn.RELEASE, btn.OK, now + 20)
+    c.panel(btn.PRESS, btn.OK, now + 30)
+    c.panel(btn.RELEASE, btn.OK, now + 40)
+    c.panel(btn.KEY_OFF, 0, now + 50)
+
+
+def test_a_ram_clear_at_a_linked_table_without_its_file_keeps_the_link_ledger(rig):
+    """A keyed linked table that lost both /manifest.key and /config.json stops in RAM
+    ERROR; the supervisor's RAM clear must not drop the link's ledger (a contribution the
+    link never acknowledged): the table stays a linked one, closed until its file is back,
+    after the clear and after the next boot."""
+    rig.memory.key = True                               # it ran keyed
+    rig.wire_up = False
+    rig.chips(1)
+    rig.press(btn.LOCK)                                 # an entry the link has not acknowledged
+    rig.deal(PLAIN)
+    rig.press(btn.SETTLE)
+    rig.press(btn.SETTLE)
+    assert rig.memory.keyed
+    c, memory = _no_file_boot(rig)
+    c.set_program(True, "verified (no key)", "", True)
+    assert c.phase == tc.RAM_ERROR
+    _ram_clear_at(c, rig.now + 100)
+    assert c.phase == tc.OPEN
+    kept = memory.section(tc.SECTION_LINK)
+    assert kept is not None and TableLink.restore(TABLE, KEY, None, kept).entries[0][0] == 1
+    assert not c.jackpot_open() and c.view.meter[0] == -1
+    c, memory = _no_file_boot(rig)                      # and after the next power-up
+    assert memory.section(tc.SECTION_LINK) == kept and not c.jackpot_open()
+
+
+def test_a_ram_clear_of_a_bad_record_without_the_file_keeps_the_link_ledger(rig):
+    """The same with a round record the program cannot read (RAM ERROR "bad record") at a
+    linked table without /config.json."""
+    rig.wire_up = False
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    rig.deal(PLAIN)
+    rig.press(btn.SETTLE)
+    rig.press(btn.SETTLE)
+    rig.memory.commit_admin({tc.SECTION_ROUND: b"RD\x09"})
+    c, memory = _no_file_boot(rig)
+    assert c.phase == tc.RAM_ERROR and "bad record" in c.last_refusal
+    _ram_clear_at(c, rig.now + 100)
+    kept = memory.section(tc.SECTION_LINK)
+    assert kept is not None and TableLink.restore(TABLE, KEY, None, kept).entries[0][0] == 1
+    assert c.phase == tc.OPEN and not c.jackpot_open()
+
+
 def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path):
     """firmware.app.start with a link section it could not build (no key file, the broker's
     name not found): CONFIG ERROR, the jackpot closed, and the sign no amount of the local

@@ -160,10 +160,11 @@ def ram_clear(c):
         if c.tablelink is not None:
             # the link's ledger is not the table's to reset: keep what the link knows
             sections[SECTION_LINK] = c.tablelink.section()
-        elif c.link_factory is not None or c.link_required:
-            # the boot stopped at a bad record before it built the link (or no file built it):
-            # the link's committed ledger (unacknowledged entries, claims waiting to be paid,
-            # its numbers) is kept all the same, when it is readable
+        elif c.link_factory is not None or c.link_required or (
+                c.game_unknown and c.memory.section(SECTION_LINK) is not None):
+            # the boot stopped at a bad record before it built the link, or there is no file
+            # to build it from: the link's committed ledger (unacknowledged entries, claims
+            # waiting to be paid, its numbers) is kept all the same, when it is readable
             from firmware.link.tablelink import section_ok
             kept = c.memory.section(SECTION_LINK)
             if section_ok(kept):
@@ -185,6 +186,9 @@ def ram_clear(c):
             c._start_link()
         except ValueError as error:
             c._refuse("Link failed", error)
+    elif SECTION_LINK in sections:
+        c.link_required = True  # a linked table without its file: closed until it is back
+        c.link_up = False
     c._new_round()
     c._beep(BEEP_OK)
     c._say("RAM cleared", "pool reset" if c.game == UTH else "")
