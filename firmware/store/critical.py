@@ -462,11 +462,9 @@ class CriticalMemory:
             previous = self._highest_seen
             self.log.recover_anchor()
         # the new rounds are numbered after every round of the kept log, so that no number
-        # stands for two rounds in it (a round read beyond any table's is a garbled entry)
-        round_no = max(round_no, self.round_no)
-        for entry in self.log.events():
-            if round_no < entry[2] < _SEQ_PLAUSIBLE:
-                round_no = entry[2]
+        # stands for two rounds in it (an entry whose link fails is garbled: not believed)
+        highest = self.log.highest_round()
+        round_no = max(round_no, self.round_no, highest if highest < _SEQ_PLAUSIBLE else 0)
         self.seq = max(self.seq, self._highest_seen)
         self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF)],
                     now, round_no, _STEP_IDLE, True)

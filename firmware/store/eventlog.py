@@ -339,6 +339,19 @@ class EventLog:
             if entry is not None:
                 yield unpack(entry)
 
+    def highest_round(self):
+        """The highest round of the held entries whose link follows from the entry before
+        (a garbled one is not believed: its link no longer matches its body), 0 if none."""
+        highest = 0
+        previous = self.base
+        for entry in self.entries():
+            link = None if entry is None else bytes(entry[_BODY_SIZE:ENTRY_SIZE])
+            if link is not None and previous is not None \
+                    and link_of(previous, entry[:_BODY_SIZE]) == link:
+                highest = max(highest, struct.unpack_from("<I", entry, 8)[0])
+            previous = link
+        return highest
+
     def verify(self):
         """Walk the chain over every held event; return None if intact, else the sequence
         number of the first entry whose link or number is wrong (or that is missing)."""
