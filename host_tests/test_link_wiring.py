@@ -457,6 +457,28 @@ def test_a_ram_clear_of_a_bad_record_without_the_file_keeps_the_link_ledger(rig)
     assert c.phase == tc.OPEN and not c.jackpot_open()
 
 
+def test_the_audit_menu_of_a_linked_table_without_its_link_says_its_pool_is_frozen(rig):
+    """The sign of a linked table booted without /config.json shows no amount; its audit
+    menu must not list the local pool, frozen since the table was linked, as a live one
+    either: it says the table is linked, without its link, as a linked table's menu does."""
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    rig.deal(PLAIN)
+    rig.press(btn.SETTLE)
+    rig.press(btn.SETTLE)
+    c, _ = _no_file_boot(rig)
+    c.panel(btn.PRESS, btn.SETTLE, rig.now + 10)        # the results again, then OPEN
+    c.panel(btn.RELEASE, btn.SETTLE, rig.now + 20)
+    c.panel(btn.KEY_ON, 0, rig.now + 30)
+    c.panel(btn.PRESS, btn.OK, rig.now + 40)
+    c.panel(btn.LONG, btn.OK, rig.now + 40)
+    c.panel(btn.RELEASE, btn.OK, rig.now + 50)
+    assert c.phase == tc.AUDIT
+    menu = list(c.menu)
+    assert "LINKED, no link" in menu and "local JP frozen" in menu
+    assert menu.index("local JP frozen") < menu.index("main $0.00")
+
+
 def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path):
     """firmware.app.start with a link section it could not build (no key file, the broker's
     name not found): CONFIG ERROR, the jackpot closed, and the sign no amount of the local

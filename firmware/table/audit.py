@@ -487,7 +487,11 @@ def open_menu(c):
             meter_lines(lines, key, totals[key])
         lines.append("entries %d/%d" % (lk.acked, lk.last_n))
         lines.append("hits queued %d" % len(lk.awaiting))
-        lines.append("local pool frozen")
+        lines.append("local JP frozen")
+    elif c.link_required:
+        # a linked table without its link (no file): the sign shows no amount, nor does
+        # the pool below stand for the linked one
+        lines.extend(("LINKED, no link", "local JP frozen"))
     if c.game == UTH or jp.table_meters()["wagers"]:
         # (a table whose game changed keeps showing the jackpot its meters have a history of)
         _jackpot_lines(lines, marks, jp)
