@@ -151,6 +151,8 @@ class App:
         if program is not None:
             # a keyed program marks critical memory in the boot's commit (set_program below)
             self.controller.memory.key = program["authenticated"]
+            # at a marked table, an unkeyed program stops in the boot, before any round work
+            self.controller.unkeyed = program["ok"] and not program["authenticated"]
         self.controller.boot(now, wall, cause, getattr(self.board, "reset_cause_name", ""))
         # The panel reports changes only: a key left on, or a door opened while the power was
         # off, is told to the controller here (the door is logged).

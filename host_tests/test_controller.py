@@ -464,6 +464,46 @@ def test_power_cut_between_confirm_and_settle_pays_exactly_once(table, monkeypat
     assert c.jackpot.table_meters()["paid"] == RESET + 2 * PER_WAGER
 
 
+def test_an_unkeyed_program_at_a_keyed_table_stops_before_it_pays_a_confirmed_jackpot(
+        table, monkeypatch):
+    """A keyed table whose power went between the supervisor's confirmation and the payout,
+    booted with its key deleted (an edited program, re-digested): the program the table must
+    refuse finished the round first, paying the jackpot and committing it, before it stopped
+    in RAM ERROR (the dealer never saw the results).  It stops before any round work now, the
+    confirmation still waiting; with the key back the payout is made once."""
+    table.memory.key = True
+    royal_round(table)
+    assert table.memory.keyed
+    table.key(True)
+    real_commit = table.memory.commit
+
+    def cut_after_confirm(round_no, step, *args, **kwargs):
+        if step == 3:
+            raise OSError("power cut")
+        return real_commit(round_no, step, *args, **kwargs)
+
+    monkeypatch.setattr(table.memory, "commit", cut_after_confirm)
+    table.press(btn.OK)
+    monkeypatch.undo()
+
+    def boot(keyed):
+        table.memory = CriticalMemory([FileSlot(table.fs, "a.bin"), FileSlot(table.fs, "b.bin")],
+                                      table.fs)
+        table.memory.key = keyed
+        table.c = tc.RoundController(table.memory, table.jackpot_config)
+        table.c.unkeyed = not keyed          # the program check passed without the key
+        table.c.boot(table.now, 1000 + table.now)
+        table.c.set_program(True, "verified" if keyed else "verified (no key)", "d", not keyed)
+        return table.c
+
+    c = boot(False)
+    assert c.phase == tc.RAM_ERROR and "no /manifest.key" in c.last_refusal
+    assert table.memory.step == 2 and events_of(table.memory, ev.JACKPOT_HIT) == []
+    c = boot(True)                          # the key back
+    assert c.phase == tc.RESULTS
+    assert len(events_of(table.memory, ev.JACKPOT_HIT)) == 1
+
+
 def test_void_round_reverses_every_contribution(table):
     for seat in (1, 2, 3):
         table.chip(seat)

@@ -131,6 +131,8 @@ _BEST5 = const(4)
 # jackpot closed (_linked_option)
 LINKED_ENVY_TEXT = "envy bonus set: not paid when linked; set envy 0 standalone"
 LINKED_CUT_TEXT = "shortfall cut: link pays in full; set operator standalone"
+# Why an unkeyed program stops at a table that ran keyed (critical memory's mark)
+_KEYED_TEXT = "PROGRAM ERROR - no /manifest.key (keyed table)"
 
 
 class RoundController:
@@ -201,6 +203,7 @@ class RoundController:
         self.link_up = True
         self.link_required = False
         self.program_ok = True
+        self.unkeyed = False     # set before boot: the program passed its check with no key
         self.program_text = "not checked"   # what the boot-time program verification said
         self.program_digest = ""
         self.config_ok = True
@@ -282,6 +285,10 @@ class RoundController:
             self.game_unknown = False
             self.game_kept = True
             self.file_game, self.file_rule = self.game, self.hand_rule
+        if self.unkeyed and self.memory.keyed:
+            # a program this table must refuse finishes no round (no payout, no claim)
+            self._enter_ram_error(_KEYED_TEXT)
+            return self.phase
         step = self.memory.step
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
@@ -333,7 +340,7 @@ class RoundController:
         if not ok:
             self._beep(BEEP_ALARM)
         elif unkeyed and self.memory.keyed and self.phase != RAM_ERROR:
-            self._enter_ram_error("PROGRAM ERROR - no /manifest.key (keyed table)")
+            self._enter_ram_error(_KEYED_TEXT)
         self._refresh_meter()
 
     def set_config_status(self, ok, text):
