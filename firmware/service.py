@@ -267,7 +267,7 @@ class Service:
 
     def _no_jackpot(self, cmd):
         """The reply for a game without the progressive, whose jackpot record holds only the
-        defaults a RAM clear made (a $10,000 pool nobody can win, no rounds counted)."""
+        defaults a RAM clear made (a pool nobody can win, no rounds counted)."""
         c = self.controller
         if c.game != tc.UTH:
             return _error(cmd, NO_JACKPOT, "no progressive jackpot at this table: it plays %s"

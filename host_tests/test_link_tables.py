@@ -20,7 +20,7 @@ from host_tests.link_support import FAST, WAGER, Broker, ControllerProcess, tabl
 from tools.sim import TICK_MS, Simulation
 
 TABLES = (1, 2)
-RESET = 1000000  # cents: firmware.jackpot.config default reset, the controller's too ($10,000)
+RESET = 1000000  # cents: the controller's reset (link_support.SEEDED, $10,000; the default: none)
 ROYAL_MIN = 10000 * WAGER  # rules.md 11.9: 10,000 to 1 on the jackpot wager
 
 # Seat 1 holds a royal flush with the flop (As Ks + Qs Js Ts); seat 2 nothing.

@@ -6,7 +6,8 @@ faults close jackpot wagering and are logged.  Also the configuration file's "li
 and the link key file.
 
 Expected amounts are worked out by hand from the default jackpot configuration
-(firmware/jackpot/config.py: $1 wager, reset $10,000.00) and rules.md 11.9 (a royal pays the
+(firmware/jackpot/config.py: $1 wager, no reset) with the link controller's pool seeded at
+$10,000.00 (link_support.SEEDED) and rules.md 11.9 (a royal pays the
 greater of 10,000 to 1 and 100% of the pool).
 """
 
