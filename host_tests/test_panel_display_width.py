@@ -101,7 +101,7 @@ def test_round_numbers_past_999_keep_the_phase_on_the_title(tmp_path):
 def test_the_largest_reset_keeps_its_pending_mark(table):
     # A $1000.00 reset takes effect at the next hit; after it, $10000.00 chosen again is
     # pending, and its line is ">Reset $10000.00*": one character too many with the space.
-    configure_reset(table, presses=1)       # $10000.00 in force -> $1000.00, pending
+    configure_reset(table, presses=2)       # $10000.00 in force -> off -> $1000.00, pending
     leave_configuration(table)
     royal_round(table)
     table.key(True)

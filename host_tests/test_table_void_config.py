@@ -98,7 +98,8 @@ def test_a_reset_change_says_it_waits_for_the_next_hit(tmp_path):
     t = _open(tmp_path)
     _config_menu(t)
     t.press(btn.DOWN)                        # Reset
-    t.press(btn.OK)                          # $10,000.00 -> $1,000.00 (the first choice)
+    t.press(btn.OK)                          # $10,000.00 -> off (the first choice)
+    t.press(btn.OK)                          # -> $1,000.00
     assert "Reset $1000.00\nafter next hit" in t.screen()
     t.c.message = ""
     t.c._render()
@@ -110,7 +111,8 @@ def test_a_reset_change_that_takes_effect_at_a_hit_is_logged_then(tmp_path):
     t = _open(tmp_path)
     _config_menu(t)
     t.press(btn.DOWN)
-    t.press(btn.OK)                          # the reset: $10,000.00 -> $1,000.00, after a hit
+    t.press(btn.OK)                          # the reset: $10,000.00 -> off
+    t.press(btn.OK)                          # -> $1,000.00, after a hit
     t.press(btn.BACK)
     t.key(False)
     requested = events_of(t.memory, ev.CONFIG_CHANGE)
@@ -532,18 +534,41 @@ def test_the_reset_steps_past_a_choice_the_ceiling_refuses(tmp_path):
     t.press(btn.DOWN)                        # Reset
     t.press(btn.OK)                          # $1,000.00 -> $5,000.00
     assert t.c.jackpot.requested_config().pools[0].reset == 500000
-    t.press(btn.OK)                          # $10,000.00 is over the ceiling: $1,000.00
+    t.press(btn.OK)                          # $10,000.00 is over the ceiling: off
+    assert t.c.jackpot.requested_config().pools[0].reset == 0
+    assert "Reset $0.00" in t.screen() and "refused" not in t.screen()
+    t.press(btn.OK)                          # -> $1,000.00
     assert t.c.jackpot.requested_config().pools[0].reset == 100000
     assert "Reset $1000.00" in t.screen() and "refused" not in t.screen()
     changes = [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)]
-    assert changes == [(2, 100000, 500000), (2, 500000, 100000)]
+    assert changes == [(2, 100000, 500000), (2, 500000, 0), (2, 0, 100000)]
 
 
-def test_a_setting_no_other_choice_of_fits_names_the_setting_in_the_way(tmp_path):
+def test_the_reset_can_be_turned_off_from_the_panel(tmp_path):
+    # rules.md: the reset (seed) is an operator option, off by default: the panel reaches off
+    # from any reset, under any ceiling ($5,000.00 and $10,000.00 are over $3,000.00 here)
     t = _ceiling_table(tmp_path, 300000)
     _config_menu(t)
     t.press(btn.DOWN)
-    t.press(btn.OK)                          # $5,000.00 and $10,000.00: over $3,000.00
+    t.press(btn.OK)
+    assert t.c.jackpot.requested_config().pools[0].reset == 0
+    assert "Reset $0.00" in t.screen() and "refused" not in t.screen()
+    assert [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)] == [(2, 100000, 0)]
+
+
+def test_a_setting_no_other_choice_of_fits_names_the_setting_in_the_way(tmp_path, monkeypatch):
+    # Every reset fits some choice now that off is one, and every wager choice fits the pay
+    # table's limits: a configuration refusing them all is stood in for, as the jackpot
+    # refuses a change (ValueError naming the key)
+    t = _ceiling_table(tmp_path, 300000)
+    _config_menu(t)
+    t.press(btn.DOWN)
+
+    def refuse(changes):
+        raise ValueError("config main.ceiling: 300000 is below the reset %r" % (changes,))
+
+    monkeypatch.setattr(t.c.jackpot, "set_config", refuse)
+    t.press(btn.OK)
     assert "Config refused\nsee main.ceiling" in t.screen()   # not "config main.ceil"
     assert t.c.jackpot.requested_config().pools[0].reset == 100000
     assert events_of(t.memory, ev.CONFIG_CHANGE) == []

@@ -49,5 +49,5 @@ BEST5OF7 = "best5of7"
 # Configuration menu: (label, jackpot config key, choices in cents).
 CONFIG_ITEMS = (
     ("JP wager", "wager", (100, 200, 500)),
-    ("Reset", "reset", (100000, 500000, 1000000)),
+    ("Reset", "reset", (0, 100000, 500000, 1000000)),     # 0: off (rules.md)
 )
