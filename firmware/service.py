@@ -297,8 +297,10 @@ class Service:
                 pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
             elif max(jp.meters[slot]):
                 idle[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
+        # frozen: a linked table booted without its link (no file): its own pool, not live
         return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": False, "pools": pools,
-                "pools_not_in_use": idle, "table": jp.table_meters(), "audit": jp.audit()}
+                "pools_not_in_use": idle, "table": jp.table_meters(), "audit": jp.audit(),
+                "frozen": c.link_required}
 
     def _hits(self, cmd, rest):
         self._no_args(cmd, rest)

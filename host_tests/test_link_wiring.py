@@ -480,6 +480,20 @@ def test_the_audit_menu_of_a_linked_table_without_its_link_says_its_pool_is_froz
     assert menu.index("local JP frozen") < menu.index("main $0.00")
 
 
+def test_the_meters_reply_of_a_linked_table_without_its_link_says_its_pool_is_frozen(rig):
+    # the service and tools.audit must not report the frozen local pool as a live one either
+    from firmware.service import Service
+    from tools.audit import read_all, report
+
+    c, _ = _no_file_boot(rig)
+    service = Service(c, None)
+    meters = service.handle("meters")
+    assert meters["frozen"] is True and meters["linked"] is False
+    link = types.SimpleNamespace(request=service.handle)      # tools.audit's link, in process
+    text = report(read_all(link))
+    assert "frozen since it was linked, not the live pool" in text
+
+
 def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path):
     """firmware.app.start with a link section it could not build (no key file, the broker's
     name not found): CONFIG ERROR, the jackpot closed, and the sign no amount of the local
