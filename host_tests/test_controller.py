@@ -16,7 +16,7 @@ from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.store import record
-from firmware.store.critical import CriticalMemory
+from firmware.store.critical import STEP_SETTLE, CriticalMemory
 from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
 
@@ -443,20 +443,26 @@ def test_a_fold_before_any_card_is_committed_costs_no_flash_write(table):
     assert "need seat 1 hand" in table.screen()
 
 
-def test_power_cut_between_confirm_and_settle_pays_exactly_once(table, monkeypatch):
-    royal_round(table)
-    table.key(True)
-    real_commit = table.memory.commit
+def confirm_and_fail_the_payout(t, monkeypatch):
+    """The supervisor confirms the jackpot hands at CONFIRM (key + OK): the confirmation is
+    committed (STEP_CONFIRM), the payout's commit (STEP_SETTLE) fails as a flash write."""
+    t.key(True)
+    real_commit = t.memory.commit
 
-    def cut_after_confirm(round_no, step, *args, **kwargs):
-        if step == 3:
-            raise OSError("power cut")
+    def settle_fails(round_no, step, *args, **kwargs):
+        if step == STEP_SETTLE:
+            raise OSError(5, "flash write failed")
         return real_commit(round_no, step, *args, **kwargs)
 
-    monkeypatch.setattr(table.memory, "commit", cut_after_confirm)
-    table.press(btn.OK)
-    assert "MEMORY FAULT" in table.screen()
+    monkeypatch.setattr(t.memory, "commit", settle_fails)
+    t.press(btn.OK)
     monkeypatch.undo()
+
+
+def test_power_cut_between_confirm_and_settle_pays_exactly_once(table, monkeypatch):
+    royal_round(table)
+    confirm_and_fail_the_payout(table, monkeypatch)
+    assert "MEMORY FAULT" in table.screen()
     c = table.boot()                       # power comes back
     assert c.phase == tc.RESULTS
     assert c.view.meter[0] == RESET
@@ -474,17 +480,7 @@ def test_an_unkeyed_program_at_a_keyed_table_stops_before_it_pays_a_confirmed_ja
     table.memory.key = True
     royal_round(table)
     assert table.memory.keyed
-    table.key(True)
-    real_commit = table.memory.commit
-
-    def cut_after_confirm(round_no, step, *args, **kwargs):
-        if step == 3:
-            raise OSError("power cut")
-        return real_commit(round_no, step, *args, **kwargs)
-
-    monkeypatch.setattr(table.memory, "commit", cut_after_confirm)
-    table.press(btn.OK)
-    monkeypatch.undo()
+    confirm_and_fail_the_payout(table, monkeypatch)
 
     def boot(keyed):
         table.memory = CriticalMemory([FileSlot(table.fs, "a.bin"), FileSlot(table.fs, "b.bin")],

@@ -10,12 +10,11 @@ from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
 from firmware.jackpot import config as jcfg
 from firmware.poker import cards
-from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
-from host_tests.test_controller import Table, events_of, royal_round
+from host_tests.test_controller import Table, confirm_and_fail_the_payout, events_of, royal_round
 
 
 def _open(tmp_path, game=tc.UTH):
@@ -251,20 +250,7 @@ def test_no_results_to_recall_before_the_first_round(tmp_path):
     assert "No results yet" in t.screen() and not t.c.recalling
 
 
-def _confirm_and_fail_the_payout(t, monkeypatch):
-    """The supervisor confirms the jackpot hands at CONFIRM (key + OK): the confirmation is
-    committed (STEP_CONFIRM), the payout's commit (STEP_SETTLE) fails as a flash write."""
-    t.key(True)
-    real_commit = t.memory.commit
 
-    def settle_fails(round_no, step, *args, **kwargs):
-        if step == critical.STEP_SETTLE:
-            raise OSError(5, "flash write failed")
-        return real_commit(round_no, step, *args, **kwargs)
-
-    monkeypatch.setattr(t.memory, "commit", settle_fails)
-    t.press(btn.OK)
-    monkeypatch.undo()
 
 
 def test_a_seat_cannot_be_voided_once_its_jackpot_confirmation_is_committed(tmp_path, monkeypatch):
@@ -273,7 +259,7 @@ def test_a_seat_cannot_be_voided_once_its_jackpot_confirmation_is_committed(tmp_
     wager the cut still pays on (or change the hands paid): refused, as a fold is."""
     t = _open(tmp_path)
     royal_round(t)                           # seats 1 (royal) and 3
-    _confirm_and_fail_the_payout(t, monkeypatch)     # confirmed; the payout's commit fails
+    confirm_and_fail_the_payout(t, monkeypatch)     # confirmed; the payout's commit fails
     assert t.memory.step == 2 and t.c.phase == tc.LOCKED
     for seat in (0, 2):                      # the winner, then the other jackpot seat
         t.c.cursor = seat
@@ -421,7 +407,7 @@ def test_confirmed_hands_are_paid_at_the_boot_though_the_file_now_has_fewer_seat
     t.deal([(1, "As Ks"), (6, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
     t.press(btn.SETTLE)
     assert t.c.phase == tc.CONFIRM
-    _confirm_and_fail_the_payout(t, monkeypatch)
+    confirm_and_fail_the_payout(t, monkeypatch)
     c = _boot_with_seats(t, 5)
     assert c.phase == tc.RESULTS and "JP S1 $10001.40" in c.results
     assert c.jackpot.open_round == 0 and c.jackpot.audit() == []
@@ -461,7 +447,7 @@ def test_a_confirmed_payout_the_boot_cannot_make_leaves_the_round_locked_not_ope
 
     t = _open(tmp_path)
     royal_round(t)
-    _confirm_and_fail_the_payout(t, monkeypatch)
+    confirm_and_fail_the_payout(t, monkeypatch)
 
     def refused(*args, **kwargs):
         raise ValueError("refused")
