@@ -99,4 +99,16 @@ c.spot(sens.PLACED, sens.jackpot_spot(2), 10)
 c.spot(sens.PLACED, sens.ante_spot(2), 10)
 c.panel(btn.PRESS, btn.LOCK, 20)
 check("rounds locked in log", [e[2] for e in c.memory.log.events() if e[3] == ev.LOCK], [1, 2])
+
+# A table whose configuration sets no reset (rules.md: the seed is an operator option, off
+# by default): the RAM clear starts its pool at nothing, with no operator money logged.
+unseeded_files = {}
+fs = MemFS(unseeded_files)
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs))
+c.boot(0, 100)
+c.panel(btn.KEY_ON, 0, 1)
+c.panel(btn.LONG, btn.OK, 2)
+c.panel(btn.PRESS, btn.OK, 3)
+check("unseeded pool after RAM clear", (tc.PHASE_NAMES[c.phase], c.view.meter[0]), ("OPEN", 0))
+check("no operator money", [e for e in c.memory.log.events() if e[3] == ev.OPERATOR_ADDITION], [])
 checker.finish()
