@@ -216,13 +216,14 @@ def check_program(board_name, root="/"):
     import sys
 
     loaded = "firmware.manifest" in sys.modules
-    from firmware import manifest
-
     try:
+        from firmware import manifest
+
         facts = program_facts(manifest.check_device(root, board=board_name))
     except Exception as error:      # what the check did not foresee must not stop the boot
         # (built without the verifier's module: a folder /firmware/manifest/ on the flash is
-        # what MicroPython imports in its place, with no Result in it)
+        # what MicroPython imports in its place, with no Result in it; a manifest.mpy the VM
+        # refuses, or a manifest.py beside it that does not compile, never loads)
         detail = "the check stopped: %s %s" % (type(error).__name__,
                                                 error.args[0] if error.args else "")
         facts = {"ok": False, "text": "program check failed: bad-manifest: " + detail,

@@ -465,6 +465,30 @@ def test_a_folder_in_place_of_the_verifier_is_a_failed_check_not_a_stop(tmp_path
                                 "AttributeError")
 
 
+@pytest.mark.parametrize("broken", ["mpy", "py"])
+def test_a_verifier_the_vm_refuses_is_a_failed_check_not_a_stop(tmp_path, broken):
+    """A firmware/manifest.mpy the VM refuses (built by another mpy-cross, its header
+    damaged) or a manifest.py beside it that does not compile (a botched copy): the import
+    of the verifier stopped the boot before any check, blank display.  The check fails,
+    saying why: the table starts with jackpot wagering closed and PROGRAM ERROR."""
+    flash = tmp_path / "flash"
+    _program(flash, STAND_IN_APP + '    print("text", program["text"])\n',
+             mpy=["firmware/manifest.py"])
+    compiled = flash / "firmware" / "manifest.mpy"
+    if broken == "mpy":
+        data = bytearray(compiled.read_bytes())
+        data[1] -= 1                                    # the .mpy version
+        compiled.write_bytes(bytes(data))
+    else:
+        (flash / "firmware" / "manifest.py").write_text("def check_device(:\n")
+    done = _boot_board(tmp_path, flash, [])
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program bad-manifest", "config 1 uth"]
+    assert lines[-1].startswith("text program check failed: bad-manifest: the check stopped: "
+                                + ("ValueError" if broken == "mpy" else "SyntaxError"))
+
+
 def test_a_source_file_beside_the_board_module_is_an_extra_file_not_a_stop(tmp_path):
     """A board.py beside board.mpy (a source copied for a look, a botched copy): MicroPython
     imports the .py first, and the boot stopped before any check ("no attribute 'make'").
