@@ -297,7 +297,7 @@ class Service:
                 pools[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
             elif max(jp.meters[slot]):
                 idle[jcfg.POOL_KEYS[slot]] = jp.pool_meters(slot)
-        # frozen: a linked table booted without its link (no file): its own pool, not live
+        # frozen: a linked table without its link (no file, or one not built): its own pool
         return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": False, "pools": pools,
                 "pools_not_in_use": idle, "table": jp.table_meters(), "audit": jp.audit(),
                 "frozen": c.link_required}

@@ -509,6 +509,27 @@ def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path
     assert not c.jackpot_open() and c.view.meter_fault == "CONF Err" and c.view.meter[0] == -1
 
 
+
+def test_the_audit_of_a_table_whose_link_was_not_built_does_not_say_its_file_is_missing(
+        tmp_path):
+    # /config.json there, its link not built (no key file): the meters reply says the pool
+    # is frozen, and tools.audit must not put it down to a missing configuration file
+    from firmware.service import Service
+    from host_tests.test_controller import Table
+    from tools.audit import read_all, report
+
+    t = Table(tmp_path)
+    t.ram_clear()
+    c = t.c
+    c.set_config_status(False, "link key /link.key: [Errno 2] ENOENT")
+    c.link_required = True
+    c.link(False, t.tick())
+    service = Service(c, None)
+    assert service.handle("meters")["frozen"] is True
+    text = report(read_all(types.SimpleNamespace(request=service.handle)))
+    assert "frozen since it was linked, not the live pool" in text
+    assert "no configuration file)" not in text
+
 # ---------------------------------------------------------------- configuration file, key file
 
 BASE = {"format": 1, "game": "uth"}

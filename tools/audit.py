@@ -329,8 +329,9 @@ def report(data):
             out.append("Meters: linked table, link %s: the pool belongs to the link controller, "
                        "which reconciles the table's ledger below" % data["meters"].get("link"))
         elif data["meters"].get("frozen"):
-            out.append("Meters: a linked table without its link (no configuration file): its "
-                       "own pool below is frozen since it was linked, not the live pool")
+            out.append("Meters: a linked table without its link (no configuration file, or "
+                       "its link not built): its own pool below is frozen since it was linked, "
+                       "not the live pool")
         out.append(meters_table(data["meters"]))
         problems = data["meters"].get("audit") or []
         if data["meters"].get("linked"):
