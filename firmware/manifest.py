@@ -345,22 +345,28 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     unverified = []
     if present is not None:
         # one pass, no sorted copy of the device's file list (the boot heap is small): the
-        # first unlisted program file in sorted order is the one reported
+        # first unlisted program file in sorted order is the one reported, except that one
+        # standing in for a listed module inside a package comes first: the boot must stop
+        # on it (firmware.startup._refuse), which it does only when it is the one named
         extra = None
+        stops = False
         for path in present:
             if path[-1:] == "/":
                 # a folder (walk's "name/") named as a listed module: MicroPython imports it,
                 # empty, in place of the module's file
-                if path[:-1] + ".py" in files or path[:-1] + ".mpy" in files:
-                    if extra is None or path < extra:
-                        extra = path
+                if path[:-1] + ".py" not in files and path[:-1] + ".mpy" not in files:
+                    continue
+                hit = True
+            elif path in files or path == MANIFEST_NAME or not is_program(path):
                 continue
-            if path in files or path == MANIFEST_NAME or not is_program(path):
-                continue
-            if _unverified(path):
+            elif _unverified(path):
                 unverified.append(locate(path))
-            elif extra is None or path < extra:
-                extra = path
+                continue
+            else:       # a source beside the .mpy of its name: imported in its place
+                hit = path[-3:] == ".py" and path[:-3] + ".mpy" in files
+            hit = hit and "/" in path[:-1]
+            if extra is None or hit > stops or (hit == stops and path < extra):
+                extra, stops = path, hit
         if extra is not None:
             where = locate(extra)
             what = ("a folder MicroPython would import in place of the module it is named as"

@@ -519,6 +519,26 @@ def test_a_folder_or_file_in_place_of_a_board_support_module_is_named_not_a_blan
     assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray
 
 
+@pytest.mark.parametrize("stray", [["board/", "firmware/table/controller/"],
+                                   ["boot.py", "firmware/table/controller/"],
+                                   ["a.py", "firmware/table/controller.py"]])
+def test_a_stray_in_a_package_is_named_before_a_top_level_one_and_stops_the_boot(
+        tmp_path, stray):
+    """A stray folder (or .py) in place of a table module, and another extra file or folder
+    at the top level that sorts before it (an ESP32's own /boot.py, a /board/ folder): the
+    check named the top-level one only, so the boot went on and the table's code stopped on
+    the folder ("no attribute 'LOCKED'"), blank display.  The check names first what would
+    stop the code that imports it, and the display says PROGRAM ERROR with its path."""
+    flash = tmp_path / "flash"
+    _program(flash, mpy=[stray[-1]] if stray[-1].endswith(".py") else ())
+    done = _boot_board(tmp_path, flash, stray)
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: extra-file: " + stray[-1])
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray[-1]
+
+
 def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_shown(tmp_path):
     """A firmware/table/controller.py beside controller.mpy: the check names it, but
     MicroPython imports the .py in place of the module, and the table's code stopped on it
