@@ -139,8 +139,8 @@ class App:
         """Start every part, read critical memory and show the table's state.
 
         program: firmware.startup.program_facts() of the boot-time program check (None: not
-        checked, as in the simulator); a failed check keeps jackpot wagering closed, and so
-        does an unkeyed one at a table that ran keyed (RoundController.set_program)."""
+        checked, as in the simulator); a failed check keeps jackpot wagering closed, and an
+        unkeyed one at a table that ran keyed stops in RAM ERROR (RoundController.unkeyed)."""
         if self.mcp is not None:
             try:
                 self.mcp.configure()
@@ -149,7 +149,7 @@ class App:
         self.sign.begin(now)
         cause = getattr(self.board, "reset_cause", 0) or 0
         if program is not None:
-            # a keyed program marks critical memory in the boot's commit (set_program below)
+            # a keyed program marks critical memory in the boot's commit
             self.controller.memory.key = program["authenticated"]
             # at a marked table, an unkeyed program stops in the boot, before any round work
             self.controller.unkeyed = program["ok"] and not program["authenticated"]
@@ -162,8 +162,7 @@ class App:
             self.controller.panel(btn.DOOR_OPEN, 0, now)
         self._display_begin(now)
         if program is not None:
-            self.controller.set_program(program["ok"], program["text"], program["digest"],
-                                        not program["authenticated"])
+            self.controller.set_program(program["ok"], program["text"], program["digest"])
         self._render(now, True)
         return self.controller.phase
 

@@ -489,7 +489,7 @@ def test_an_unkeyed_program_at_a_keyed_table_stops_before_it_pays_a_confirmed_ja
         table.c = tc.RoundController(table.memory, table.jackpot_config)
         table.c.unkeyed = not keyed          # the program check passed without the key
         table.c.boot(table.now, 1000 + table.now)
-        table.c.set_program(True, "verified" if keyed else "verified (no key)", "d", not keyed)
+        table.c.set_program(True, "verified" if keyed else "verified (no key)", "d")
         return table.c
 
     c = boot(False)

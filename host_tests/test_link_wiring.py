@@ -396,10 +396,12 @@ def test_a_linked_table_whose_file_went_missing_never_opens_its_frozen_local_poo
     assert c.phase == tc.LOCKED and c.rec.accepted == 0     # no wager into the frozen pool
 
 
-def _no_file_boot(rig):
-    """The rig's table booted again without /config.json (no game, no link)."""
+def _no_file_boot(rig, unkeyed=False):
+    """The rig's table booted again without /config.json (no game, no link); unkeyed: its
+    program passed the check without a key."""
     memory = CriticalMemory([FileSlot(rig.fs, "a.bin"), FileSlot(rig.fs, "b.bin")], rig.fs)
     c = tc.RoundController(memory, game=None)
+    c.unkeyed = unkeyed
     c.boot(rig.now, WALL)
     c.set_config_status(True, "no /config.json: defaults")
     return c, memory
@@ -428,8 +430,8 @@ def test_a_ram_clear_at_a_linked_table_without_its_file_keeps_the_link_ledger(ri
     rig.press(btn.SETTLE)
     rig.press(btn.SETTLE)
     assert rig.memory.keyed
-    c, memory = _no_file_boot(rig)
-    c.set_program(True, "verified (no key)", "", True)
+    c, memory = _no_file_boot(rig, unkeyed=True)
+    c.set_program(True, "verified (no key)", "")
     assert c.phase == tc.RAM_ERROR
     _ram_clear_at(c, rig.now + 100)
     assert c.phase == tc.OPEN

@@ -203,7 +203,10 @@ class RoundController:
         self.link_up = True
         self.link_required = False
         self.program_ok = True
-        self.unkeyed = False     # set before boot: the program passed its check with no key
+        # set before boot: the program passed its check with no key; where critical memory
+        # says the table ran keyed (memory.keyed), the boot stops in RAM ERROR saying so, before
+        # any round work, until the key is back or a supervisor's RAM clear re-commissions it
+        self.unkeyed = False
         self.program_text = "not checked"   # what the boot-time program verification said
         self.program_digest = ""
         self.config_ok = True
@@ -328,19 +331,14 @@ class RoundController:
         self._refresh_meter()
         return self.phase
 
-    def set_program(self, ok, text, digest="", unkeyed=False):
+    def set_program(self, ok, text, digest=""):
         """The result of the boot-time program verification: a failed check closes the jackpot.
-
-        unkeyed: it passed with no key on the board.  Where critical memory says the table ran
-        keyed (memory.keyed), the key is gone: RAM ERROR saying so, until the key is back or a
-        supervisor's RAM clear re-commissions the table unkeyed."""
+        (An unkeyed one at a table that ran keyed stops in the boot itself: unkeyed.)"""
         self.program_ok = ok
         self.program_text = text
         self.program_digest = digest or ""
         if not ok:
             self._beep(BEEP_ALARM)
-        elif unkeyed and self.memory.keyed and self.phase != RAM_ERROR:
-            self._enter_ram_error(_KEYED_TEXT)
         self._refresh_meter()
 
     def set_config_status(self, ok, text):
