@@ -28,6 +28,9 @@ MAGIC = b"RD"
 VERSION = const(3)
 _OLD_VERSION = const(2)   # no game byte
 _V1 = const(1)            # UTH only: 2 places a seat, 2 for the dealer (read, not written)
+_V1_HOLE = const(2)
+_V1_DEALER_AT = const(11 + 7 * 2)
+_V1_BOARD_AT = const(11 + 7 * 2 + 2)
 _V1_SIZE = const(11 + 7 * 2 + 2 + 5)
 NO_CARD = const(0xFF)
 UNKNOWN = const(0xFF)     # game: not recorded
@@ -116,9 +119,10 @@ def decode(data):
     rec.voided = data[10]
     if version == _V1:
         for s in range(SEATS):
-            rec.hole[s * HOLE:s * HOLE + 2] = data[_HEADER + 2 * s:_HEADER + 2 * s + 2]
-        rec.dealer[0:2] = data[_HEADER + 14:_HEADER + 16]
-        rec.board[:] = data[_HEADER + 16:_V1_SIZE]
+            at = _HEADER + _V1_HOLE * s
+            rec.hole[s * HOLE:s * HOLE + _V1_HOLE] = data[at:at + _V1_HOLE]
+        rec.dealer[0:_V1_BOARD_AT - _V1_DEALER_AT] = data[_V1_DEALER_AT:_V1_BOARD_AT]
+        rec.board[:] = data[_V1_BOARD_AT:_V1_SIZE]
     else:
         rec.hole[:] = data[_HEADER:_DEALER_AT]
         rec.dealer[:] = data[_DEALER_AT:_BOARD_AT]
