@@ -18,7 +18,7 @@ The digest names the program: the audit menu shows it and a test lab compares it
 approved build.  With a key provisioned on the board, the manifest must carry a valid HMAC,
 so a file and its manifest line cannot both be changed by someone without the key; nor can
 the key be deleted instead: critical memory marks a table that ran keyed (firmware.app boot,
-RoundController.set_program; docs/wiring.md, "Program verification").
+RoundController.unkeyed; docs/wiring.md, "Program verification").
 
 `verify` is pure: file contents come through the `read_file` function it is given.
 MicroPython has no `hmac` module, so HMAC-SHA256 (RFC 2104) is built here on hashlib.sha256.

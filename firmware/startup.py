@@ -41,7 +41,9 @@ def main():
     return hw, checks
 
 
-# firmware.manifest.BUILTIN_NAMES: the built-in modules a file or folder on sys.path replaces
+# The built-in modules a file or folder on sys.path replaces: firmware.manifest.BUILTIN_NAMES,
+# copied (a test keeps the two equal) because they must be bound before anything imports the
+# verifier, whose own imports (binascii, hashlib, json) a stray folder would replace
 BUILTINS = ("array", "binascii", "bluetooth", "collections", "cryptolib", "errno", "gzip",
             "hashlib", "heapq", "io", "json", "machine", "os", "platform", "random", "re",
             "select", "socket", "ssl", "struct", "time", "typing", "websocket", "zlib")
