@@ -156,28 +156,35 @@ def test_the_envy_state_round_trips_through_bytes():
     assert record.encode(back) == data
 
 
-def _version_1_bytes(jp):
-    """The state as the firmware before the envy bonus wrote it (docs/jackpot.md, byte
-    format, version 1): 30 config ints, 30 meters per pool, 24 table meters, 14 ints a hit."""
+def old_state_bytes(jp, version, config_ints, pool_meters, table_meters, hit_ints):
+    """The state of jp as an older firmware wrote it (docs/jackpot.md, byte format): its
+    version, then that version's counts of config ints, meters per pool, table meters and
+    ints a hit."""
     w = codec.Writer()
     w.raw(b"JP")
-    w.int(1)
-    for v in jp.config.ints()[:30]:
+    w.int(version)
+    for v in jp.config.ints()[:config_ints]:
         w.int(v)
     for _ in range(cfg.POOL_SLOTS):
         w.int(0)                                     # no pending change
     for slot in range(cfg.POOL_SLOTS):
         for v in (jp.value[slot], jp.reserve[slot], jp.carry[slot], jp.reserve_carry[slot]):
             w.int(v)
-        w.ints(jp.meters[slot][:30])
-    w.ints(jp.table[:24])
+        w.ints(jp.meters[slot][:pool_meters])
+    w.ints(jp.table[:table_meters])
     for v in (jp.last_round, jp.open_round, jp.open_wager, jp.open_seats):
         w.int(v)
     w.ints(jp.open_overflow)
     w.int(len(jp.hits))
     for h in jp.hits:
-        w.ints(h[:14])
+        w.ints(h[:hit_ints])
     return w.bytes()
+
+
+def _version_1_bytes(jp):
+    """The state as the firmware before the envy bonus wrote it (version 1): 30 config ints,
+    30 meters per pool, 24 table meters, 14 ints a hit."""
+    return old_state_bytes(jp, 1, 30, 30, 24, 14)
 
 
 def test_a_state_written_before_the_envy_bonus_is_still_read():

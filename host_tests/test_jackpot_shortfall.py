@@ -25,6 +25,7 @@ from firmware.store import eventlog as ev
 from firmware.table import audit as audit_menu
 from firmware.table import controller as tc
 from host_tests.test_controller import Table, events_of, lock_seats
+from host_tests.test_jackpot_envy import old_state_bytes
 from tools.link_pool import LinkedPool
 
 C = cards.parse
@@ -279,25 +280,7 @@ def test_the_config_file_sets_it_and_a_linked_table_refuses_it():
 def _version_2_bytes(jp):
     """The state as the firmware before the shortfall option wrote it (version 2): 35 config
     ints, 32 meters per pool, 26 table meters, 17 ints a hit."""
-    w = codec.Writer()
-    w.raw(b"JP")
-    w.int(2)
-    for v in jp.config.ints()[:35]:
-        w.int(v)
-    for _ in range(cfg.POOL_SLOTS):
-        w.int(0)                                     # no pending change
-    for slot in range(cfg.POOL_SLOTS):
-        for v in (jp.value[slot], jp.reserve[slot], jp.carry[slot], jp.reserve_carry[slot]):
-            w.int(v)
-        w.ints(jp.meters[slot][:32])
-    w.ints(jp.table[:26])
-    for v in (jp.last_round, jp.open_round, jp.open_wager, jp.open_seats):
-        w.int(v)
-    w.ints(jp.open_overflow)
-    w.int(len(jp.hits))
-    for h in jp.hits:
-        w.ints(h[:17])
-    return w.bytes()
+    return old_state_bytes(jp, 2, 35, 32, 26, 17)
 
 
 def test_a_state_written_before_the_option_reads_as_the_default():
