@@ -497,11 +497,9 @@ class LocalLink(audit.Link):
         return json.loads(json.dumps(self.service.handle(line)))
 
 
-@pytest.mark.parametrize("command", ["meters", "hits", "config"])
-def test_a_reading_the_table_could_not_answer_is_said_and_fails_the_audit(
-        tmp_path, monkeypatch, capsys, command):
-    # e.g. a full heap on the board (the reply's code is internal): the audit must not print
-    # "Meters: none (the table is in RAM ERROR)" or "Last jackpot hits: 0", nor exit 0
+def _audit_of_a_table_failing(command, tmp_path, monkeypatch):
+    """tools.audit --sim's exit status, of a table whose `command` fails inside the service
+    (a MemoryError, as a full heap on the board gives)."""
     from host_tests.test_service import ready_table
 
     table = ready_table(tmp_path)
@@ -512,7 +510,15 @@ def test_a_reading_the_table_could_not_answer_is_said_and_fails_the_audit(
     monkeypatch.setattr(svc, "_HANDLERS", tuple(
         fails if svc.COMMANDS[i] == command else h for i, h in enumerate(svc._HANDLERS)))
     monkeypatch.setattr(audit, "SimLink", lambda state, fresh: LocalLink(table.service))
-    assert audit.main(["--sim"]) == 1
+    return audit.main(["--sim"])
+
+
+@pytest.mark.parametrize("command", ["meters", "hits", "config"])
+def test_a_reading_the_table_could_not_answer_is_said_and_fails_the_audit(
+        tmp_path, monkeypatch, capsys, command):
+    # e.g. a full heap on the board (the reply's code is internal): the audit must not print
+    # "Meters: none (the table is in RAM ERROR)" or "Last jackpot hits: 0", nor exit 0
+    assert _audit_of_a_table_failing(command, tmp_path, monkeypatch) == 1
     out = capsys.readouterr().out
     assert ("NOT READ: %s failed: MemoryError memory allocation failed, allocating 1024 bytes "
             "(internal)" % command) in out, out
@@ -524,17 +530,7 @@ def test_a_reading_the_table_could_not_answer_is_said_and_fails_the_audit(
 @pytest.mark.parametrize("command", ["status", "program", "log"])
 def test_a_reading_the_audit_needs_refused_is_said_as_refused_not_out_of_protocol(
         tmp_path, monkeypatch, capsys, command):
-    from host_tests.test_service import ready_table
-
-    table = ready_table(tmp_path)
-
-    def fails(self, cmd, rest):
-        raise MemoryError("memory allocation failed, allocating 1024 bytes")
-
-    monkeypatch.setattr(svc, "_HANDLERS", tuple(
-        fails if svc.COMMANDS[i] == command else h for i, h in enumerate(svc._HANDLERS)))
-    monkeypatch.setattr(audit, "SimLink", lambda state, fresh: LocalLink(table.service))
-    assert audit.main(["--sim"]) == 1
+    assert _audit_of_a_table_failing(command, tmp_path, monkeypatch) == 1
     assert capsys.readouterr().out == (
         "audit not done: the table refused %s: %s failed: MemoryError memory allocation failed, "
         "allocating 1024 bytes (internal)\n" % (command, command))

@@ -982,18 +982,28 @@ def test_a_ram_clear_numbers_after_the_highest_round_of_a_log_older_firmware_res
     assert cm.round_no == 5
 
 
-def test_a_garbled_round_in_the_kept_log_does_not_stop_the_rounds_after_a_ram_clear():
-    # an entry on flash whose round reads 0xFFFFFFFF (a garbled page that still looks whole):
-    # believed, the next round would be 2**32 and no round could ever lock again
+def _ram_clear_after_rounds_with_a_garbled_log_page(garble):
+    """Rounds 1-3 played, garble(page) applied to the log page on flash, both copies lost (a
+    bit of the FRAM copy flipped, the flash copy cut): (board, memory) after the RAM clear."""
     board, cm = ready()
     play_rounds(cm, 1, 4)
     page = bytearray(board.files["ev00.bin"])
-    page[5 * eventlog.ENTRY_SIZE + 8:5 * eventlog.ENTRY_SIZE + 12] = b"\xff\xff\xff\xff"
+    garble(page)
     board.files["ev00.bin"] = bytes(page)
     board.fram[40] ^= 1
     board.files["cm_b.bin"] = b"CM"
     again = board.boot()
     again.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    return board, again
+
+
+def test_a_garbled_round_in_the_kept_log_does_not_stop_the_rounds_after_a_ram_clear():
+    # an entry on flash whose round reads 0xFFFFFFFF (a garbled page that still looks whole):
+    # believed, the next round would be 2**32 and no round could ever lock again
+    def garble(page):
+        page[5 * eventlog.ENTRY_SIZE + 8:5 * eventlog.ENTRY_SIZE + 12] = b"\xff\xff\xff\xff"
+
+    board, again = _ram_clear_after_rounds_with_a_garbled_log_page(garble)
     assert again.round_no == 3
     assert again.commit(4, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 950)
 
@@ -1003,15 +1013,10 @@ def test_a_round_garbled_below_2_31_in_the_kept_log_is_not_believed_either():
     # round after the clear would be numbered past 2**30 (no longer a small int on a 32-bit
     # board, and past what the display and the log's readers expect); the entry's link no
     # longer matches its body, so it is not taken
-    board, cm = ready()
-    play_rounds(cm, 1, 4)
-    page = bytearray(board.files["ev00.bin"])
-    at = 13 * eventlog.ENTRY_SIZE + 8
-    assert struct.unpack_from("<I", page, at)[0] == 2
-    page[at + 3] ^= 0x40
-    board.files["ev00.bin"] = bytes(page)
-    board.fram[40] ^= 1
-    board.files["cm_b.bin"] = b"CM"
-    again = board.boot()
-    again.ram_clear({"jackpot": b"J0"}, 900, 5, True)
+    def garble(page):
+        at = 13 * eventlog.ENTRY_SIZE + 8
+        assert struct.unpack_from("<I", page, at)[0] == 2
+        page[at + 3] ^= 0x40
+
+    board, again = _ram_clear_after_rounds_with_a_garbled_log_page(garble)
     assert again.round_no == 3
