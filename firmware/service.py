@@ -41,6 +41,7 @@ from firmware.drivers import buttons as btn
 from firmware.drivers.ticks import ticks_diff
 from firmware.heap import NotLoaded
 from firmware.jackpot import config as jcfg
+from firmware.jackpot import meters as jm
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 
@@ -267,9 +268,11 @@ class Service:
 
     def _no_jackpot(self, cmd):
         """The reply for a game without the progressive, whose jackpot record holds only the
-        defaults a RAM clear made (a pool nobody can win, no rounds counted)."""
+        defaults a RAM clear made (a pool nobody can win, no rounds counted).  A table whose
+        game changed keeps the meters and hits its jackpot has a history of, as the audit
+        menu shows them."""
         c = self.controller
-        if c.game != tc.UTH:
+        if c.game != tc.UTH and not c.jackpot.table[jm.T_WAGERS]:
             return _error(cmd, NO_JACKPOT, "no progressive jackpot at this table: it plays %s"
                           % c.game)
         return None

@@ -407,6 +407,23 @@ def test_meters_and_hits_at_a_game_without_the_progressive_say_so(tmp_path, game
     assert "Books:" not in text and "$10000.00" not in text and not data["unread"]
 
 
+def test_meters_and_hits_of_a_table_changed_to_another_game_keep_its_jackpot_history(table):
+    # a UTH table that took jackpot wagers and paid a royal, then configured for Four Card
+    # Poker: its audit menu still shows the pool and meters it has a history of, but the
+    # service answered no-jackpot, so tools.audit exported none of that money's records
+    royal_round(table)
+    table.game = tc.FCP
+    table.boot()
+    table.press(btn.SETTLE)                 # past the royal's results: Four Card Poker now
+    assert table.c.game == tc.FCP
+    meters = table.ask("meters")
+    assert meters["ok"], meters
+    assert meters["table"]["wagered"] == 200 and meters["table"]["paid"] == RESET + 140
+    assert meters["pools"]["main"]["value"] == RESET and meters["audit"] == []
+    hits = table.ask("hits")
+    assert hits["ok"] and [(h["seat"], h["amount"]) for h in hits["hits"]] == [(1, RESET + 140)]
+
+
 def test_config_set_in_ram_error_says_ram_error_not_between_rounds(tmp_path):
     # no configuration to change until a RAM clear: the ram-error code, not "only between
     # rounds: the table is in RAM ERROR", which sends the technician looking for a round
