@@ -534,3 +534,18 @@ def test_a_reading_the_audit_needs_refused_is_said_as_refused_not_out_of_protoco
     assert capsys.readouterr().out == (
         "audit not done: the table refused %s: %s failed: MemoryError memory allocation failed, "
         "allocating 1024 bytes (internal)\n" % (command, command))
+
+
+def test_books_that_do_not_balance_fail_the_audit(tmp_path, monkeypatch, capsys):
+    # the report said "Books: DO NOT BALANCE" and the exit status was still 0 ("all well"),
+    # so a script that runs the audit and checks its status passed a table whose pool had
+    # money from nowhere
+    from host_tests.test_service import ready_table
+
+    table = ready_table(tmp_path)
+    table.c.jackpot.value[0] += 1           # a cent no meter accounts for
+    monkeypatch.setattr(audit, "SimLink", lambda state, fresh: LocalLink(table.service))
+    assert audit.main(["--sim"]) == 1
+    out = capsys.readouterr().out
+    assert "Books: DO NOT BALANCE: main value 1000001 != meters 1000000" in out
+    assert "event log chain intact" in out

@@ -13,8 +13,9 @@ reads the whole event log page by page and recomputes its hash chain on the host
 ``firmware.store.eventlog.link_of``, then says whether the chain is intact.
 
 Exit status: 0 all well, 1 the event log's chain is broken or cannot be checked (RAM ERROR),
-the meters, hits or configuration could not be read, or a command was refused, 2 the table
-could not be reached or answered out of protocol.
+the books do not balance (the meters' audit lists a broken equation), the meters, hits or
+configuration could not be read, or a command was refused, 2 the table could not be reached
+or answered out of protocol.
 """
 
 import argparse
@@ -506,7 +507,8 @@ def main(argv=None, out=None):
         except OSError as error:
             out.write("cannot export to %s: %s (give a folder)\n" % (args.export, error))
             return 2
-    return 0 if data["chain"]["intact"] and not data["unread"] else 1
+    balanced = not (data["meters"] or {}).get("audit")
+    return 0 if data["chain"]["intact"] and not data["unread"] and balanced else 1
 
 
 if __name__ == "__main__":
