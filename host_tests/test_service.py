@@ -865,3 +865,34 @@ def test_ram_clear_at_a_game_without_the_progressive_lists_no_pool_to_reset(tmp_
     assert started["ok"] and started["phase"] == "RAM CLEAR" and started["reset"] == {}, started
     assert "no jackpot pool" in t.screen()
     assert t.ask("ram_clear accept")["ok"] and t.c.game == game
+
+
+
+def test_the_seed_a_ram_clear_puts_in_the_pools_is_in_its_log_entry(tmp_path):
+    # the RAM clear seeds each pool with its reset amount, counted on the operator_additions
+    # meter, but only a reset after a hit and a split's seed were logged (OPERATOR_ADDITION):
+    # the log accounted for $11,000.00 fewer operator additions than the meter reported
+    t = Table(tmp_path)
+    t.jackpot_config = {"split": True, "minor": {"reset": 100000}, "major": {"reset": RESET}}
+    t.boot()
+    t.ram_clear()
+    assert [e[3:7] for e in t.memory.log.events()] == [(ev.RAM_CLEAR, 1, 0, 100000 + RESET)]
+    assert t.ask("meters")["table"]["operator_additions"] == 100000 + RESET
+    royal_round(t)                          # the Major pool's reset after it: logged as before
+    logged = [e[6] for e in t.memory.log.events() if e[3] in (ev.RAM_CLEAR, ev.OPERATOR_ADDITION)]
+    assert logged == [100000 + RESET, RESET]
+    assert sum(logged) == t.ask("meters")["table"]["operator_additions"]
+
+
+def test_a_ram_clear_without_a_seed_or_a_progressive_logs_none(tmp_path):
+    t = Table(tmp_path)
+    t.jackpot_config = None                 # the default: no reset amount
+    t.boot()
+    t.ram_clear()
+    assert [e[3:7] for e in t.memory.log.events()] == [(ev.RAM_CLEAR, 1, 0, 0)]
+    (tmp_path / "fcp").mkdir()
+    f = Table(tmp_path / "fcp")
+    f.game = tc.FCP                         # its record's default pool is no pool of its
+    f.boot()
+    f.ram_clear()
+    assert [e[3:7] for e in f.memory.log.events()] == [(ev.RAM_CLEAR, 1, 0, 0)]

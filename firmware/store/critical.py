@@ -444,10 +444,11 @@ class CriticalMemory:
         self._require_ready()
         self._write(sections, events, now, self.round_no, self.step, False)
 
-    def ram_clear(self, sections, now, supervisor, accepted, round_no=0):
+    def ram_clear(self, sections, now, supervisor, accepted, round_no=0, seed=0):
         """Supervisor RAM clear: replace every section by the reset values in `sections`
         (which the supervisor entered or accepted: `accepted` must be True), keep the event
-        log, leave the journal after its highest round, log the clear, and leave RAM ERROR."""
+        log, leave the journal after its highest round, log the clear (with `seed`, the cents
+        the reset values put in the pools as operator additions), and leave RAM ERROR."""
         if accepted is not True:
             raise ValueError("RAM clear refused: the supervisor has not accepted the reset values")
         if not isinstance(sections, dict) or not sections:
@@ -466,8 +467,8 @@ class CriticalMemory:
         highest = self.log.highest_round()
         round_no = max(round_no, self.round_no, highest if highest < _SEQ_PLAUSIBLE else 0)
         self.seq = max(self.seq, self._highest_seen)
-        self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF)],
-                    now, round_no, _STEP_IDLE, True)
+        self._write(sections, [(eventlog.RAM_CLEAR, supervisor, previous & 0x7FFFFFFF,
+                                eventlog.clamp(seed))], now, round_no, _STEP_IDLE, True)
         self.status = STATUS_OK
         self.ram_error_reason = ""
 
