@@ -549,3 +549,20 @@ def test_books_that_do_not_balance_fail_the_audit(tmp_path, monkeypatch, capsys)
     out = capsys.readouterr().out
     assert "Books: DO NOT BALANCE: main value 1000001 != meters 1000000" in out
     assert "event log chain intact" in out
+
+
+def test_the_report_says_what_part_of_a_hands_payout_the_operator_funded(tmp_path):
+    # a royal at 20,000 to 1 (2,000,000 cents) from a pool of 1,000,140: the pool pays what it
+    # holds, the operator the rest (rules.md, Decision (shortfall)); the report said so of an
+    # envy bonus but not of the hand's own payout
+    from host_tests.test_service import ready_table, royal_round
+
+    table = ready_table(tmp_path)
+    table.key(True)
+    assert table.ask('config_set {"pay": {"royal_flush": [20000, 100]}}')["ok"]
+    table.key(False)
+    royal_round(table)
+    data = audit.read_all(LocalLink(table.service))
+    assert [(h["amount"], h["shortfall"]) for h in data["hits"]] == [(2000000, 2000000 - RESET - 140)]
+    assert ("round 1 seat 1 Royal Flush As Ks Qs Js Ts $20000.00 ($9998.60 of it "
+            "operator-funded)\n") in audit.report(data) + "\n"

@@ -358,6 +358,9 @@ def report(data):
     for h in data["hits"]:
         line = "  round %d seat %d %s %s %s" % (h["round"], h["seat"], h["hand"], h["cards"],
                                                 money(h["amount"]))
+        if h.get("shortfall"):
+            # more than the pool held, paid in full: the rest came from the operator
+            line += " (%s of it operator-funded)" % money(h["shortfall"])
         if h.get("envy_seats"):
             line += "; envy bonus %s each to seats %s" % (
                 money(h["envy_each"]), ", ".join(str(s) for s in h["envy_seats"]))
