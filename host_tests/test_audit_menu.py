@@ -527,3 +527,36 @@ def test_a_scrolled_audit_screen_still_says_where_it_is_and_how_to_leave(tmp_pat
     b.run(100)
     oled = [line.rstrip() for line in b.table.oled.lines()]
     assert oled[0] == "AUDIT  (BACK)" and oled[-1] == menu[len(menu) - 1].rstrip(), oled
+
+
+def test_a_linked_tables_menu_names_its_pools_and_meters_as_the_audit_export_does(tmp_path):
+    # the menu listed the link's pool as "pool 0" where tools.audit's report and meters.csv
+    # call it "pool 1": the supervisor and the technician's export named one pool two ways
+    from firmware.service import Service
+    from host_tests.test_link_wiring import ROYAL, Rig
+    from tools import audit
+
+    r = Rig(tmp_path)
+    r.ram_clear()
+    r.step(100, 5)
+    r.chips(1, 2)
+    r.press(btn.LOCK)
+    r.step(100, 3)
+    r.deal(ROYAL)
+    r.press(btn.SETTLE)
+    r.key(True)
+    r.press(btn.OK)
+    r.step(100, 5)
+    assert r.c.phase == tc.RESULTS
+    r.press(btn.SETTLE)
+    meters = Service(r.c).handle("meters")
+    (name, amount), = audit.linked_pools(meters)
+    lines = list(open_audit(r))
+    assert "%s $%d.%02d" % (name, amount // 100, amount % 100) in lines
+    assert [line for line in lines if line.startswith("pool ")] == ["pool 1 $10000.00"]
+    # the linked meters as the service's table reports them: $2 wagered, the royal paid
+    table = meters["table"]
+    assert (table["wagered"], table["wagers"], table["paid"], table["hits"]) == (200, 2, 1000140, 1)
+    at = lines.index("linked meters")
+    assert lines[at + 1:at + 6] == ["wagered    $2.00", "wagers         2", "rev        $0.00",
+                                    "paid   $10001.40", "hits           1"]

@@ -477,7 +477,8 @@ def open_menu(c):
             # what disagrees, for the technician: the sign only says LINK Err
             lines.extend(wrap(lk.mismatch_text.split(), _MISMATCH_LINES, " "))
         for i in range(len(lk.amounts())):
-            lines.extend(wrap(("pool %d" % i, money(lk.amounts()[i])), 2))
+            # numbered from 1, as tools.audit's report and export name them
+            lines.extend(wrap(("pool %d" % (i + 1), money(lk.amounts()[i])), 2))
         marks.append(len(lines))
         lines.append("linked meters")
         from firmware.table.linked import TOTAL_NAMES
