@@ -896,3 +896,50 @@ def test_a_ram_clear_without_a_seed_or_a_progressive_logs_none(tmp_path):
     f.boot()
     f.ram_clear()
     assert [e[3:7] for e in f.memory.log.events()] == [(ev.RAM_CLEAR, 1, 0, 0)]
+
+
+def test_the_meters_reply_accounts_for_every_cent_wagered_as_documented(tmp_path):
+    # docs/service-protocol.md: wagered - voided = the pools' net increments + the net
+    # retention + carried, to the cent; a rate of 33.3333% leaves a fraction of a cent per
+    # wager, carried in millionths of a cent (carry_ppm) until it makes a whole one
+    table = Table(tmp_path)
+    table.jackpot_config = {"wager": 200, "main": {"rate": (333333, 1000000),
+                                                   "reserve_rate": (7, 1000)}}
+    table.boot()
+    table.ram_clear()
+    for seats in ((1, 2, 3), (4,), (1, 5, 6, 7)):
+        for seat in seats:
+            table.chip(seat)
+        table.press(btn.LOCK)
+        table.key(True)
+        table.press(btn.BACK, long=True)    # a void round: its reversal counts too
+        table.key(False)
+        table.press(btn.SETTLE)
+        for seat in seats:
+            table.c.spot(sens.REMOVED, sens.jackpot_spot(seat), table.tick())
+            table.c.spot(sens.REMOVED, sens.ante_spot(seat), table.tick())
+        for seat in seats:
+            table.chip(seat)
+        table.press(btn.LOCK)
+        table.deal([(s, h) for s, h in zip(seats, ("2c 3d", "4h 6s", "8c 9c", "Jd Qd"))]
+                   + [(8, "As Kh 7d 5c Th"), (0, "2s 3s")])
+        table.press(btn.SETTLE)
+        assert table.c.phase == tc.RESULTS
+        table.press(btn.SETTLE)
+        for seat in seats:
+            table.c.spot(sens.REMOVED, sens.jackpot_spot(seat), table.tick())
+            table.c.spot(sens.REMOVED, sens.ante_spot(seat), table.tick())
+    reply = table.ask("meters")
+    t, p = reply["table"], reply["pools"]["main"]
+    assert (t["wagered"], t["voided"]) == (2 * 8 * 200, 8 * 200)
+    increments = (p["contributions"] - p["contributions_reversed"] + p["reserve_contributions"]
+                  - p["reserve_reversed"])
+    assert 0 <= t["carried"] <= 4 and 0 < p["carry_ppm"] < 1000000
+    assert t["wagered"] - t["voided"] == (increments + t["retention"] - t["retention_reversed"]
+                                          + t["carried"])
+    # by hand: 1,600 cents kept; 33.3333% is 533.33280 of them, 0.7% 11.2
+    assert p["contributions"] - p["contributions_reversed"] == 533
+    assert p["carry_ppm"] == 332800
+    assert p["reserve_contributions"] - p["reserve_reversed"] == 11
+    assert p["reserve_carry_ppm"] == 200000
+    assert t["carried"] == 1 and t["retention"] - t["retention_reversed"] == 1600 - 533 - 11 - 1
