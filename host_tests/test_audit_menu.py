@@ -558,5 +558,20 @@ def test_a_linked_tables_menu_names_its_pools_and_meters_as_the_audit_export_doe
     table = meters["table"]
     assert (table["wagered"], table["wagers"], table["paid"], table["hits"]) == (200, 2, 1000140, 1)
     at = lines.index("linked meters")
-    assert lines[at + 1:at + 6] == ["wagered    $2.00", "wagers         2", "rev        $0.00",
+    assert lines[at + 1:at + 6] == ["wagered    $2.00", "wagers         2", "reversed   $0.00",
                                     "paid   $10001.40", "hits           1"]
+
+
+def test_the_wagers_a_linked_table_reversed_are_labelled_as_such():
+    # the link ledger's "reversed" (wagers voided and taken back from the linked pool) read
+    # "rev $1.00" among the linked meters, a word with nothing to say what was reversed; the
+    # pool's own "contrib rev", "rsv rev", ... keep their short form
+    from firmware.table import audit
+
+    assert audit.label("reversed") == "reversed"
+    out = []
+    audit.meter_lines(out, "reversed", 100)
+    assert out == ["reversed   $1.00"]
+    assert [audit.label(n) for n in ("contributions_reversed", "reserve_reversed",
+                                     "overflow_reversed", "retention_reversed")] == \
+        ["contrib rev", "rsv rev", "overflow rev", "retention rev"]

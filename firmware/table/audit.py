@@ -39,7 +39,7 @@ _COUNTS = ("wagers", "voids", "resets", "hits", "rounds", "config_changes", "env
 # Meter name words shortened so that label and value share a line more often
 _LABEL_WORDS = (
     ("_", " "), ("four of a kind", "quads"), ("straight flush", "str flush"),
-    ("royal flush", "royal"), ("contributions", "contrib"), ("reversed", "rev"),
+    ("royal flush", "royal"), ("contributions", "contrib"), (" reversed", " rev"),
     ("operator additions", "additions"), ("reserve", "rsv"), ("config changes", "config chg"),
 )
 # Jackpot configuration key words shortened for a setting's label (setting_label)
