@@ -943,3 +943,26 @@ def test_the_meters_reply_accounts_for_every_cent_wagered_as_documented(tmp_path
     assert p["reserve_contributions"] - p["reserve_reversed"] == 11
     assert p["reserve_carry_ppm"] == 200000
     assert t["carried"] == 1 and t["retention"] - t["retention_reversed"] == 1600 - 533 - 11 - 1
+
+
+def test_a_hits_pool_after_is_before_the_rounds_envy_bonuses_as_documented(tmp_path):
+    # two flushes, each paying $1.00 of envy bonus to the two other seats: each hit's
+    # pool_before/pool_after is its own payout (100 to 1, $100.00); the four bonuses come after
+    table = Table(tmp_path)
+    table.jackpot_config = {"main": {"reset": RESET}, "envy": {"flush": 100}}
+    table.boot()
+    table.ram_clear()
+    for seat in (1, 2, 3):
+        table.chip(seat)
+    table.press(btn.LOCK)
+    table.deal([(1, "Ah Kh"), (2, "2h 7h"), (3, "Ac Kd"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])
+    table.settle()
+    assert table.c.phase == tc.RESULTS
+    hits = table.ask("hits")["hits"]
+    start = RESET + 3 * 70
+    assert [(h["pool_before"], h["pool_after"]) for h in hits] == [
+        (start, start - 10000), (start - 10000, start - 20000)]
+    after = start - 20000 - 4 * 100
+    assert table.ask("meters")["pools"]["main"]["value"] == after
+    settle = [e for e in table.memory.log.events() if e[3] == ev.SETTLE]
+    assert [e[5:7] for e in settle] == [(20400, after)]
