@@ -566,3 +566,17 @@ def test_the_report_says_what_part_of_a_hands_payout_the_operator_funded(tmp_pat
     assert [(h["amount"], h["shortfall"]) for h in data["hits"]] == [(2000000, 2000000 - RESET - 140)]
     assert ("round 1 seat 1 Royal Flush As Ks Qs Js Ts $20000.00 ($9998.60 of it "
             "operator-funded)\n") in audit.report(data) + "\n"
+
+
+def test_the_reports_meters_say_they_are_cents(tmp_path):
+    # the meters table printed "paid 1000140" under the last hits in dollars ("$10001.40")
+    # with nothing to say the meters are cents, not dollars
+    from host_tests.test_service import ready_table, royal_round
+
+    table = ready_table(tmp_path)
+    royal_round(table)
+    text = audit.report(audit.read_all(LocalLink(table.service)))
+    paid = [line.split() for line in text.splitlines() if line.startswith("paid ")]
+    assert paid == [["paid", str(RESET + 140)], ["paid", str(RESET + 140)]]
+    assert "(money in cents, as 1000140 for $10001.40;" in text
+    assert "seat 1 Royal Flush As Ks Qs Js Ts $10001.40" in text

@@ -284,6 +284,11 @@ def _all_pools(meters):
     return pools
 
 
+# what the meters' numbers are: the table prints them as the service sends them
+UNITS = ("(money in cents, as 1000140 for $10001.40; wagers, voids, rounds, hits, resets, "
+         "envy_bonuses and config_changes are counts; *_ppm millionths of a cent)")
+
+
 def meters_table(meters):
     """The pool and table meters as aligned text, one meter a row, one pool a column (a linked
     table: the link controller's pool amounts, then the table's own ledger totals)."""
@@ -305,6 +310,7 @@ def meters_table(meters):
     for r in rows:
         lines.append("  ".join([r[0].ljust(width[0])] + [c.rjust(width[i + 1]) for i, c in
                                                           enumerate(r[1:])]).rstrip())
+    lines.append(UNITS)
     return "\n".join(lines)
 
 
