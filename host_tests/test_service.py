@@ -966,3 +966,20 @@ def test_a_hits_pool_after_is_before_the_rounds_envy_bonuses_as_documented(tmp_p
     assert table.ask("meters")["pools"]["main"]["value"] == after
     settle = [e for e in table.memory.log.events() if e[3] == ev.SETTLE]
     assert [e[5:7] for e in settle] == [(20400, after)]
+
+
+def test_a_split_tables_settle_entry_carries_both_pools_total_as_documented(tmp_path):
+    table = Table(tmp_path)
+    table.jackpot_config = {"split": True, "minor": {"reset": 100000}, "major": {"reset": RESET}}
+    table.boot()
+    table.ram_clear()
+    for seat in (1, 2):
+        table.chip(seat)
+    table.press(btn.LOCK)
+    table.deal([(1, "Ah Kh"), (2, "2c 3d"), (8, "Qh Jh 3h 4c 9d"), (0, "9c 9s")])
+    table.settle()
+    pools = table.ask("meters")["pools"]
+    # a flush, 100 to 1, from the Minor pool: $1,000.00 + 2 x 20 cents - $100.00
+    assert (pools["minor"]["value"], pools["major"]["value"]) == (90040, RESET + 100)
+    settle = [e[5:7] for e in table.memory.log.events() if e[3] == ev.SETTLE]
+    assert settle == [(10000, 90040 + RESET + 100)]

@@ -61,7 +61,8 @@ DOOR_CLOSE = const(12)      # a door id, b as DOOR_OPEN
 TAMPER = const(13)          # a seat / sensor
 LINK_DOWN = const(14)
 LINK_UP = const(15)
-SETTLE = const(16)          # b jackpot paid (cents), c pool after (cents)
+SETTLE = const(16)          # b jackpot paid (cents), c pool after (cents; split: both
+                            # pools' total; linked: the link's, before its payouts)
 LOG_ERROR = const(17)       # b first sequence number whose link failed
 OPERATOR_ADDITION = const(18)  # a pool, c amount (cents)
 LINK_REJECT = const(19)     # a reason (LINK_REASONS index + 1), b messages rejected since the last entry
