@@ -575,3 +575,23 @@ def test_the_wagers_a_linked_table_reversed_are_labelled_as_such():
     assert [audit.label(n) for n in ("contributions_reversed", "reserve_reversed",
                                      "overflow_reversed", "retention_reversed")] == \
         ["contrib rev", "rsv rev", "overflow rev", "retention rev"]
+
+
+def test_a_hit_paid_beyond_the_pool_shows_the_operator_funded_part_in_the_last_hits(tmp_path):
+    # a royal at 20,000 to 1 ($20,000.00) from a pool of $10,001.40 is paid in full, $9,998.60
+    # of it operator-funded (rules.md, Decision (shortfall)); the last hits showed the payout
+    # alone, as if the pool had paid it, where the hits reply and tools.audit say the part
+    from firmware.table import audit
+    from host_tests.test_controller import Table
+
+    t = Table(tmp_path, jackpot_config={"main": {"reset": 1000000},
+                                        "pay": {"royal_flush": (20000, 100)}})
+    t.ram_clear()
+    royal_round(t)
+    t.key(True)
+    t.press(btn.OK)
+    assert t.c.phase == tc.RESULTS
+    out = []
+    for hit in t.c.jackpot.last_hits():
+        audit.hit_lines(out, hit)
+    assert out == ["S1 $20000.00", " Royal Flush r1", " shortfall", " $9998.60"]

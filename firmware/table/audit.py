@@ -148,6 +148,9 @@ def hit_lines(out, hit):
     """Append the display lines of one hit (a Jackpot.last_hits dict) to `out`."""
     out.extend(wrap(("S%d" % hit["seat"], money(hit["amount"]), short(hit["hand"]),
                      "r%d" % hit["round"]), 4))
+    if hit.get("shortfall"):
+        # paid in full, more than the pool held: this part operator-funded (the meter's name)
+        out.extend(wrap(("shortfall", money(hit["shortfall"])), 2, " "))
     envied = hit.get("envy_seats")
     if envied:
         # the envy bonuses this hand paid: " envy $500.00" over " to S2,3"
