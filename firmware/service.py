@@ -408,10 +408,14 @@ class Service:
                           % c._seat_list(c.placed))
         jp = c.jackpot
         asked = jp.requested_config()
+        waiting = jcfg.diff(jp.config, asked)      # pool changes an earlier request left waiting
         try:
             result = jp.set_config(changes)
         except (ValueError, NotLoaded) as error:    # NotLoaded: no heap for the checks' code
             return _error(cmd, REFUSED, str(error))
+        # this request's: a change still waiting as an earlier one asked is neither logged
+        # nor answered again
+        result.pending = [x for x in result.pending if x not in waiting]
         done = result.changes + result.pending
         # A pool change still waiting for its hit, asked back to the value in force, is taken
         # back: neither a change now nor a pending one, but a change all the same.

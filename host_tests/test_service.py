@@ -246,6 +246,24 @@ def test_config_set_of_a_pool_in_use_waits_for_its_next_hit(table):
     assert rate[5:7] == (700000, 600000)  # logged in parts per million
 
 
+
+def test_a_change_still_waiting_for_its_hit_is_not_logged_again_by_the_next_request(table):
+    # a rate change waits for the pool's next hit; each later config_set (the wager, an envy
+    # bonus) logged it again and answered it as its own pending change, so the log showed
+    # "main rate 70% to 60%" asked for three times, and the reply of a wager change said the
+    # rate waits because of it
+    table.key(True)
+    table.ask('config_set {"main": {"rate": [60, 100]}}')
+    reply = table.ask('config_set {"wager": 200}')
+    assert reply["changes"] == [["wager", 100, 200]] and reply["pending"] == []
+    reply = table.ask('config_set {"main": {"reset": 500000}}')
+    assert reply["pending"] == [["main.reset", RESET, 500000]]
+    logged = [e[4:7] for e in table.memory.log.events() if e[3] == ev.CONFIG_CHANGE]
+    assert logged == [(107, 700000, 600000), (100, 100, 200), (109, RESET, 500000)]
+    requested = table.ask("config")["requested"]["main"]       # both still wait
+    assert (requested["rate"], requested["reset"]) == ([60, 100], 500000)
+
+
 @pytest.mark.parametrize("payload,logged", [
     # docs/service-protocol.md: a pay line is logged as odds x 1000 + percent, whatever its
     # numbers; a pay line that would also read as a fraction must not be logged as a rate
