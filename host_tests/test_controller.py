@@ -1031,6 +1031,27 @@ def test_a_seat_whose_cards_a_power_cut_lost_is_asked_for_not_left_without_a_res
     assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S3")]
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_seat_whose_ante_is_marked_on_the_panel_is_asked_for_its_cards(tmp_path, game):
+    """Seat 3's Ante (BRS: Risk) chip is one its sensor does not see, so the dealer marks it
+    with OK before LOCK: the table takes its cards as a seat with a wager [BRS 6.9].  Its
+    cards are not dealt (the shoe missed the seat): SETTLE must ask for them, as for a chip
+    the sensor sees, not show results without seat 3 (the dealer pays from that list)."""
+    hand, dealer = ("Qc Jd 8h 6s 2c", "Kc Kd 7h 5s 3c 2d") if game == tc.FCP else ("Qc Jd 8h", "Kc Kd")
+    t = new_table(tmp_path, game)
+    t.chip(1, ante=True)
+    t.press(btn.UP)
+    t.press(btn.UP)                          # seat 3
+    t.press(btn.OK)                          # its Ante marked
+    t.press(btn.LOCK)
+    t.deal([(1, hand), (8 if game == tc.BRS else 0, dealer)])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.LOCKED and "need seat 3 0/%d" % t.c.seat_cards in t.screen()
+    t.deal([(3, "Ah Ad As 9c 4h"[:len(hand)])])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS and [r for r in t.c.results if r.startswith("S3")]
+
+
 def test_test_mode_shows_each_button_pressed(table):
     """Every input is tested in test mode: the panel's buttons too, each named on the screen
     when pressed (OK also steps the lights, BACK ends), so that a dead LOCK or SETTLE shows

@@ -1064,15 +1064,16 @@ class RoundController:
         and river too: the jackpot is paid only to a seat that made its Play wager [UTH 10.2],
         after the other wagers are settled [11.12], so not before the last decision (a seat
         can still fold at the river).  The other games need the dealer's or the board's cards
-        and the whole hand of every seat dealt or with its Ante (Risk) chip sensed: a seat
-        whose cards a power cut lost would otherwise have no result line."""
+        and the whole hand of every seat dealt or with its Ante (Risk) chip sensed or marked
+        on the panel: a seat whose cards a power cut lost, or the shoe missed, would otherwise
+        have no result line."""
         if self.game != UTH:
             for cards, want, label in ((self.rec.dealer, self.dealer_cards, "dealer"),
                                        (self.rec.board, self.board_cards, "board")):
                 have = len(self._cards_of(cards))
                 if have < want:
                     return "%s %d/%d" % (label, have, want)
-            wagered = self.ante & ~self.ante_faults if self.ante_sensors else 0
+            wagered = (self.ante & ~self.ante_faults if self.ante_sensors else 0) | self.ante_marked
             for s in range(self.seats):
                 have = len(self._hole(s))
                 bit = 1 << s
