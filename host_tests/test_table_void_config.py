@@ -386,10 +386,10 @@ def test_a_table_whose_memory_the_first_format_wrote_resumes_its_locked_round(tm
     assert t.c.phase == tc.RESULTS and "JP S1 $10001.40" in t.c.results
 
 
-def _boot_with_seats(t, seats):
+def _boot_with_seats(t, seats, game=tc.UTH):
     """The power comes back with the file's rules.seats changed to `seats`."""
     t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
-    t.c = tc.RoundController(t.memory, seats=seats)
+    t.c = tc.RoundController(t.memory, seats=seats, game=game)
     t.c.boot(t.now, 1000 + t.now)
     return t.c
 
@@ -438,6 +438,53 @@ def test_a_locked_round_with_a_seat_the_file_no_longer_has_waits_for_its_hand(tm
     t.press(btn.BACK, long=True)
     assert c.phase == tc.RESULTS and c.jackpot.open_round == 0 and c.jackpot.audit() == []
     assert [e[5:7] for e in events_of(t.memory, ev.VOID)] == [(0b100001, 200)]
+
+
+def _other_game_hands(game):
+    """Seat 1's, seat 6's and the dealer's (BRS: the board's) cards of a round at game."""
+    if game == tc.FCP:
+        return [(1, "Qc Jd 8h 6s 2c"), (6, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")]
+    return [(1, "Qc Jd 8h"), (6, "Ah Ad As"), (8, "Kc Kd")]
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_results_keep_a_seat_the_file_no_longer_has_at_a_game_without_a_progressive(tmp_path, game):
+    """Four Card Poker (Big Raise Stud): seats 1 and 6 play and the round is settled; the
+    power goes before the dealer has paid, and the file now says 5 seats.  The results the
+    boot shows again ("settled before power cut") must still list seat 6's winning hand, or
+    the dealer pays from a list that lacks it."""
+    t = _open(tmp_path, game)
+    for seat in (1, 6):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal(_other_game_hands(game))
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS
+    before = list(t.c.results)
+    assert [r for r in before if r.startswith("S6")]
+    c = _boot_with_seats(t, 5, game)
+    assert c.phase == tc.RESULTS and c.results == before
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_locked_round_settles_a_seat_the_file_no_longer_has_at_a_game_without_a_progressive(
+        tmp_path, game):
+    """Seats 1, 2 and 6 play; seat 2 is voided, which commits the cards (seat 6's whole
+    hand), the power goes and the file now says 5 seats.  SETTLE must settle seat 6's
+    committed hand, not leave it off the results."""
+    t = _open(tmp_path, game)
+    for seat in (1, 2, 6):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal(_other_game_hands(game))
+    t.press(btn.UP)                          # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2: the round's cards committed
+    t.key(False)
+    c = _boot_with_seats(t, 5, game)
+    assert c.phase == tc.LOCKED
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S6")]
 
 
 def test_a_confirmed_payout_the_boot_cannot_make_leaves_the_round_locked_not_open(tmp_path, monkeypatch):

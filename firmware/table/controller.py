@@ -1074,7 +1074,7 @@ class RoundController:
                 if have < want:
                     return "%s %d/%d" % (label, have, want)
             wagered = (self.ante & ~self.ante_faults if self.ante_sensors else 0) | self.ante_marked
-            for s in range(self.seats):
+            for s in range(SEATS):  # (cards committed to a seat the file's seats dropped too)
                 have = len(self._hole(s))
                 bit = 1 << s
                 if (have or wagered & bit) and have < self.seat_cards \

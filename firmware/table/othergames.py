@@ -10,7 +10,7 @@ from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.table import screens
-from firmware.table.phases import BEEP_OK, FCP, LOCKED, RESULTS, WIDTH
+from firmware.table.phases import BEEP_OK, FCP, LOCKED, RESULTS, SEATS, WIDTH
 
 
 def results(c):
@@ -72,8 +72,8 @@ def _seat_lines(c, lines, verdict, side_hand):
     """`lines` with one more per seat with cards: void, a fold with the hand side_hand(hole)
     values for the side bet a fold still settles, else its hand's name and what
     verdict(hole) says of it (verdict returns the hand's value and the text)."""
-    for s in range(c.seats):
-        hole = c._hole(s)
+    for s in range(SEATS):      # (a seat the file's seats no longer count too: its cards
+        hole = c._hole(s)       # were committed in a round locked before they were cut)
         status = _seat_status(c, s, hole)
         if status is not None:
             if status:
