@@ -219,6 +219,18 @@ def test_brs_6_9_cards_to_an_empty_spot_are_discarded():
     assert result.wagered == 5000
 
 
+def test_brs_6_9_a_spot_without_a_wager_dealt_part_of_a_hand_does_not_stop_play():
+    # One card went to seat 7, which has no wager; the dealer discards it and play goes on
+    # [BRS 6.9]; a void seat's hand collected after two cards settles void likewise.
+    result = settle([spot("Tc Td 3h"), {"seat": 7, "cards": "Ah"},
+                     spot("Kh Qh", seat=2, void=True)], "8s 2d")
+    assert result.seat(7).status == "empty" and result.seat(7).wagers == []
+    assert result.seat(2).status == "void"
+    assert outcomes(result.seat(1))["risk"] == ("win", 1000, 1000)
+    with pytest.raises(ValueError, match="seat 7 cards: expected at most 3 cards, got 4"):
+        settle([spot("Tc Td 3h"), {"seat": 7, "cards": "Ah Kh Qh Jh"}], "8s 2d")
+
+
 def test_brs_absent_player_is_treated_as_folded():
     seat = one(spot("Ah Kh Qh", decision="absent", extra=100), "2c 7d")
     assert seat.status == "folded"

@@ -255,6 +255,29 @@ def test_fcp_11_4_cards_to_an_empty_spot_are_discarded():
     assert result.wagered == 2000
 
 
+def test_fcp_11_4_a_spot_without_a_wager_dealt_part_of_a_hand_does_not_stop_play():
+    # The dealer sees after two cards that seat 6 has no wager and discards them: play goes
+    # on [FCP 11.4], the two cards still count as dealt (a third Kc elsewhere is refused).
+    result = settle([spot("Ac Ad 5c 7h 9s"), {"seat": 6, "cards": "Kc Kd"}], DEALER_LOW)
+    assert result.seat(6).status == "empty" and result.seat(6).wagers == []
+    assert outcomes(result.seat(1))["ante"] == ("win", 1000, 1000)
+    with pytest.raises(ValueError, match="Kc already dealt"):
+        settle([spot("Ac Ad 5c 7h Kc"), {"seat": 6, "cards": "Kc Kd"}], DEALER_LOW)
+    with pytest.raises(ValueError, match="seat 6 cards: expected at most 5 cards, got 6"):
+        settle([spot("Ac Ad 5c 7h 9s"), {"seat": 6, "cards": "Kc Kd Kh Ks 2c 6c"}], DEALER_LOW)
+
+
+def test_fcp_11_15_a_hand_collected_early_is_void_with_the_cards_read():
+    # Seat 3's cards were collected after three of them were read: its hand is void, its
+    # wagers returned, and the others settle.
+    void = spot("Kc Kd 4h", seat=3, aces_up=100, void=True)
+    result = settle([spot("Ac Ad 5c 7h 9s"), void], DEALER_LOW)
+    assert outcomes(result.seat(3)) == {
+        "ante": ("void", 1000, 0), "play": ("void", 1000, 0), "aces_up": ("void", 100, 0)}
+    with pytest.raises(ValueError, match="seat 1 cards: expected 5 cards, got 4"):
+        settle([spot("Ac Ad 5c 7h"), void], DEALER_LOW)     # a seat in play needs its five
+
+
 def test_fcp_11_13_absent_player_is_treated_as_folded():
     # Absent with three sevens: Ante lost, no bonus, Aces Up 100 kept: trips 8 to 1 = 800.
     seat = one(spot("7c 7d 7h Kc 2s", decision="absent", aces_up=100), DEALER_LOW)

@@ -298,14 +298,17 @@ class Deck:
     def __init__(self):
         self.seen = 0
 
-    def take(self, given, count, what):
-        """Return `given` (card ints or text) as a list of `count` card ints, recording them."""
+    def take(self, given, count, what, partial=False):
+        """Return `given` (card ints or text) as a list of `count` card ints (partial: up to
+        `count`), recording them."""
         if isinstance(given, str):
             try:
                 given = cardlib.parse(given)
             except ValueError as e:
                 raise ValueError("%s: %s" % (what, e)) from None
-        cardlib.check(given, count, what)
+        cardlib.check(given, None if partial else count, what)
+        if len(given) > count:
+            raise ValueError("%s: expected at most %d cards, got %d" % (what, count, len(given)))
         for card in given:
             bit = 1 << card
             if self.seen & bit:
@@ -355,14 +358,15 @@ def void_all(game, checked):
 
 def take_seat_cards(deck, seats, checked, count):
     """Each seat's cards taken from the deck (duplicates refused); None for an empty or void
-    seat that was given none."""
+    seat that was given none.  An empty spot's or a void seat's cards may be fewer: they are
+    discarded and play continues [FCP 11.4, BRS 6.9] (a hand collected early [FCP 11.15])."""
     held = []
     for spot, s in zip(seats, checked):
         given = spot.get("cards")
         if (s.empty or s.void) and not given:
             held.append(None)
         else:
-            held.append(deck.take(given, count, "seat %d cards" % s.number))
+            held.append(deck.take(given, count, "seat %d cards" % s.number, s.empty or s.void))
     return held
 
 
