@@ -1052,6 +1052,24 @@ def test_a_seat_whose_ante_is_marked_on_the_panel_is_asked_for_its_cards(tmp_pat
     assert t.c.phase == tc.RESULTS and [r for r in t.c.results if r.startswith("S3")]
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_chip_on_a_jackpot_spot_after_lock_is_no_late_bet_at_a_game_without_a_progressive(
+        tmp_path, game):
+    """Four Card Poker and Big Raise Stud have no jackpot wager: a chip the jackpot spot's
+    sensor sees after LOCK (a player's Play chip set down there, a stack pushed over it) is
+    no bet the table refuses.  The dealer must not hear the error beep nor read "Seat 3 late
+    bet NOT accepted" (and refuse a wager) for a spot this game does not use."""
+    t = new_table(tmp_path, game)
+    t.chip(3, ante=True)
+    t.press(btn.LOCK)
+    t.c.tick(t.tick(tc.MESSAGE_MS), 2000)    # "No more bets" gone
+    beeps = t.c.view.beep_serial
+    t.chip(3)
+    assert "late bet" not in t.screen() and t.c.view.beep_serial == beeps and t.c.late == 0
+    t.chip(3, placed=False)
+    assert "TAMPER" not in t.screen() and events_of(t.memory, ev.TAMPER) == []
+
+
 def test_test_mode_shows_each_button_pressed(table):
     """Every input is tested in test mode: the panel's buttons too, each named on the screen
     when pressed (OK also steps the lights, BACK ends), so that a dead LOCK or SETTLE shows

@@ -828,8 +828,9 @@ class RoundController:
     def _chips_held(self):
         """True from LOCK until the round is paid: accepted jackpot chips must stay on their
         spots, and a chip placed is a late bet.  Once the results are shown the dealer
-        collects the wagers [11.12] and a chip placed waits for the next round."""
-        return self.phase in (LOCKED, CONFIRM, CARD_ENTRY)
+        collects the wagers [11.12] and a chip placed waits for the next round.  Never at a
+        game without the progressive: its jackpot spots take no wager."""
+        return self.game == UTH and self.phase in (LOCKED, CONFIRM, CARD_ENTRY)
 
     def _set_phase(self, phase):
         if phase != self.phase:
