@@ -255,6 +255,8 @@ def check_config(board_name, config_path=CONFIG_PATH):
         hand_rule = getattr(table.options, "hand_rule", None)     # UTH's only
         if hand_rule is not None:
             options["hand_rule"] = hand_rule
+        if getattr(table.options, "aces_up_alone", True) is False:   # FCP's only
+            options["aces_up_alone"] = False    # cards to a seat without an Ante refused
         link_settings = table.link
     from firmware import config_file
 

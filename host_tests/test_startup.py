@@ -83,6 +83,45 @@ def test_a_five_seat_table_plays_five_seats(tmp_path):
     assert "seat 6" not in str(c._dest_buffer(6)[1])       # no seat 6 to deal to
 
 
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_a_four_card_poker_table_without_aces_up_alone_refuses_cards_to_a_seat_without_an_ante(
+        tmp_path, alone):
+    # rules.aces_up_alone false [FCP 5.1]: the operator does not offer Aces Up without an
+    # Ante, so a seat whose Ante spot is empty has no wager and a card dealt to it is
+    # discarded ("S2 no wager") [FCP 11.4], as at Big Raise Stud; offered, the card is taken.
+    from boards import simulated
+    from firmware.app import App
+    from firmware.drivers import buttons as btn
+    from firmware.drivers import spot_sensors as sens
+    from firmware.poker import cards
+    from firmware.store.slots import PathFS
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"format": 1, "game": "fcp", "board": simulated.NAME,
+                                "rules": {"aces_up_alone": alone}}))
+    options, link, ok, text = startup.check_config(simulated.NAME, str(path))
+    assert ok
+    table = simulated.make(str(tmp_path / "state"))
+    c = App(table.board, PathFS(table.flash_dir), now=0, **options).controller
+    c.boot(0, 1000)
+    now = 0
+    for kind, button in ((btn.KEY_ON, 0), (btn.PRESS, btn.OK), (btn.LONG, btn.OK),
+                         (btn.RELEASE, btn.OK), (btn.PRESS, btn.OK), (btn.RELEASE, btn.OK),
+                         (btn.KEY_OFF, 0)):                       # the RAM clear
+        now += 200
+        c.panel(kind, button, now)
+    c.spot(sens.PLACED, sens.ante_spot(1), now + 200)             # seat 1's Ante
+    c.panel(btn.PRESS, btn.LOCK, now + 400)
+    c.panel(btn.RELEASE, btn.LOCK, now + 500)
+    assert c.phase == tc.LOCKED
+    c.card(1, cards.parse("Ah")[0], now + 600)
+    c.card(2, cards.parse("Kh")[0], now + 700)
+    assert c._hole(0) == cards.parse("Ah")
+    assert c._hole(1) == ([] if not alone else cards.parse("Kh"))
+    assert (c.last_refusal == "Card refused: S2 no wager") is not alone
+
+
 # ------------------------------------------------------------------ boot-time checks
 
 def _run(runtime, script, args, path=None):

@@ -139,7 +139,7 @@ class RoundController:
     """The round state machine of one table (see the module docstring)."""
 
     def __init__(self, memory, jackpot_config=None, hand_rule=HOLE2_BOARD3, ante_sensors=True,
-                 seats=SEATS, game=UTH):
+                 seats=SEATS, game=UTH, aces_up_alone=True):
         if game not in GAME_CARDS and game is not None:
             raise ValueError("game must be one of %s, got %r" % (", ".join(sorted(GAME_CARDS)), game))
         if hand_rule not in (HOLE2_BOARD3, BEST5OF7):
@@ -160,6 +160,8 @@ class RoundController:
         self.other_game = None
         self._play(self.file_game, hand_rule)
         self.ante_sensors = ante_sensors
+        # Four Card Poker: Aces Up without an Ante is offered [FCP 5.1] (the file's rule)
+        self.aces_up_alone = aces_up_alone
         self.seats = seats
         self.view = screens.View(seats)
         self.rec = roundrecord.RoundRecord()
@@ -977,11 +979,12 @@ class RoundController:
 
     def no_wager(self, seat):
         """True when seat index `seat` is known to have no wager: a game whose every hand
-        needs an Ante (UTH [3.1]; Big Raise Stud's Risk bet [BRS 3.1]; a Four Card Poker seat
-        may play Aces Up alone [FCP 5.1]), Ante sensors fitted, the seat's Ante spot empty,
-        sound and not marked on the panel, and no jackpot wager of its accepted.  In a round
-        resumed after a power cut the panel's marks are not known: no seat is refused."""
-        if self.game == FCP or not self.ante_sensors or self.marks_unknown:
+        needs an Ante (UTH [3.1]; Big Raise Stud's Risk bet [BRS 3.1]; Four Card Poker where
+        the operator does not offer Aces Up alone [FCP 5.1], rules.aces_up_alone), Ante
+        sensors fitted, the seat's Ante spot empty, sound and not marked on the panel, and no
+        jackpot wager of its accepted.  In a round resumed after a power cut the panel's marks
+        are not known: no seat is refused."""
+        if self.game == FCP and self.aces_up_alone or not self.ante_sensors or self.marks_unknown:
             return False
         return not (self.ante | self.ante_marked | self.ante_faults | self.rec.accepted) & (1 << seat)
 
