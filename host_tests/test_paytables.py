@@ -209,3 +209,79 @@ def test_presets_are_built_on_first_use_and_kept(monkeypatch):
     assert paytables.get("trips_b") is table and paytables.check_bet("trips_b", "trips") is table
     for bet in paytables.BETS:
         assert all(paytables.get(n).bet == bet for n in paytables.names(bet))
+
+
+# --- distinct hands per pay line, counted from first principles --------------------------------
+#
+# rules.md 1 quotes 7,462 five-card, 2,535 four-card and 741 three-card values.  Counted by
+# hand from the ranks alone (a value is a rank pattern, flush or not; k-card straights run
+# A-low to A-high: 10 five-card, 11 four-card, 12 three-card ones), each pay line of the Four
+# Card Poker and Big Raise Stud presets must be reached by exactly these many values:
+#   five: royal 1, other SF 9, quads 13*12, FH 13*12, flush C(13,5)-10, straight 10,
+#         trips 13*C(12,2), two pair C(13,2)*11, a pair of a given rank C(12,3) kickers;
+#   four: quads 13, SF 11, trips 13*12, flush C(13,4)-11, straight 11, two pair C(13,2),
+#         a pair of a given rank C(12,2) kickers, high card C(13,4)-11;
+#   three: SF 12, trips 13, straight 12, flush C(13,3)-12, pair 13*12, high C(13,3)-12.
+# The evaluator enumerates each ranking's distinct values (every rank multiset, suited and
+# not), and line_for sorts them: the counts check both, and the pair thresholds (pair of
+# aces; tens or better; sixes to nines) on the lines.
+
+def _c(n, k):
+    out = 1
+    for i in range(k):
+        out = out * (n - i) // (i + 1)
+    return out
+
+
+def _distinct_values(size, evaluate):
+    """Every distinct hand value of `size` cards: each rank multiset once unsuited (as far
+    as the suits allow) and, with `size` distinct ranks, once in one suit."""
+    from itertools import combinations_with_replacement
+
+    values = set()
+    for ranks in combinations_with_replacement(range(13), size):
+        if max(ranks.count(r) for r in ranks) > 4:
+            continue
+        used = {}
+        hand = []
+        for r in ranks:                     # suits 0,1,2,3 in turn within a rank: no flush
+            suit = used.get(r, (r % 2))     # (alternate the first suit so ranks mix suits)
+            hand.append(cards.make(r, suit % 4))
+            used[r] = suit + 1
+        if len({c & 3 for c in hand}) == 1:  # all one suit by chance: move one card's suit
+            hand[0] = cards.make(ranks[0], (hand[0] + 1) & 3)
+        values.add(evaluate(hand))
+        if len(set(ranks)) == size:
+            values.add(evaluate([cards.make(r, 0) for r in ranks]))
+    return values
+
+
+FIRST_PRINCIPLES = {
+    "risk_raise_a": (5, {"royal_flush": 1, "straight_flush": 9, "four_of_a_kind": 13 * 12,
+                         "full_house": 13 * 12, "flush": _c(13, 5) - 10, "straight": 10,
+                         "three_of_a_kind": 13 * _c(12, 2), "two_pair": _c(13, 2) * 11,
+                         "pair_tens_or_better": 5 * _c(12, 3),       # T J Q K A
+                         "pair_sixes_to_nines": 4 * _c(12, 3),       # 6 7 8 9: a push
+                         None: 4 * _c(12, 3) + _c(13, 5) - 10}),     # pairs 2-5, high card
+    "aces_a": (4, {"four_of_a_kind": 13, "straight_flush": 11, "three_of_a_kind": 13 * 12,
+                   "flush": _c(13, 4) - 11, "straight": 11, "two_pair": _c(13, 2),
+                   "pair_of_aces": _c(12, 2), None: 12 * _c(12, 2) + _c(13, 4) - 11}),
+    "ante_bonus_a": (4, {"four_of_a_kind": 13, "straight_flush": 11, "three_of_a_kind": 13 * 12,
+                         None: 2535 - 13 - 11 - 13 * 12}),
+    "extra_a": (3, {"straight_flush": 12, "three_of_a_kind": 13, "straight": 12,
+                    "flush": _c(13, 3) - 12, "pair": 13 * 12, None: _c(13, 3) - 12}),
+}
+_EVALUATE = {5: hands.best5, 4: hands.best4, 3: hands.three}
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_PRINCIPLES))
+def test_each_pay_line_is_reached_by_the_hands_counted_from_first_principles(name):
+    size, want = FIRST_PRINCIPLES[name]
+    table = paytables.get(name)
+    got = {}
+    for value in _distinct_values(size, _EVALUATE[size]):
+        line = table.line_for(value)
+        key = None if line is None else line[paytables.LINE]
+        got[key] = got.get(key, 0) + 1
+    assert got == want
+    assert sum(want.values()) == {5: 7462, 4: 2535, 3: 741}[size]     # rules.md 1
