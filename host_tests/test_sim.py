@@ -1123,6 +1123,20 @@ def test_after_a_stop_and_fg_the_keys_act_at_once_again():
         assert wait_exit(pid, 5) == 0
 
 
+@pytest.mark.parametrize("game", ["fcp", "brs"])
+def test_a_random_deal_gives_no_hand_to_a_seat_with_only_a_jackpot_chip_at_the_other_games(game):
+    # README: `c` deals "to the seats whose cards the table takes: a seat with only a jackpot
+    # chip plays no hand".  Four Card Poker and Big Raise Stud take no jackpot wager: seat 2's
+    # chip on its jackpot spot is no bet, and seat 2 is dealt nothing; seat 1 (Ante) plays.
+    sim = simmod.Simulation(None, game=game)
+    ram_clear(sim)
+    for line in ("ante 1", "chip 2", "press LOCK"):
+        sim.command(line)
+    lines = sim.deal(3)
+    assert any(x.startswith("S1 ") for x in lines)
+    assert not any(x.startswith("S2 ") for x in lines), lines
+
+
 def test_expect_meter_at_a_table_without_a_progressive_says_so():
     # a Four Card Poker table's sign shows no pool: the script line is refused with a reason
     # a person can act on, not "must be 0..-1"

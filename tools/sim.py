@@ -346,9 +346,10 @@ class Simulation:
         seen = set(rec.hole) | set(rec.dealer) | set(rec.board)
         deck = [card for card in range(52) if card not in seen]
         rng.shuffle(deck)
+        # (a jackpot chip is no wager at a game without the progressive)
         seats = [s for s in range(1, c.seats + 1)
-                 if (self.covered(s) or self.covered(s, True)) and not c.no_wager(s - 1)
-                 and not rec.voided & (1 << (s - 1))]
+                 if (self.covered(s) and c.game == tc.UTH or self.covered(s, True))
+                 and not c.no_wager(s - 1) and not rec.voided & (1 << (s - 1))]
         wanted = [("S%d" % s, c.seat_cards - len(c._hole(s - 1))) for s in seats]
         wanted.append(("D", c.dealer_cards - len(c._cards_of(rec.dealer))))
         wanted.append(("B", c.board_cards - len(c._cards_of(rec.board))))
