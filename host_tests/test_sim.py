@@ -1137,6 +1137,19 @@ def test_a_random_deal_gives_no_hand_to_a_seat_with_only_a_jackpot_chip_at_the_o
     assert not any(x.startswith("S2 ") for x in lines), lines
 
 
+@pytest.mark.parametrize("game", ["uth", "fcp", "brs"])
+def test_a_random_deal_gives_a_hand_to_a_seat_whose_ante_is_marked_on_the_panel(game):
+    # The dealer marks seat 2's Ante with OK (its sensor does not see the chip): the table
+    # takes its cards and SETTLE asks for them, so `c` deals them too.
+    sim = simmod.Simulation(None, game=game)
+    ram_clear(sim)
+    for line in ("ante 1", "press UP", "press OK", "press LOCK"):
+        sim.command(line)
+    assert sim.controller.ante_marked == 0b10
+    lines = sim.deal(3)
+    assert sum(1 for x in lines if x.startswith("S2 ")) == sim.controller.seat_cards, lines
+
+
 def test_expect_meter_at_a_table_without_a_progressive_says_so():
     # a Four Card Poker table's sign shows no pool: the script line is refused with a reason
     # a person can act on, not "must be 0..-1"

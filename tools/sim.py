@@ -335,20 +335,23 @@ class Simulation:
         return text
 
     def deal(self, seed=None):
-        """Random cards, as a shoe deals them, for every seat with a chip that the table does
-        not know to have no wager (a jackpot chip without an Ante plays no hand), the dealer
-        and board: only the places still empty, from the cards the table has not seen, so
-        that cards typed first are kept and a second deal sends nothing (a card sent twice
-        is refused and logged as a possibly fouled deck).  Returns the lines sent."""
+        """Random cards, as a shoe deals them, for every seat with a chip (or an Ante marked
+        on the panel) that the table does not know to have no wager (a jackpot chip without
+        an Ante plays no hand), the dealer and board: only the places still empty, from the
+        cards the table has not seen, so that cards typed first are kept and a second deal
+        sends nothing (a card sent twice is refused and logged as a possibly fouled deck).
+        Returns the lines sent."""
         rng = random.Random(seed)
         c = self.controller
         rec = c.rec
         seen = set(rec.hole) | set(rec.dealer) | set(rec.board)
         deck = [card for card in range(52) if card not in seen]
         rng.shuffle(deck)
-        # (a jackpot chip is no wager at a game without the progressive)
+        # (a jackpot chip is no wager at a game without the progressive; an Ante the dealer
+        # marked on the panel is one)
         seats = [s for s in range(1, c.seats + 1)
-                 if (self.covered(s) and c.game == tc.UTH or self.covered(s, True))
+                 if (self.covered(s) and c.game == tc.UTH or self.covered(s, True)
+                     or c.ante_marked & (1 << (s - 1)))
                  and not c.no_wager(s - 1) and not rec.voided & (1 << (s - 1))]
         wanted = [("S%d" % s, c.seat_cards - len(c._hole(s - 1))) for s in seats]
         wanted.append(("D", c.dealer_cards - len(c._cards_of(rec.dealer))))
