@@ -399,6 +399,36 @@ def test_a_table_without_the_progressive_shows_no_pool(tmp_path):
     assert entry(t.c.menu, 1)[1:] == [" lock", ""]
 
 
+def test_a_void_at_a_table_without_the_progressive_shows_no_jackpot_amount(tmp_path):
+    """Four Card Poker: the supervisor voids seat 2, then a misdeal voids the next round.
+    Every wager of them was returned, but their entries read "void S2 $0.00" and "void S-
+    $0.00" (the jackpot wagers returned: none at this game), as if nothing had been given
+    back.  They show the seat voided, and for the round nothing more than "void"."""
+    from host_tests.test_controller import Table
+
+    t = Table(tmp_path, tc.FCP)
+    t.ram_clear()
+    for seat in (1, 2):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.press(btn.UP)                         # seat 2
+    t.key(True)
+    t.press(btn.BACK)                       # seat 2 void
+    t.key(False)
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    t.press(btn.SETTLE)
+    t.press(btn.LOCK)
+    t.key(True)
+    t.press(btn.BACK, long=True)            # the next round void: a misdeal
+    t.key(False)
+    t.press(btn.SETTLE)
+    lines = list(open_audit(t))
+    assert not [line for line in lines if "$" in line or "S-" in line], lines
+    assert entry(t.c.menu, 2)[1:] == [" void S2", ""]
+    assert entry(t.c.menu, 5)[1:] == [" void", ""]
+
+
 def test_a_table_changed_to_another_game_still_shows_the_pool_it_has_a_history_of(table):
     table.chip(1)
     table.chip(1, ante=True)

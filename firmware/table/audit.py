@@ -213,9 +213,13 @@ def _setting(a, b, c):
 def values(kind, a, b, c, jackpot=True):
     """The words showing an event's values, most important first.  At a table without the
     progressive (jackpot False) a lock or settle that moved no jackpot money shows none: its
-    zero wagers and pool are no pool's."""
-    if not jackpot and not b and not c and (kind == ev.LOCK or kind == ev.SETTLE):
-        return ()
+    zero wagers and pool are no pool's; a void that returned none shows only the seat voided
+    (its wagers were returned: "$0.00" would say none were)."""
+    if not jackpot and not c and (kind == ev.LOCK or kind == ev.SETTLE or kind == ev.VOID):
+        if kind == ev.VOID and a:
+            return ("S%d" % a,)
+        if not b:
+            return ()
     if kind == ev.POWER_UP:
         # the cause's name, where the board named it (the codes differ from port to port)
         return (ev.RESET_CAUSES[b - 1],) if 0 < b <= len(ev.RESET_CAUSES) else ("cause %d" % a,)
