@@ -774,13 +774,16 @@ def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_pat
     t.deal([(0, "2d")])                               # the dealer's sixth card [FCP 8.3]
     t.press(btn.SETTLE)
     assert t.c.phase == tc.RESULTS
-    # Dealer K-K-7-5 (best four of six); seat 3 ties it and wins the tie [FCP 10.2].
-    assert t.c.results == ["D One Pair", "S1 Trips W", "S2 High L", "S3 One Pair W"]
+    # Dealer K-K-7-5 (best four of six); seat 3 ties it and wins the tie [FCP 10.2].  Seat 1's
+    # three aces reach the Aces Up table (trips) as well [FCP 5.7].
+    assert t.c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips", "S2 High L",
+                           "S3 One Pair W"]
     assert t.c.view.seat_light[0] == lights.LOCKED
     c = t.boot()                                      # the round is closed in critical memory
     # after a power cut its results come back (the dealer may not have paid it yet)
     assert c.phase == tc.RESULTS and c.rec.round_no == 1
-    assert c.results == ["D One Pair", "S1 Trips W", "S2 High L", "S3 One Pair W"]
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips", "S2 High L",
+                         "S3 One Pair W"]
     assert "before power cut" in t.screen()
     t.press(btn.SETTLE)
     assert c.phase == tc.OPEN and c.rec.round_no == 2
@@ -800,7 +803,37 @@ def test_big_raise_stud_round_reads_the_risk_raise_table(tmp_path):
     t.deal([(4, "6d")])
     t.press(btn.SETTLE)
     # Flush 6 to 1, pair of tens 1 to 1, pair of sevens pushes, high card loses [BRS 5.2-5.4].
-    assert t.c.results == ["S1 Flush 6:1", "S2 One Pair 1:1", "S3 One Pair P", "S4 High L"]
+    # The Three Card Extra reads the seat's own three: A-K-Q of hearts a straight flush, 7-7-2
+    # a pair; 10-4-2 and 3-4-6 reach no line [rules.md 4].
+    assert t.c.results == ["S1 Flush 6:1", "S1 Extra SF", "S2 One Pair 1:1", "S3 One Pair P",
+                           "S3 Extra Pair", "S4 High L"]
+
+
+def test_side_bets_get_their_own_result_line_when_their_hand_pays(tmp_path):
+    # Big Raise Stud: seat 1 loses its Risk bet (7-8-9 of clubs with the board's 2-2 is one
+    # pair of twos, below the push line), but its own three cards are a straight flush, which
+    # the Three Card Extra pays 40 to 1 [rules.md 4]; a dealer reading only "L" collects it.
+    t = new_table(tmp_path, tc.BRS)
+    for seat in (1, 7):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(8, "2d 2h"), (1, "7c 8c 9c"), (7, "Kd Qd Jd")])
+    t.press(btn.SETTLE)
+    assert t.c.results == ["S1 One Pair L", "S1 Extra SF", "S7 One Pair L", "S7 Extra SF"]
+    # Four Card Poker: Aces Up pays a pair of aces or better, whatever the dealer holds
+    # [FCP 5.7]; a pair of kings reaches no line; two pair on seat 7 fits the 16 columns.
+    (tmp_path / "fcp").mkdir()
+    t = new_table(tmp_path / "fcp", tc.FCP)
+    for seat in (1, 2, 7):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad 9c 7s 4h"), (2, "Kh Kd 9d 7c 3h"), (7, "Qh Qd 5c 5s 2h"),
+            (0, "Jc Jd Js 8h 6d 2c")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS, t.screen()
+    assert t.c.results == ["D Trips", "S1 One Pair L", "S1 AcesUp Aces", "S2 One Pair L",
+                           "S7 Two Pair L", "S7 AcesUp 2 Pair"]
+    assert all(len(line) <= 16 for line in t.c.results)
 
 
 def test_big_raise_stud_lines_name_the_best_hands_whole(tmp_path):
@@ -812,7 +845,8 @@ def test_big_raise_stud_lines_name_the_best_hands_whole(tmp_path):
     t.press(btn.LOCK)
     t.deal([(8, "Th Jh"), (1, "Ah Kh Qh"), (2, "9h 8h 7h"), (3, "Tc Td Jd")])
     t.press(btn.SETTLE)
-    assert t.c.results == ["S1 Royal 500:1", "S2 SF 100:1", "S3 FH 8:1"]
+    assert t.c.results == ["S1 Royal 500:1", "S1 Extra SF", "S2 SF 100:1", "S2 Extra SF",
+                           "S3 FH 8:1", "S3 Extra Pair"]
 
 
 def test_a_pool_beyond_what_an_event_carries_still_settles(table):
@@ -971,7 +1005,7 @@ def test_a_seat_whose_ante_was_marked_keeps_its_cards_in_a_round_resumed_after_a
     assert c._hole(2) == cards.parse("7c 7d 2h"), c.last_refusal
     t.c.spot(sens.PLACED, sens.ante_spot(1), t.tick())
     t.press(btn.SETTLE)
-    assert c.results == ["S1 Flush 6:1", "S3 One Pair P"]
+    assert c.results == ["S1 Flush 6:1", "S1 Extra SF", "S3 One Pair P", "S3 Extra Pair"]
     t.press(btn.SETTLE)                          # the next round knows its marks again
     t.press(btn.LOCK)
     t.deal([(5, "2c")])
@@ -999,7 +1033,8 @@ def test_a_fold_at_a_game_without_a_jackpot_survives_a_power_cut_that_keeps_the_
     assert c.phase == tc.LOCKED and "SETTLE again" in t.screen()
     t.press(btn.SETTLE)
     # Ah Ad As 9c 4h folded: its best four, three aces, still settles an Aces Up wager
-    assert c.results == ["D One Pair", "S1 High L", "S2 fold Trips", "S3 void"]
+    assert c.results == ["D One Pair", "S1 High L", "S2 fold Trips", "S2 AcesUp Trips",
+                         "S3 void"]
 
 
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])

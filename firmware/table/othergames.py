@@ -12,6 +12,11 @@ from firmware.store import eventlog as ev
 from firmware.table import screens
 from firmware.table.phases import BEEP_OK, FCP, LOCKED, RESULTS, SEATS, WIDTH
 
+# the side bets' names in firmware.poker.paytables, which loads only for the results
+BET_ACES_UP = "aces_up"
+BET_EXTRA = "three_card_extra"
+_PAIR_OF_ACES = "pair_of_aces"
+
 
 def results(c):
     """The result lines of a Four Card Poker or Big Raise Stud round (c.results)."""
@@ -44,7 +49,8 @@ def _results_fcp(c):
         return value, " W" if value >= dealer else " L"
 
     # Aces Up is settled on the same best four after the Ante is folded [FCP 9.1-9.3]
-    c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict, hands.best4)
+    c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict, hands.best4,
+                            BET_ACES_UP, "AcesUp")
 
 
 def _results_brs(c):
@@ -65,13 +71,14 @@ def _results_brs(c):
         return value, " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
 
     # the Three Card Extra is settled on the seat's own three cards after a fold [BRS 4.1]
-    c.results = _seat_lines(c, [], verdict, hands.three)
+    c.results = _seat_lines(c, [], verdict, hands.three, BET_EXTRA, "Extra")
 
 
-def _seat_lines(c, lines, verdict, side_hand):
+def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label):
     """`lines` with one more per seat with cards: void, a fold with the hand side_hand(hole)
     values for the side bet a fold still settles, else its hand's name and what
-    verdict(hole) says of it (verdict returns the hand's value and the text)."""
+    verdict(hole) says of it (verdict returns the hand's value and the text).  A seat whose
+    side hand reaches the side bet's pay table gets a line more (_side_line)."""
     for s in range(SEATS):      # (a seat the file's seats no longer count too: its cards
         hole = c._hole(s)       # were committed in a round locked before they were cut)
         status = _seat_status(c, s, hole)
@@ -81,10 +88,32 @@ def _seat_lines(c, lines, verdict, side_hand):
             continue
         if c.rec.folded & (1 << s):
             lines.append(screens.fold_line(s + 1, hands.name(side_hand(hole))))
-            continue
-        value, text = verdict(hole)
-        lines.append(_seat_line(c, s, hands.name(value), text))
+        else:
+            value, text = verdict(hole)
+            lines.append(_seat_line(c, s, hands.name(value), text))
+        _side_line(lines, s, side_hand(hole), side_bet, side_label)
     return lines
+
+
+def _side_line(lines, s, value, bet, label):
+    """Append ``S1 Extra SF`` / ``S2 AcesUp Aces`` when hand `value` reaches a line of the
+    side bet's pay table, so a dealer paying it does not have to read the hand again: the
+    seat's own line judges the Ante, which the side bet does not follow [FCP 5.7, BRS 4.1].
+    The table does not see the side bet's chips, so the line says what a wager there wins
+    on.  Every preset pays the same hands (rules.md 3, 4), so the default table decides."""
+    from firmware.poker import paytables
+
+    line = paytables.default(bet).line_for(value)
+    if line is None:
+        return
+    if line[paytables.LINE] == _PAIR_OF_ACES:
+        name = "Aces"
+    else:
+        name = screens.short(hands.name(value)).replace("One Pair", "Pair")
+    text = "S%d %s %s" % (s + 1, label, name)
+    if len(text) > WIDTH:
+        text = "S%d %s %s" % (s + 1, label, screens.tiny(name))
+    lines.append(text[:WIDTH])
 
 
 def _seat_status(c, s, hole):
