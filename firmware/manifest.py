@@ -21,7 +21,8 @@ the key be deleted instead: critical memory marks a table that ran keyed (firmwa
 RoundController.unkeyed; docs/wiring.md, "Program verification").
 
 `verify` is pure: file contents come through the `read_file` function it is given.
-MicroPython has no `hmac` module, so HMAC-SHA256 (RFC 2104) is built here on hashlib.sha256.
+MicroPython has no `hmac` module: HMAC-SHA256 (RFC 2104) is firmware.link.hmac256's, which
+the link signs with (without loading this module).
 
 Two installs are checked by `check_device` (docs/romfs.md):
 
@@ -40,6 +41,7 @@ import hashlib
 import json
 
 from firmware.compat import file_missing
+from firmware.link import hmac256
 
 FORMAT = 1
 MANIFEST_NAME = "manifest.json"
@@ -55,9 +57,6 @@ BUILTIN_NAMES = ("array", "binascii", "bluetooth", "collections", "cryptolib", "
                  "hashlib", "heapq", "io", "json", "machine", "os", "platform", "random", "re",
                  "select", "socket", "ssl", "struct", "time", "typing", "websocket", "zlib")
 MIN_KEY_BYTES = 16
-BLOCK_SIZE = 64                           # SHA-256 block size, for HMAC
-INNER_PAD = 0x36                          # RFC 2104 ipad byte
-OUTER_PAD = 0x5C                          # RFC 2104 opad byte
 CHUNK = 512                               # bytes read at a time when hashing a file
 HEX_DIGITS = "0123456789abcdef"
 DIGEST_HEX_LENGTH = 64
@@ -114,27 +113,7 @@ def sha256_hex(data):
     return hexlify(hashlib.sha256(data).digest())
 
 
-def _pads(key):
-    """HMAC's inner and outer padded keys for bytes `key` (RFC 2104)."""
-    if len(key) > BLOCK_SIZE:
-        key = hashlib.sha256(key).digest()
-    key = key + bytes(BLOCK_SIZE - len(key))
-    return bytes(k ^ INNER_PAD for k in key), bytes(k ^ OUTER_PAD for k in key)
-
-
-def _hmac_finish(inner, outer_pad):
-    """The HMAC from the inner hash object (fed ipad + message) and the outer padded key."""
-    outer = hashlib.sha256(outer_pad)
-    outer.update(inner.digest())
-    return outer.digest()
-
-
-def hmac_sha256(key, message):
-    """HMAC-SHA256 of bytes `message` under bytes `key` (RFC 2104), as 32 bytes."""
-    inner_pad, outer_pad = _pads(key)
-    inner = hashlib.sha256(inner_pad)
-    inner.update(message)
-    return _hmac_finish(inner, outer_pad)
+hmac_sha256 = hmac256.digest           # (key, message) -> the 32-byte HMAC-SHA256
 
 
 def check_key(key):
@@ -307,7 +286,7 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     digester = hashlib.sha256()
     inner = outer_pad = None
     if key is not None and mac is not None:
-        inner_pad, outer_pad = _pads(key)
+        inner_pad, outer_pad = hmac256.pads(key)
         inner = hashlib.sha256(inner_pad)
     for line in body_lines(name, build_id, files):
         digester.update(line)
@@ -330,7 +309,7 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     if key is not None:
         if mac is None:
             return result(NO_HMAC, "a key is provisioned but the manifest carries no HMAC")
-        if not same_text(hexlify(_hmac_finish(inner, outer_pad)), mac):
+        if not same_text(hexlify(hmac256.finish(inner, outer_pad)), mac):
             return result(BAD_HMAC, "the manifest's HMAC does not match (manifest edited or wrong key)")
         authenticated = True
     for path in sorted(files):

@@ -213,12 +213,17 @@ def program_facts(result):
 
 def check_program(board_name, root="/"):
     """program_facts() of the program verification (firmware.manifest.check_device) of the
-    install on the filesystem at root (or in ROMFS); the verifier is forgotten afterwards,
-    when this loaded it.  A check that raises is a failed one (bad-manifest, naming the error)."""
+    install on the filesystem at root (or in ROMFS); the verifier and its HMAC are forgotten
+    afterwards, when this loaded them.  A check that raises is a failed one (bad-manifest,
+    naming the error, and the module when it is one of the verifier's that cannot load)."""
     import sys
 
-    loaded = "firmware.manifest" in sys.modules
+    loaded = [name in sys.modules for name in _VERIFIER]
+    module = None
     try:
+        for module in _VERIFIER:
+            __import__(module)
+        module = None
         from firmware import manifest
 
         facts = program_facts(manifest.check_device(root, board=board_name))
@@ -228,13 +233,20 @@ def check_program(board_name, root="/"):
         # refuses, or a manifest.py beside it that does not compile, never loads)
         detail = "the check stopped: %s %s" % (type(error).__name__,
                                                 error.args[0] if error.args else "")
+        if module is not None:
+            detail += " (%s)" % module.replace(".", "/")
         facts = {"ok": False, "text": "program check failed: bad-manifest: " + detail,
                  "reason": "bad-manifest", "detail": detail, "path": None, "digest": None,
                  "authenticated": False, "board": None, "build_id": None, "unverified": ()}
     manifest = None
-    if not loaded:
-        forget("firmware.manifest")
+    for i in range(len(_VERIFIER)):
+        if not loaded[i]:
+            forget(_VERIFIER[i])
     return facts
+
+
+# The verifier's modules, in the order they load: its HMAC (the link's too) first
+_VERIFIER = ("firmware.link", "firmware.link.hmac256", "firmware.manifest")
 
 
 def check_config(board_name, config_path=CONFIG_PATH):

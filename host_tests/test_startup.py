@@ -528,6 +528,66 @@ def test_a_verifier_the_vm_refuses_is_a_failed_check_not_a_stop(tmp_path, broken
                                 + ("ValueError" if broken == "mpy" else "SyntaxError"))
 
 
+LINKED_APP = """\
+from firmware import real_app
+from firmware.link.setup import LinkSetup
+from firmware.store.slots import PathFS
+
+
+def opener():
+    raise OSError(113)          # no broker: the link stays down
+
+
+def run(hw, checks):
+    from firmware.drivers import buttons as btn
+
+    program = checks[0]
+    c = real_app.App(hw, PathFS("/state"), now=0).controller     # commissioned first
+    c.boot(0, 1000)
+    c.panel(btn.KEY_ON, 0, 10)          # the RAM clear: key + long OK, then OK
+    for kind, ms in ((btn.PRESS, 20), (btn.LONG, 1100), (btn.RELEASE, 1200),
+                     (btn.PRESS, 1300), (btn.RELEASE, 1400)):
+        c.panel(kind, btn.OK, ms)
+    c.panel(btn.KEY_OFF, 0, 1500)
+    setup = LinkSetup(1, b"link-key-of-table-1", opener)
+    app = real_app.App(hw, PathFS("/state"), now=0, link=setup)
+    app.boot(0, 1000, program)
+    c = app.controller
+    print("program", program["reason"])
+    print("text", program["text"])
+    print("phase", c.phase)
+    print("lines", "|".join(c.view.lines))
+"""
+
+
+def test_a_verifier_the_vm_refuses_shows_the_program_fault_at_a_linked_table(tmp_path):
+    """A firmware/manifest.mpy the VM refuses at a linked table: the program check fails,
+    but the link loaded the verifier again for its HMAC, so the table stopped in RAM ERROR
+    "bad record: incompatible .mpy file", which a supervisor's RAM clear would not cure.
+    The link's HMAC is its own module: the table shows PROGRAM ERROR, jackpot closed, and
+    the check's text names the module it could not load."""
+    from firmware import manifest
+    from host_tests import runtimes
+    flash = tmp_path / "flash"
+    _program(flash, LINKED_APP, mpy=["firmware/manifest.py"])
+    (flash / "firmware" / "real_app.py").write_bytes((runtimes.ROOT / "firmware" / "app.py").read_bytes())
+    compiled = flash / "firmware" / "manifest.mpy"
+    data = bytearray(compiled.read_bytes())
+    data[1] -= 1                                    # the .mpy version
+    compiled.write_bytes(bytes(data))
+    files = {p.relative_to(flash).as_posix(): p.read_bytes() for p in flash.rglob("*")
+             if p.suffix in (".py", ".mpy")}
+    (flash / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
+    done = _boot_board(tmp_path, flash, [])
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = dict(line.split(None, 1) for line in done.stdout.splitlines()
+                if line.split(None, 1)[0] in ("program", "text", "phase", "lines"))
+    assert said["program"] == "bad-manifest", done.stdout + done.stderr
+    assert "firmware/manifest" in said["text"] and "incompatible .mpy" in said["text"]
+    assert said["phase"] == str(tc.OPEN), said
+    assert said["lines"].split("|")[1] == "PROGRAM ERROR"
+
+
 def test_a_source_file_beside_the_board_module_is_an_extra_file_not_a_stop(tmp_path):
     """A board.py beside board.mpy (a source copied for a look, a botched copy): MicroPython
     imports the .py first, and the boot stopped before any check ("no attribute 'make'").

@@ -1,15 +1,36 @@
-"""HMAC-SHA256 for the link: signing, hex form, constant-time comparison, key checks.
+"""HMAC-SHA256 (RFC 2104) on ``hashlib.sha256`` (MicroPython has no ``hmac``): the link signs
+its messages with it, and the program check (firmware.manifest) checks the manifest's HMAC
+with it.  Its own module, so that the link never loads the verifier: a verifier the VM
+refuses then fails the program check alone, and the table says PROGRAM ERROR.
 
-MicroPython has ``hashlib.sha256`` but no ``hmac``.  The RFC 2104 construction itself is
-firmware.manifest.hmac_sha256 (program verification needs it at boot anyway); this module
-adds what the link needs around it.
+    pads(key) -> (inner_pad, outer_pad)      # to hash a message as a stream
+    finish(inner, outer_pad)                 # inner: sha256 fed inner_pad + the message
 """
 
-from firmware import manifest
+import hashlib
+
 from firmware.compat import const
 
 _DIGEST_SIZE = const(32)
+_BLOCK_SIZE = const(64)         # SHA-256's block
+_INNER_PAD = const(0x36)        # RFC 2104 ipad byte
+_OUTER_PAD = const(0x5C)        # RFC 2104 opad byte
 _MIN_KEY = const(16)
+
+
+def pads(key):
+    """HMAC's inner and outer padded keys for bytes `key`."""
+    if len(key) > _BLOCK_SIZE:
+        key = hashlib.sha256(key).digest()
+    key = key + bytes(_BLOCK_SIZE - len(key))
+    return bytes(k ^ _INNER_PAD for k in key), bytes(k ^ _OUTER_PAD for k in key)
+
+
+def finish(inner, outer_pad):
+    """The HMAC from the inner hash object (fed the inner pad and the message)."""
+    outer = hashlib.sha256(outer_pad)
+    outer.update(inner.digest())
+    return outer.digest()
 
 
 def digest(key, message):
@@ -18,7 +39,10 @@ def digest(key, message):
         raise ValueError("HMAC key must be bytes, got %s" % type(key).__name__)
     if not isinstance(message, (bytes, bytearray, memoryview)):
         raise ValueError("HMAC message must be bytes, got %s" % type(message).__name__)
-    return manifest.hmac_sha256(bytes(key), message)
+    inner_pad, outer_pad = pads(bytes(key))
+    inner = hashlib.sha256(inner_pad)
+    inner.update(message)
+    return finish(inner, outer_pad)
 
 
 def hexdigest(key, message):
