@@ -332,8 +332,9 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
         for path in present:
             if path[-1:] == "/":
                 # a folder (walk's "name/") named as a listed module: MicroPython imports it,
-                # empty, in place of the module's file
-                if path[:-1] + ".py" not in files and path[:-1] + ".mpy" not in files:
+                # empty, in place of the module's file (never a package's __init__/)
+                if (path[:-1] + ".py" not in files and path[:-1] + ".mpy" not in files
+                        or _init_folder(path)):
                     continue
                 hit = True
             elif path in files or path == MANIFEST_NAME or not is_program(path):
@@ -348,11 +349,39 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
                 extra, stops = path, hit
         if extra is not None:
             where = locate(extra)
-            what = ("a folder MicroPython would import in place of the module it is named as"
-                    if extra[-1:] == "/" else "a program file the manifest does not list")
+            what = IN_PLACE if extra[-1:] == "/" else "a program file the manifest does not list"
             return result(EXTRA_FILE, "%s is %s" % (where, what), where, authenticated)
         unverified.sort()
     return result(OK, "all %d files match" % len(files), None, authenticated, unverified)
+
+
+IN_PLACE = "a folder MicroPython would import in place of the module it is named as"
+
+
+def _init_folder(path):
+    """True for a folder "__init__/": a package's __init__ is looked for as a file only."""
+    return path == "__init__/" or path.endswith("/__init__/")
+
+
+def in_place(present):
+    """The first path in `present` (walk's, sorted, folders as "path/") that MicroPython
+    would import, inside a package, in place of the module file beside it: a folder beside
+    the .py or .mpy of its name, or a .py beside the .mpy (the code importing it would stop
+    on it); None if there is none.  By the files there, manifest or not, so that it is
+    named before any other failure: the boot stops on it (firmware.startup._refuse) with
+    PROGRAM ERROR shown, never in the table's code with a blank display.  (At the top
+    level: main.py runs as a file, and the board module is imported past a stray; under
+    lib/: what mip installs, which the program does not need to start.)"""
+    for path in present:
+        if "/" not in path[:-1] or path.startswith("lib/"):
+            continue
+        if path[-1:] == "/":
+            if not _init_folder(path) and (path[:-1] + ".py" in present
+                                            or path[:-1] + ".mpy" in present):
+                return path
+        elif path[-3:] == ".py" and path[:-3] + ".mpy" in present:
+            return path
+    return None
 
 
 def walk(listdir, root="", skip=(), keep=None):
@@ -403,7 +432,8 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
     is checked in rom, main.py in root, and program files in root other than main.py and
     lib/ are extra.  Otherwise the program is checked in root from root/manifest.json.
     Results of a ROMFS check name files by their path on the device.  The key is
-    root/manifest.key in both cases.
+    root/manifest.key in both cases.  On the flash filesystem's install, a folder or file
+    MicroPython would import in place of a module (in_place) is named before anything else.
     """
     import os
 
@@ -441,7 +471,19 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
             pass
         except MemoryError:
             return Result(BAD_MANIFEST, "%s is too large to read" % _join(rom, MANIFEST_NAME))
+    present = None
     if rom_manifest is None:
+        try:
+            present = walk(listdir, root, (), _listed)
+        except OSError as error:
+            return _unlisted(error)
+        except MemoryError:
+            return _unlisted(None)
+        stray = in_place(present)
+        if stray is not None:
+            return Result(EXTRA_FILE, "%s is %s" % (stray, IN_PLACE if stray[-1:] == "/" else
+                                                     "a program file the manifest does not list"),
+                          stray)
         try:
             manifest_bytes = read_at(root, MANIFEST_NAME)
         except OSError as error:
@@ -465,19 +507,24 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
             check_key(key)
         except ValueError as error:
             return Result(BAD_HMAC, "provisioned key unusable: %s" % error)
+    if rom_manifest is None:
+        return verify(manifest_bytes, lambda path: read_at(root, path), key, present, board,
+                      lambda path: hash_at(root, path))
     try:
-        if rom_manifest is None:
-            return verify(manifest_bytes, lambda path: read_at(root, path), key,
-                          walk(listdir, root, (), _listed), board,
-                          lambda path: hash_at(root, path))
         return _check_rom(rom_manifest, key, board, root, rom, read_at, hash_at, listdir)
     except OSError as error:
-        # a folder that cannot be listed: its files can be neither checked nor ruled out
-        return Result(MISSING_FILE, "the files on the board cannot be listed (%s)"
-                      % _os_error(error))
+        return _unlisted(error)
     except MemoryError:
+        return _unlisted(None)
+
+
+def _unlisted(error):
+    """A folder that cannot be listed (error; None: too many files for the memory): its
+    files can be neither checked nor ruled out."""
+    if error is None:
         return Result(MISSING_FILE, "the files on the board cannot be listed: too many program "
                       "files for the memory")
+    return Result(MISSING_FILE, "the files on the board cannot be listed (%s)" % _os_error(error))
 
 
 def _os_error(error):

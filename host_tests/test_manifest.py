@@ -362,6 +362,50 @@ def test_a_folder_named_as_a_listed_module_is_extra(tmp_path):
     assert manifest.check_device(str(tmp_path)).path == "board/"
 
 
+@pytest.mark.parametrize("fault", ["changed", "missing", "manifest", "key", "hmac"])
+def test_a_folder_in_place_of_a_module_is_named_before_any_other_failure(tmp_path, fault):
+    # A changed file (or no manifest, a bad key or HMAC) was named instead: the boot went
+    # on past the check and the table's code stopped on the folder with a blank display.
+    for path, data in FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    (tmp_path / "manifest.json").write_bytes(build(KEY if fault == "hmac" else None))
+    if fault == "changed":
+        (tmp_path / "board.mpy").write_bytes(b"M\x06\x00\x1fchanged")
+    elif fault == "missing":
+        (tmp_path / "board.mpy").unlink()
+    elif fault == "manifest":
+        (tmp_path / "manifest.json").unlink()
+    else:
+        (tmp_path / "manifest.key").write_bytes(b"short" if fault == "key" else KEY[::-1])
+    assert not (manifest.check_device(str(tmp_path), rom=None).path or "").startswith("firmware")
+    (tmp_path / "firmware" / "poker" / "hands").mkdir()
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("extra-file", "firmware/poker/hands/")
+    assert "folder MicroPython would import in place of the module" in result.detail
+    (tmp_path / "firmware" / "poker" / "hands").rmdir()
+    (tmp_path / "firmware" / "poker" / "hands.py").write_bytes(b"X = 1\n")
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("extra-file", "firmware/poker/hands.py")
+
+
+def test_a_folder_named_init_is_no_module_and_passes(tmp_path):
+    # firmware/__init__/ beside firmware/__init__.mpy: MicroPython never imports it (a
+    # package's __init__ is looked for as a file), yet it was named as standing in for a
+    # module, and the boot stopped on it.  Empty, it is no program file: the check passes;
+    # a program file in it is extra as anywhere.
+    for path, data in FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    (tmp_path / "manifest.json").write_bytes(build())
+    (tmp_path / "firmware" / "__init__").mkdir()
+    (tmp_path / "firmware" / "poker" / "__init__").mkdir(parents=True)
+    assert manifest.check_device(str(tmp_path), rom=None).ok
+    (tmp_path / "firmware" / "__init__" / "x.py").write_bytes(b"X = 1\n")
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("extra-file", "firmware/__init__/x.py")
+
+
 @pytest.mark.parametrize("path", ["main.py\x00x", "firmware/\x01.mpy", "a\tb.py"])
 def test_a_manifest_listing_a_path_with_control_characters_is_refused(path, tmp_path):
     # Forged without a key (the digest recomputed): a NUL made CPython's open() raise

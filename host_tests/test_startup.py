@@ -638,6 +638,43 @@ def test_a_stray_in_a_package_is_named_before_a_top_level_one_and_stops_the_boot
     assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray[-1]
 
 
+@pytest.mark.parametrize("fault", ["changed", "no manifest"])
+def test_a_stray_in_a_package_is_named_before_another_failure_and_stops_the_boot(
+        tmp_path, fault):
+    """A changed file (or no manifest) and an empty firmware/table/controller/ folder: the
+    check named the changed file only, so the boot went on and the table's code stopped on
+    the folder ("no attribute 'LOCKED'") with a blank display.  The folder is named first,
+    and the display says PROGRAM ERROR with its path."""
+    flash = tmp_path / "flash"
+    _program(flash)
+    if fault == "changed":
+        cards = flash / "firmware" / "poker" / "cards.py"
+        cards.write_text(cards.read_text() + "# edited\n")
+    else:
+        (flash / "manifest.json").unlink()
+    stray = "firmware/table/controller/"
+    done = _boot_board(tmp_path, flash, [stray])
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: extra-file: " + stray)
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray
+
+
+def test_a_folder_named_init_in_a_package_is_harmless_and_the_table_starts(tmp_path):
+    """An empty firmware/__init__/ (or firmware/table/__init__/): MicroPython never imports
+    it (a package's __init__ is a file), yet the check named it as standing in for a
+    module and the boot stopped on it.  The check passes, and the table's code loads."""
+    flash = tmp_path / "flash"
+    _program(flash, STAND_IN_APP + "    from firmware.table import controller\n"
+             '    print("path", program["path"], hasattr(controller, "LOCKED"))\n')
+    done = _boot_board(tmp_path, flash, ["firmware/__init__/", "firmware/table/__init__/"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert lines[:3] == ["board simulated", "program ok", "config 1 uth"]
+    assert lines[-1] == "path None True"
+
+
 def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_shown(tmp_path):
     """A firmware/table/controller.py beside controller.mpy: the check names it, but
     MicroPython imports the .py in place of the module, and the table's code stopped on it
