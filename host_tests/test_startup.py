@@ -539,16 +539,10 @@ def opener():
 
 
 def run(hw, checks):
-    from firmware.drivers import buttons as btn
-
     program = checks[0]
     c = real_app.App(hw, PathFS("/state"), now=0).controller     # commissioned first
     c.boot(0, 1000)
-    c.panel(btn.KEY_ON, 0, 10)          # the RAM clear: key + long OK, then OK
-    for kind, ms in ((btn.PRESS, 20), (btn.LONG, 1100), (btn.RELEASE, 1200),
-                     (btn.PRESS, 1300), (btn.RELEASE, 1400)):
-        c.panel(kind, btn.OK, ms)
-    c.panel(btn.KEY_OFF, 0, 1500)
+    ram_clear(c, 0)
     setup = LinkSetup(1, b"link-key-of-table-1", opener)
     app = real_app.App(hw, PathFS("/state"), now=0, link=setup)
     app.boot(0, 1000, program)
@@ -557,7 +551,49 @@ def run(hw, checks):
     print("text", program["text"])
     print("phase", c.phase)
     print("lines", "|".join(c.view.lines))
+    print("refusal", c.last_refusal or "-")
+    if c.phase == real_app.tc.RAM_ERROR:     # the supervisor's RAM clear, as the display asks
+        ram_clear(c, 2000)
+        print("cleared", c.phase, c.last_refusal or "-")
+
+
+def ram_clear(c, ms):
+    from firmware.drivers import buttons as btn
+
+    c.panel(btn.KEY_ON, 0, ms)          # key + long OK, then OK
+    for kind, at in ((btn.PRESS, 10), (btn.LONG, 1100), (btn.RELEASE, 1200),
+                     (btn.PRESS, 1300), (btn.RELEASE, 1400)):
+        c.panel(kind, btn.OK, ms + at)
+    c.panel(btn.KEY_OFF, 0, ms + 1500)
 """
+
+
+def _linked_board(tmp_path, module, lie=False):
+    """Boot a linked table (LINKED_APP, its critical memory commissioned) whose `module`
+    ("firmware/manifest.py") is compiled and refused by the VM (its .mpy version changed),
+    the manifest written before (the check names it) or, with lie, after (it matches);
+    returns what LINKED_APP printed, by its first word."""
+    from firmware import manifest
+    from host_tests import runtimes
+    flash = tmp_path / "flash"
+    _program(flash, LINKED_APP, mpy=[module])
+    (flash / "firmware" / "real_app.py").write_bytes((runtimes.ROOT / "firmware" / "app.py").read_bytes())
+    compiled = flash / (module[:-3] + ".mpy")
+    data = bytearray(compiled.read_bytes())
+    data[1] -= 1                                    # the .mpy version
+    if lie:
+        compiled.write_bytes(bytes(data))
+    files = {p.relative_to(flash).as_posix(): p.read_bytes() for p in flash.rglob("*")
+             if p.suffix in (".py", ".mpy")}
+    (flash / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
+    compiled.write_bytes(bytes(data))
+    done = _boot_board(tmp_path, flash, [])
+    assert done.returncode == 0, done.stdout + done.stderr
+    said = dict(line.split(None, 1) for line in done.stdout.splitlines()
+                if line.split(None, 1)[0] in ("program", "text", "phase", "lines", "refusal",
+                                              "cleared"))
+    assert "phase" in said, done.stdout + done.stderr
+    return said
 
 
 def test_a_verifier_the_vm_refuses_shows_the_program_fault_at_a_linked_table(tmp_path):
@@ -566,26 +602,33 @@ def test_a_verifier_the_vm_refuses_shows_the_program_fault_at_a_linked_table(tmp
     "bad record: incompatible .mpy file", which a supervisor's RAM clear would not cure.
     The link's HMAC is its own module: the table shows PROGRAM ERROR, jackpot closed, and
     the check's text names the module it could not load."""
-    from firmware import manifest
-    from host_tests import runtimes
-    flash = tmp_path / "flash"
-    _program(flash, LINKED_APP, mpy=["firmware/manifest.py"])
-    (flash / "firmware" / "real_app.py").write_bytes((runtimes.ROOT / "firmware" / "app.py").read_bytes())
-    compiled = flash / "firmware" / "manifest.mpy"
-    data = bytearray(compiled.read_bytes())
-    data[1] -= 1                                    # the .mpy version
-    compiled.write_bytes(bytes(data))
-    files = {p.relative_to(flash).as_posix(): p.read_bytes() for p in flash.rglob("*")
-             if p.suffix in (".py", ".mpy")}
-    (flash / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
-    done = _boot_board(tmp_path, flash, [])
-    assert done.returncode == 0, done.stdout + done.stderr
-    said = dict(line.split(None, 1) for line in done.stdout.splitlines()
-                if line.split(None, 1)[0] in ("program", "text", "phase", "lines"))
-    assert said["program"] == "bad-manifest", done.stdout + done.stderr
+    said = _linked_board(tmp_path, "firmware/manifest.py")
+    assert said["program"] == "bad-manifest"
     assert "firmware/manifest" in said["text"] and "incompatible .mpy" in said["text"]
     assert said["phase"] == str(tc.OPEN), said
     assert said["lines"].split("|")[1] == "PROGRAM ERROR"
+
+
+@pytest.mark.parametrize("lie", [False, True])
+@pytest.mark.parametrize("module", ["firmware/table/linked.py", "firmware/link/codec.py",
+                                    "firmware/link/station.py"])
+def test_link_code_the_vm_refuses_is_a_program_error_not_a_bad_record(tmp_path, module, lie):
+    """A linked table's own code the VM refuses (a damaged .mpy, or one from another
+    mpy-cross that the manifest lists as it is): its import's ValueError passed for a bad
+    record, RAM ERROR "bad record: incompatible .mpy file", which sends the supervisor to a
+    RAM clear for what is a program fault.  The boot says PROGRAM ERROR and names the
+    module it cannot load."""
+    said = _linked_board(tmp_path, module, lie)
+    assert said["program"] == ("ok" if lie else "changed-file")
+    assert said["phase"] == str(tc.RAM_ERROR)
+    shown = said["lines"].split("|")
+    assert shown[2:4] == ["PROGRAM ERROR - ", "cannot load firm"], shown
+    assert said["refusal"].startswith("RAM ERROR: PROGRAM ERROR - cannot load firmware.")
+    assert "incompatible .mpy file" in said["refusal"] and "bad record" not in said["refusal"]
+    # the RAM clear cannot mend it: refused, or the link still fails, said as such, and the
+    # table goes on (no NotLoaded out of the supervisor's action, which stopped the loop)
+    assert said["cleared"].startswith(("%d Link failed: cannot load firmware." % tc.OPEN,
+                                       "%d RAM clear failed: " % tc.RAM_ERROR)), said
 
 
 def test_a_source_file_beside_the_board_module_is_an_extra_file_not_a_stop(tmp_path):

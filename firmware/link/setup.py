@@ -29,8 +29,14 @@ class LinkSetup:
         self.sntp = None          # board_link: the loop's clock (firmware.link.sntp.Sntp)
 
     def station(self, section, log):
-        """The Station (MQTT client + TableLink), restored from its section when there is one."""
-        from firmware.link.station import KEEPALIVE, Station
+        """The Station (MQTT client + TableLink), restored from its section when there is one;
+        heap.NotLoaded when its code cannot load (a damaged .mpy's ValueError is no bad record)."""
+        try:
+            from firmware.link.station import KEEPALIVE, Station
+        except Exception as error:  # noqa: BLE001 - a full heap, a damaged .mpy
+            from firmware.heap import not_loaded
+
+            raise not_loaded("firmware.link.station", error) from None
         station = Station(self.table, self.key, self.opener, log, section,
                           self.keepalive or KEEPALIVE, self.client_factory)
         for name in self.timings:

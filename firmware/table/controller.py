@@ -62,6 +62,7 @@ from firmware.drivers import buttons as btn
 from firmware.drivers import shoe as shoemod
 from firmware.drivers import spot_sensors as sensors
 from firmware.drivers.ticks import ticks_add, ticks_diff
+from firmware.heap import NotLoaded
 from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
@@ -279,6 +280,9 @@ class RoundController:
                 self._start_link()
         except ValueError as error:
             self._enter_ram_error("bad record: %s" % error)
+            return self.phase
+        except NotLoaded as error:      # the link's code: a program fault, no record's
+            self._enter_ram_error("PROGRAM ERROR - %s" % error)
             return self.phase
         code = self.rec.game
         if code != roundrecord.UNKNOWN and code != self._game_code() and code & 3 < len(_GAMES):
@@ -790,9 +794,14 @@ class RoundController:
         return self.linked.totals()
 
     def _start_link(self):
-        """Load the linked table's round work and build the link (linked.LinkedRound)."""
-        from firmware.table import linked  # a standalone table never loads it
+        """Load the linked table's round work and build the link (linked.LinkedRound);
+        NotLoaded when its code cannot load (a damaged .mpy's ValueError is no bad record)."""
+        try:
+            from firmware.table import linked  # a standalone table never loads it
+        except Exception as error:  # noqa: BLE001 - a full heap, a damaged .mpy
+            from firmware.heap import not_loaded
 
+            raise not_loaded("firmware.table.linked", error) from None
         self.linked = linked.LinkedRound(self)
 
     def _linked_option(self):

@@ -190,7 +190,7 @@ def ram_clear(c):
         c.link_required = True  # a link that cannot be built never opens the local pool
         try:
             c._start_link()
-        except ValueError as error:
+        except (ValueError, NotLoaded) as error:    # NotLoaded: its code (a damaged .mpy)
             c._refuse("Link failed", error)
     elif SECTION_LINK in sections:
         c.link_required = True  # a linked table without its file: closed until it is back
