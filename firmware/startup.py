@@ -72,14 +72,16 @@ def _refuse(hw, program, root):
     """Stop the boot if the program check (program_facts) names, inside a package, a folder
     (firmware/table/controller/) or a .py file beside the .mpy module of its name:
     MicroPython would import it in place of the module, and the code that imports it stop
-    on it.  (A top-level /board/ or board.py is imported past; on a ROMFS install nothing on
-    the flash is imported in place of the image's, /rom coming first.)  No more of the code
-    is loaded: the dealer display alone says PROGRAM ERROR, the reason and the path, and the
-    boot stops (no watchdog runs yet: the board waits for the technician, the picture kept)."""
+    on it; or a module file missing there (firmware/table/controller.mpy), which the code
+    importing it would stop on just the same.  (A top-level /board/ or board.py is imported
+    past; on a ROMFS install nothing on the flash is imported in place of the image's, /rom
+    coming first.)  No more of the code is loaded: the dealer display alone says PROGRAM
+    ERROR, the reason and the path, and the boot stops (no watchdog runs yet: the board
+    waits for the technician, the picture kept)."""
     path = program["path"] or ""
     if "/" not in path[1:-1]:
         return
-    if path[-1:] != "/":
+    if path[-1:] != "/" and program["reason"] != "missing-file":
         if path[-3:] != ".py" or not _is_file(root.rstrip("/") + "/" + path[:-3] + ".mpy"):
             return
     try:

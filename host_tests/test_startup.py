@@ -718,6 +718,24 @@ def test_a_folder_named_init_in_a_package_is_harmless_and_the_table_starts(tmp_p
     assert lines[-1] == "path None True"
 
 
+@pytest.mark.parametrize("name", ["firmware/table/controller.py", "firmware/config_file.py"])
+def test_a_missing_table_module_stops_the_boot_with_program_error_shown(tmp_path, name):
+    """A module of the table missing from the flash (a botched copy, a removed file): the
+    check names it, but the table's code (or the configuration's check) then stopped on
+    its import ("no module named 'firmware.table.controller'") with a blank display.  As
+    for a folder in its place, no more of the program loads: the display alone says
+    PROGRAM ERROR and names the file."""
+    flash = tmp_path / "flash"
+    _program(flash)
+    (flash / name).unlink()
+    done = _boot_board(tmp_path, flash, [])
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: missing-file: " + name)
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    assert shown[:2] == ["PROGRAM ERROR", "missing-file"] and "".join(shown[2:]) == name
+
+
 def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_shown(tmp_path):
     """A firmware/table/controller.py beside controller.mpy: the check names it, but
     MicroPython imports the .py in place of the module, and the table's code stopped on it
