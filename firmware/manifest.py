@@ -274,8 +274,9 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     the manifest does not list (None skips that check).  board: the running board's name,
     which must match the manifest's.  locate(path), when given, turns a manifest path into
     the path the Result names (where the file is on the device); by default the manifest
-    path itself.  Checks run in this order: manifest form, digest, board, HMAC, each listed
-    file in sorted order, then unlisted program files.
+    path itself.  Checks run in this order: manifest form, digest, board, HMAC, a listed
+    file missing, one changed (each in sorted order: a missing module stops the boot, so it
+    is named first), then unlisted program files.
     """
     if key is not None:
         key = check_key(key)
@@ -312,15 +313,18 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
         if not same_text(hexlify(hmac256.finish(inner, outer_pad)), mac):
             return result(BAD_HMAC, "the manifest's HMAC does not match (manifest edited or wrong key)")
         authenticated = True
+    changed = None      # the first changed file: named after any missing one (below)
     for path in sorted(files):
         try:
             got = hash_file(path) if hash_file is not None else sha256_hex(read_file(path))
         except OSError:
             where = locate(path)
             return result(MISSING_FILE, "%s is listed but cannot be read" % where, where, authenticated)
-        if not same_text(got, files[path]):
-            where = locate(path)
-            return result(CHANGED_FILE, "%s does not match its SHA-256" % where, where, authenticated)
+        if changed is None and not same_text(got, files[path]):
+            changed = path
+    if changed is not None:
+        where = locate(changed)
+        return result(CHANGED_FILE, "%s does not match its SHA-256" % where, where, authenticated)
     unverified = []
     if present is not None:
         # one pass, no sorted copy of the device's file list (the boot heap is small): the

@@ -362,6 +362,23 @@ def test_a_folder_named_as_a_listed_module_is_extra(tmp_path):
     assert manifest.check_device(str(tmp_path)).path == "board/"
 
 
+def test_a_missing_file_is_named_before_a_changed_one(tmp_path):
+    # A copy cut short: the file being copied is truncated (changed) and those after it are
+    # missing.  The changed one was named, so the boot went on and stopped on the missing
+    # module's import with a blank display; a missing file stops the boot with PROGRAM
+    # ERROR shown (firmware.startup._refuse), so it is named first.
+    for path, data in FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    (tmp_path / "manifest.json").write_bytes(build())
+    (tmp_path / "board.mpy").write_bytes(FILES["board.mpy"][:3])
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("changed-file", "board.mpy")
+    (tmp_path / "firmware" / "poker" / "hands.mpy").unlink()
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("missing-file", "firmware/poker/hands.mpy")
+
+
 @pytest.mark.parametrize("fault", ["changed", "missing", "manifest", "key", "hmac"])
 def test_a_folder_in_place_of_a_module_is_named_before_any_other_failure(tmp_path, fault):
     # A changed file (or no manifest, a bad key or HMAC) was named instead: the boot went
