@@ -274,9 +274,10 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
     the manifest does not list (None skips that check).  board: the running board's name,
     which must match the manifest's.  locate(path), when given, turns a manifest path into
     the path the Result names (where the file is on the device); by default the manifest
-    path itself.  Checks run in this order: manifest form, digest, board, HMAC, a listed
-    file missing, one changed (each in sorted order: a missing module stops the boot, so it
-    is named first), then unlisted program files.
+    path itself.  Checks run in this order: manifest form, a listed module inside a package
+    not in `present`, digest, board, HMAC, a listed file missing, one changed (each in
+    sorted order: a missing module stops the boot, so it is named first), then unlisted
+    program files.
     """
     if key is not None:
         key = check_key(key)
@@ -302,6 +303,13 @@ def verify(manifest_bytes, read_file, key=None, present=None, board=None, hash_f
         def locate(path):
             return path
 
+    if present is not None:
+        # a module missing inside a package stops the boot (firmware.startup._refuse): named
+        # before the manifest's own failures, which let the boot go on to its import
+        for path in sorted(files):
+            if "/" in path and is_program(path) and path not in present:
+                where = locate(path)
+                return result(MISSING_FILE, "%s is listed but cannot be read" % where, where)
     if not same_text(actual, digest):
         return result(BAD_MANIFEST, "the digest field does not match the file list (manifest edited)")
     if board is not None and board != name:

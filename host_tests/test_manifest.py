@@ -379,6 +379,28 @@ def test_a_missing_file_is_named_before_a_changed_one(tmp_path):
     assert (result.reason, result.path) == ("missing-file", "firmware/poker/hands.mpy")
 
 
+@pytest.mark.parametrize("fault", ["hmac", "board", "digest"])
+def test_a_missing_module_is_named_before_a_manifest_level_failure(tmp_path, fault):
+    # A wrong build's manifest (another board, another key) or an edited one, and a module
+    # missing: the manifest's failure was named, so the boot went on and stopped on the
+    # missing module's import with a blank display.
+    for path, data in FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    made = build(KEY if fault == "hmac" else None, board="esp32_s3" if fault == "board" else "pico_w")
+    if fault == "digest":
+        made = edited(made, lambda r: r.update(build_id="v9"))
+    (tmp_path / "manifest.json").write_bytes(made)
+    if fault == "hmac":
+        (tmp_path / "manifest.key").write_bytes(KEY[::-1])
+    before = manifest.check_device(str(tmp_path), "pico_w", rom=None)
+    assert before.reason in ("bad-hmac", "wrong-board", "bad-manifest") and before.path is None
+    (tmp_path / "firmware" / "poker" / "hands.mpy").unlink()
+    result = manifest.check_device(str(tmp_path), "pico_w", rom=None)
+    assert (result.reason, result.path) == ("missing-file", "firmware/poker/hands.mpy")
+    assert not result.authenticated
+
+
 @pytest.mark.parametrize("fault", ["changed", "missing", "manifest", "key", "hmac"])
 def test_a_folder_in_place_of_a_module_is_named_before_any_other_failure(tmp_path, fault):
     # A changed file (or no manifest, a bad key or HMAC) was named instead: the boot went
