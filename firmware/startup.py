@@ -84,18 +84,30 @@ def _refuse(hw, program, root):
     if path[-1:] != "/" and program["reason"] != "missing-file":
         if path[-3:] != ".py" or not _is_file(root.rstrip("/") + "/" + path[:-3] + ".mpy"):
             return
+    _show(hw, "PROGRAM ERROR", program["reason"], path)
+    raise RuntimeError(program["text"])
+
+
+def show_stop(hw, error):
+    """The dealer display says TABLE STOPPED, the error's type and its text: main.py's, when
+    the table's code cannot load or the table stops, which the console alone said (a module
+    no check could name, a full heap), the display left blank."""
+    _show(hw, "TABLE STOPPED", type(error).__name__, str(error))
+
+
+def _show(hw, title, what, text):
+    """The dealer display alone: `title`, `what`, then `text` on the six rows below."""
     try:
         from firmware.drivers.oled import SSD1306
 
         oled = SSD1306(hw.i2c, hw.oled_addr)
         oled.begin()
-        lines = ["PROGRAM ERROR", program["reason"]]
+        lines = [title, what]
         for row in range(8):
-            oled.write_line(row, lines[row] if row < 2 else path[row * 16 - 32:row * 16 - 16])
+            oled.write_line(row, lines[row] if row < 2 else text[row * 16 - 32:row * 16 - 16])
         oled.show()
     except Exception:   # no display (or its driver stopped): the console says it
         pass
-    raise RuntimeError(program["text"])
 
 
 def _board():

@@ -736,6 +736,23 @@ def test_a_missing_table_module_stops_the_boot_with_program_error_shown(tmp_path
     assert shown[:2] == ["PROGRAM ERROR", "missing-file"] and "".join(shown[2:]) == name
 
 
+def test_a_table_whose_code_cannot_load_says_why_on_the_display(tmp_path):
+    """No manifest (the check can name no module) and a table module missing: the boot
+    went on and stopped on the import of the table's code, with the console alone saying
+    why and the dealer display blank.  The display says TABLE STOPPED and the error."""
+    flash = tmp_path / "flash"
+    _program(flash)
+    (flash / "manifest.json").unlink()
+    (flash / "firmware" / "table" / "controller.py").unlink()
+    done = _boot_board(tmp_path, flash, [])
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    why = "no module named 'firmware.table.controller'"
+    assert said and said[0].startswith("table controller stopped: ImportError: " + why)
+    shown = [line[8:] for line in done.stdout.splitlines() if line.startswith("display")]
+    assert [line.rstrip() for line in shown[:2]] == ["TABLE STOPPED", "ImportError"]
+    assert "".join(shown[2:]).replace(" ", "") == why.replace(" ", "")
+
+
 def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_shown(tmp_path):
     """A firmware/table/controller.py beside controller.mpy: the check names it, but
     MicroPython imports the .py in place of the module, and the table's code stopped on it

@@ -71,8 +71,14 @@ try:
     firmware.app.run(*started)      # the table, for ever
 except BaseException as error:      # heap.Stop too
     # The table stops (the watchdog, once started, resets the board): say why on the
-    # console first, with the heap, for the technician.
+    # console first, with the heap, for the technician, then on the dealer display.
     print(stopped_line(error))
+    try:
+        from firmware.startup import show_stop
+
+        show_stop(started[0], error)
+    except BaseException:
+        pass
     raise
 """
 
