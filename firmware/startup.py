@@ -237,10 +237,9 @@ def check_program(board_name, root="/"):
     try:
         for module in _VERIFIER:
             __import__(module)
+        check = sys.modules[module].check_device    # (none in a folder in its place)
         module = None
-        from firmware import manifest
-
-        facts = program_facts(manifest.check_device(root, board=board_name))
+        facts = program_facts(check(root, board=board_name))
     except Exception as error:      # what the check did not foresee must not stop the boot
         # (built without the verifier's module: a folder /firmware/manifest/ on the flash is
         # what MicroPython imports in its place, with no Result in it; a manifest.mpy the VM
@@ -252,7 +251,7 @@ def check_program(board_name, root="/"):
         facts = {"ok": False, "text": "program check failed: bad-manifest: " + detail,
                  "reason": "bad-manifest", "detail": detail, "path": None, "digest": None,
                  "authenticated": False, "board": None, "build_id": None, "unverified": ()}
-    manifest = None
+    check = None
     for i in range(len(_VERIFIER)):
         if not loaded[i]:
             forget(_VERIFIER[i])

@@ -502,6 +502,7 @@ def test_a_folder_in_place_of_the_verifier_is_a_failed_check_not_a_stop(tmp_path
     assert lines[:3] == ["board simulated", "program bad-manifest", "config 1 uth"]
     assert lines[-1].startswith("text program check failed: bad-manifest: the check stopped: "
                                 "AttributeError")
+    assert lines[-1].endswith("(firmware/manifest)")       # where the technician looks
 
 
 @pytest.mark.parametrize("broken", ["mpy", "py"])
