@@ -515,6 +515,24 @@ def test_void_round_reverses_every_contribution(table):
     assert table.c.jackpot.audit() == []
 
 
+def test_a_voided_round_lights_no_ring_as_accepted(table):
+    """A misdeal returns every jackpot wager: the rings go dark as a voided seat's does, not
+    green ACCEPTED ("the wager is accepted for this round") over the results saying ROUND
+    VOID, nor after a power cut that shows those results again."""
+    lock_seats(table, (1, 3))
+    assert table.c.view.seat_light[0] == lights.ACCEPTED
+    table.key(True)
+    table.press(btn.BACK, long=True)
+    assert "ROUND VOID" in table.screen()
+    assert list(table.c.view.seat_light) == [lights.OFF] * 7
+    c = table.boot()
+    assert c.phase == tc.RESULTS
+    assert list(c.view.seat_light) == [lights.OFF] * 7
+    table.chip(1)                           # the sensors report the chip left down
+    table.press(btn.SETTLE)                 # the next round: it is a chip placed
+    assert list(c.view.seat_light[:2]) == [lights.PLACED, lights.IDLE]
+
+
 def void_seat_1_of_two(table):
     """Seats 1 and 2 with jackpot wagers, locked; the supervisor (key left on) voids seat 1,
     where the cursor is."""

@@ -18,6 +18,7 @@ from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
 from firmware.jackpot import paytable as jpay
 from firmware.poker import cards as cardlib
+from firmware.store.critical import STEP_VOID
 from firmware.table.phases import (
     AUDIT,
     BOARD,
@@ -125,11 +126,13 @@ def seat_light(c, s):
         return lights.FAULT
     if c.tamper & bit:
         return lights.TAMPER
+    # a seat voided, or the whole round (its results: every wager returned), is dark
+    voided = c.rec.voided & bit or phase == RESULTS and c.memory.step == STEP_VOID
     if c.game != UTH:
         # no progressive: a seat lights when its Ante is down, and stays dim once locked
         if phase == OPEN or phase == AUDIT or phase == CONFIG:
             return lights.PLACED if (c.ante | c.ante_marked) & bit else lights.IDLE
-        return lights.OFF if c.rec.voided & bit else lights.LOCKED
+        return lights.OFF if voided else lights.LOCKED
     if phase == OPEN or phase == AUDIT or phase == CONFIG:
         if not c.jackpot_open():
             return lights.LOCKED
@@ -139,7 +142,7 @@ def seat_light(c, s):
     for hit in c.hits:
         if hit[jm.H_SEAT] == s + 1:
             return lights.WINNER
-    if c.rec.voided & bit:
+    if voided:
         return lights.OFF
     if c.rec.accepted & bit:
         return lights.ACCEPTED
