@@ -122,6 +122,7 @@ class App:
         self.rendered = -1
         self.win_serial = 0
         self.beep_serial = 0
+        self.beeping = 0         # the controller's beep the buzzer plays (if busy)
         self.meter_shown = [-1, -1, -1]
         self.test_shown = -1     # test mode step the outputs show (-1: not in test mode)
         self.fault_shown = None
@@ -273,8 +274,12 @@ class App:
             self._show_test(step, now)
         if view.beep_serial != self.beep_serial:
             self.beep_serial = view.beep_serial
-            if BEEPS[view.beep]:
-                self.buzzer.play(BEEPS[view.beep], now, REPEATING[view.beep])
+            beep = view.beep
+            # never a tamper's alarm cut down to a blip by a refusal's beep that follows it
+            if BEEPS[beep] and (not self.buzzer.busy()
+                                or tc.BEEP_RANK[beep] >= tc.BEEP_RANK[self.beeping]):
+                self.buzzer.play(BEEPS[beep], now, REPEATING[beep])
+                self.beeping = beep
 
 
     def _display_begin(self, now):
@@ -316,6 +321,7 @@ class App:
                 self._display_failed(now)
         if testing:
             self.buzzer.play(BEEPS[tc.BEEP_OK], now)
+            self.beeping = tc.BEEP_OK
         self.test_shown = step
 
 

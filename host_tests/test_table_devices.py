@@ -4,6 +4,7 @@ boot.  The table plays on, the fault shows where people look (the meter sign, th
 rings) and goes to the event log, and the part is taken back when it answers again."""
 
 from boards import base
+from firmware.drivers import buttons as btn
 from firmware.drivers import buzzer as buz
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
@@ -313,3 +314,38 @@ def test_chips_held_while_a_jackpot_waits_long_for_the_supervisor_are_no_stuck_s
     b.table.mcp.cover(jackpot_spot(2))        # a sensor stuck covered in the next round
     b.run(16 * 60 * 1000)                     # is still found
     assert c.faults == 1 << 1
+
+
+def test_a_tamper_alarm_is_heard_whole_though_a_refusal_follows_it(tmp_path):
+    # A player takes back an accepted jackpot chip while the shoe sends a bad line: the
+    # three alarm beeps are not cut down to a blip by the refusal's lower beep.
+    b = BoardRig(tmp_path)
+    _open(b)
+    b.table.mcp.cover(jackpot_spot(1))
+    b.table.mcp.cover(ante_spot(1))
+    b.run(200)
+    b.press("LOCK")
+    b.run(1000)
+    heard = len(b.table.pwm.tones())
+    b.table.mcp.uncover(jackpot_spot(1))
+    b.run(100)
+    assert b.app.controller.tamper == 1
+    b.shoe("S9 Ah")                           # refused: bad destination (an error beep)
+    b.run(3000)
+    alarm = [t for t in b.table.pwm.tones()[heard:] if t[2] == buz.TAMPER[0]]
+    assert [end - start for start, end, _ in alarm] == [200, 200, 200]
+
+
+def test_an_alarm_and_a_refusal_in_one_loop_pass_sound_the_alarm(table):
+    # the app plays one beep a pass: the tamper's, not the refusal that came after it
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    now = table.tick()
+    table.c.spot(sens.REMOVED, jackpot_spot(1), now)
+    table.c.panel(btn.PRESS, btn.SETTLE, now)       # no cards yet: refused
+    assert "Cannot settle" in table.screen()
+    assert table.c.view.beep == tc.BEEP_ALARM
+    table.c.panel(btn.RELEASE, btn.SETTLE, table.tick())
+    table.press(btn.SETTLE)                 # a later pass: its own beep
+    assert table.c.view.beep == tc.BEEP_ERROR

@@ -78,6 +78,7 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     BEEP_ERROR,
     BEEP_JACKPOT,
     BEEP_OK,
+    BEEP_RANK,
     BEST5OF7,
     BOARD,
     BRS,
@@ -165,6 +166,7 @@ class RoundController:
         self.aces_up_alone = aces_up_alone
         self.seats = seats
         self.view = screens.View(seats)
+        self._beep_ms = -1        # when the last beep was asked for (_beep)
         self.rec = roundrecord.RoundRecord()
         self.jackpot = None
         # The jackpot section is encoded here at every commit: made now, while the heap is whole.
@@ -876,8 +878,14 @@ class RoundController:
         self.view.win_serial += 1
 
     def _beep(self, pattern):
-        self.view.beep = pattern
-        self.view.beep_serial += 1
+        view = self.view
+        # the app plays one beep a loop pass (one now_ms): a tamper's alarm and a refusal in
+        # the same pass sound the alarm
+        if self._beep_ms == self.now_ms and BEEP_RANK[view.beep] > BEEP_RANK[pattern]:
+            return
+        self._beep_ms = self.now_ms
+        view.beep = pattern
+        view.beep_serial += 1
 
     def _sections(self):
         sections = {SECTION_JACKPOT: jprecord.encode_into(self.jackpot, self._jp_writer),

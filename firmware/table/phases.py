@@ -34,6 +34,9 @@ BEEP_OK = const(1)
 BEEP_ERROR = const(2)
 BEEP_ALARM = const(3)
 BEEP_JACKPOT = const(4)
+# Which beep outranks which (index: the beep): the alarm, the jackpot's, an error, OK.  A
+# beep never cuts a higher one short, nor takes its place in the same loop pass.
+BEEP_RANK = (0, 1, 2, 4, 3)
 
 # The games [rules.md 2-4] and the cards each deals: (per seat, to the dealer, to the board).
 UTH = "uth"
