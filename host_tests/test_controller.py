@@ -385,6 +385,30 @@ def test_restart_after_lock_resumes_the_round(table):
     assert c.view.meter[0] == RESET + PER_WAGER
 
 
+def test_a_round_locked_before_the_seats_were_cut_can_still_be_dealt_and_settled(table):
+    """Seats 1 and 6 have jackpot wagers; the power goes before any card and the file now
+    says 5 seats.  Seat 6's wager is in the pool: the display lists it, the shoe's cards
+    for it are taken and the cursor reaches it (to fold it), so the round settles, rather
+    than wait for a hand no card can be given to until the supervisor voids every wager."""
+    lock_seats(table, (1, 6))
+    table.memory = CriticalMemory([FileSlot(table.fs, "a.bin"), FileSlot(table.fs, "b.bin")],
+                                  table.fs)
+    table.c = tc.RoundController(table.memory, SEEDED, seats=5)
+    table.c.boot(table.now, 1000 + table.now)
+    assert "JP 16" in table.screen()
+    table.deal([(1, "As Ks"), (8, "Qs Js Ts 3h 4h"), (6, "2c")])
+    assert "need seat 6 hand" in table.screen() and "refused" not in table.screen()
+    table.press(btn.DOWN)                   # from seat 1 down: seat 6, past the file's five
+    assert "S6 2c" in table.screen()
+    table.press(btn.OK)                     # its player folds
+    assert "FOLDED" in table.screen() and "need nothing" in table.screen()
+    table.settle()
+    assert table.c.phase == tc.RESULTS and "S1 Royal Flush" in table.c.results
+    table.press(btn.SETTLE)                 # the next round has the file's five seats
+    assert "sel S1" in table.screen()
+    table.press(btn.DOWN)
+    assert "sel S5" in table.screen()
+
 def test_a_jackpot_seats_fold_survives_a_power_cut_that_keeps_the_rounds_cards(table):
     """Seat 1 folds at the river after the supervisor voided seat 2, whose commit saved the
     round's cards.  The power goes: the round resumes with every card in, the display says

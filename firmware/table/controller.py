@@ -461,6 +461,8 @@ class RoundController:
         self.results = []
         self.message = ""
         self.view.wins = []
+        if self.cursor >= self.seats:
+            self.cursor = 0         # it was on a seat of a round locked before the seats were cut
         self._set_phase(OPEN)
 
     # ------------------------------------------------------------------ inputs
@@ -960,7 +962,7 @@ class RoundController:
             if not self.board_cards:
                 return None, "no board"
             return memoryview(self.rec.board)[:self.board_cards], "board"
-        if 1 <= dest <= self.seats:
+        if 1 <= dest <= self.round_seats():
             start = (dest - 1) * roundrecord.HOLE
             return memoryview(self.rec.hole)[start:start + self.seat_cards], "seat %d" % dest
         return None, "bad dest %d" % dest
@@ -1075,7 +1077,16 @@ class RoundController:
 
     def _seat_list(self, mask):
         """The seats of mask as digits, ``1357``: seven seats fit a display line."""
-        return "".join([str(s + 1) for s in range(self.seats) if mask & (1 << s)])
+        return "".join([str(s + 1) for s in range(SEATS) if mask & (1 << s)])
+
+    def round_seats(self):
+        """The seats this round deals to: the file's, and up to the last jackpot seat of a
+        round locked before the file cut the seats (its hands are still to be dealt, folded
+        or voided, and the cursor and card entry must reach them)."""
+        seats = self.seats
+        while self.rec.accepted >> seats:
+            seats += 1
+        return seats
 
     def _missing(self):
         """'' when the cards needed to settle are in, else what is missing, short enough to

@@ -136,9 +136,9 @@ def _on_locked(c, button, long):
     if button == btn.SETTLE:
         c._settle()
     elif button == btn.UP:
-        c.cursor = (c.cursor + 1) % c.seats
+        c.cursor = (c.cursor + 1) % c.round_seats()
     elif button == btn.DOWN:
-        c.cursor = (c.cursor - 1) % c.seats
+        c.cursor = (c.cursor - 1) % c.round_seats()
     elif button == btn.OK:
         if c.rec.voided & 1 << c.cursor:
             c._say("Seat %d is void" % (c.cursor + 1), "cannot fold")
@@ -242,7 +242,7 @@ def _next_dest(c, dest, step):
         elif dest == BOARD:
             if c.board_cards:
                 return dest
-        elif dest <= c.seats:
+        elif dest <= c.round_seats():
             return dest
 
 
