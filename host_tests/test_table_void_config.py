@@ -244,6 +244,25 @@ def test_the_last_results_can_be_recalled_after_a_double_tap(tmp_path):
     assert "LAST ROUND" not in t.screen()
 
 
+def test_a_round_settled_without_result_lines_is_not_recalled_as_the_round_before(tmp_path):
+    """Round 2 had no jackpot wager and no seat's cards read (the board alone settles it):
+    holding SETTLE in round 3 must not show round 1's results as "LAST ROUND 2"."""
+    t = _open(tmp_path)
+    royal_round(t)
+    t.settle()
+    for seat in (1, 3):                              # the wagers collected
+        t.chip(seat, placed=False)
+        t.chip(seat, placed=False, ante=True)
+    t.press(btn.SETTLE)                              # round 2
+    t.press(btn.LOCK)
+    t.deal([(8, "2c 3d 4h 5s 9c")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS and t.c.results == []
+    t.press(btn.SETTLE)                              # round 3
+    t.press(btn.SETTLE, long=True)
+    screen = t.screen().split("\n")
+    assert screen[0] == "LAST ROUND 2" and not any(screen[1:7])
+
 def test_no_results_to_recall_before_the_first_round(tmp_path):
     t = _open(tmp_path)
     t.press(btn.SETTLE, long=True)

@@ -181,7 +181,8 @@ class RoundController:
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
-        self.last_results = []       # the previous round's result lines (recall in OPEN)
+        self.last_results = None     # the previous round's result lines (recall in OPEN; None:
+                                     # no round shown since the boot or the RAM clear)
         self.recall_until = 0        # tick until which OPEN shows them (recalling)
         self.recalling = False
         self.recall_top = 0          # first recalled line shown (UP/DOWN scroll)
@@ -436,7 +437,8 @@ class RoundController:
         return jprecord.decode(data)
 
     def _new_round(self):
-        if self.results:
+        if self.phase == RESULTS:
+            # the round just shown, though it had no line (no seat's cards): never the one before
             self.last_results = self.results
         if self.game != self.file_game or self.hand_rule != self.file_rule:
             self._play(self.file_game, self.file_rule)   # a round kept from before is over
@@ -497,7 +499,7 @@ class RoundController:
     def recall_results(self):
         """Show the previous round's results on the OPEN screen for RECALL_MS (a double tap
         went past them, or the dealer wants another look); any button ends it."""
-        if not self.last_results:
+        if self.last_results is None:
             self._say("No results yet", "")
             return
         self.recalling = True

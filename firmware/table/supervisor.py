@@ -183,7 +183,7 @@ def ram_clear(c):
     c.jackpot = jp
     c.rec = rec
     c.results = []
-    c.last_results = []     # the results before it are gone: no round to recall
+    c.last_results = None   # the results before it are gone: no round to recall
     if c.tablelink is not None:
         c.tablelink.saved()
     elif c.link_factory is not None:
