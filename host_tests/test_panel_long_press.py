@@ -430,3 +430,49 @@ def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_pa
     assert c.phase == tc.CONFIRM and events_of(c.memory, ev.JACKPOT_HIT) == []
     b.press("OK")
     assert c.phase == tc.RESULTS and len(events_of(c.memory, ev.JACKPOT_HIT)) == 1
+
+
+@pytest.mark.parametrize("stall_ms", [110, 300])
+@pytest.mark.parametrize("ok_seen", ["with_settle", "after_the_stall"])
+def test_settle_and_ok_pressed_together_while_the_commit_stalls_the_loop_stop_at_confirm(
+        tmp_path, stall_ms, ok_seen):
+    # On a board the tick that commits critical memory takes about 110 ms (docs/performance.md):
+    # an OK hit with SETTLE is reported by the panel only after that time (its press still
+    # bouncing when SETTLE's was taken, or made during it), so the chord window must count
+    # from the end of that tick, not from SETTLE's press, or OK pays the jackpot unseen.
+    from host_tests.test_table_payout import BoardRig
+
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    b.chip(1)
+    b.chip(1, ante=True)
+    b.press("LOCK")
+    for line in ("S1 Ah", "S1 Kh", "D 9c", "D 9s", "B Qh", "B Jh", "B Th", "B 4c", "B 9d"):
+        b.shoe(line)
+    b.key(True)
+    pins = b.table.buttons
+    real_commit = c.memory.commit_admin
+
+    def slow_commit(*args, **kwargs):
+        result = real_commit(*args, **kwargs)
+        b.now += stall_ms                       # the flash write's time...
+        pins["OK"].press()                      # ...in which the palm's OK is down
+        return result
+
+    c.memory.commit_admin = slow_commit
+    pins["SETTLE"].press()
+    if ok_seen == "with_settle":
+        b.run(40)                               # SETTLE's press is one poll from being taken
+        assert c.phase == tc.LOCKED
+        pins["OK"].press()                      # OK goes down: seen by that poll
+    b.run(60)
+    c.memory.commit_admin = real_commit
+    assert c.phase != tc.LOCKED
+    b.run(200)
+    pins["SETTLE"].release()
+    pins["OK"].release()
+    b.run(100)
+    assert c.phase == tc.CONFIRM and events_of(c.memory, ev.JACKPOT_HIT) == []
+    b.press("OK")
+    assert c.phase == tc.RESULTS and len(events_of(c.memory, ev.JACKPOT_HIT)) == 1

@@ -237,7 +237,8 @@ class RoundController:
         # its own (the service, scripted tests); the App sets CHORD_MS for the dealer's panel.
         self.chord_ms = 0
         self._changed_by = -1    # the button whose PRESS changed the phase less than chord_ms
-        self._changed_ms = 0     # ago and is still held (else -1), and when it did
+        self._changed_ms = 0     # ago and is still held (else -1), and when it did (from the
+        self._changed_new = False    # next loop pass's tick once that has come: tick)
         # linked progressive (None / unused on a standalone table)
         self.link_factory = None     # callable(section bytes or None, log) -> TableLink
         self.tablelink = None
@@ -493,8 +494,19 @@ class RoundController:
         if self.recalling and ticks_diff(now_ms, self.recall_until) >= 0:
             self.recalling = False
             self._render()
-        if self._changed_by >= 0 and ticks_diff(now_ms, self._changed_ms) >= self.chord_ms:
+        if self._changed_by >= 0 and not self._chord_starts(now_ms) and \
+                ticks_diff(now_ms, self._changed_ms) >= self.chord_ms:
             self._changed_by = -1
+
+    def _chord_starts(self, now_ms):
+        """True at the first loop pass after a button's PRESS changed the phase: the window of
+        the buttons hit with it counts from now, after the time the change took (a commit:
+        about 110 ms on a board), in which they went down or bounced unseen."""
+        if self._changed_new and now_ms != self._changed_ms:
+            self._changed_ms = now_ms
+            self._changed_new = False
+            return True
+        return False
 
     def recall_results(self):
         """Show the previous round's results on the OPEN screen for RECALL_MS (a double tap
@@ -669,6 +681,7 @@ class RoundController:
         if kind == btn.RELEASE and button == self._changed_by:
             self._changed_by = -1           # let go: the next press is a press of its own
         if kind == btn.PRESS and self._changed_by >= 0 and button != self._changed_by:
+            self._chord_starts(now_ms)
             if 0 <= ticks_diff(now_ms, self._changed_ms) < self.chord_ms:
                 # Hit together with the button that just changed the phase, still held (a
                 # palm across the panel): pressed in the old phase, it does nothing in the
@@ -718,6 +731,7 @@ class RoundController:
         if kind == btn.PRESS and self.phase != phase:
             self._changed_by = button
             self._changed_ms = now_ms
+            self._changed_new = True
         if self.phase != RESULTS:
             self.results_top = 0
         self._render()
