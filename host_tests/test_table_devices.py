@@ -187,6 +187,43 @@ def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_pa
     assert len(alarm) == 3 and all(end - start == 200 for start, end, _ in alarm)
 
 
+
+class _SlowBoot(BoardRig):
+    """A table whose boot takes boot_ms before its loop's first pass (on a board: both copies
+    of critical memory read over I2C and from flash, the power-up commit's sector erase, the
+    display's start)."""
+
+    boot_ms = 700
+
+    def run(self, ms):
+        if not getattr(self, "looping", False):
+            self.looping = True
+            self.now += self.boot_ms
+        super().run(ms)
+
+
+def test_chips_still_on_their_spots_after_a_slow_boot_are_no_tamper(tmp_path):
+    first = BoardRig(tmp_path)
+    _open(first)
+    for seat in (1, 3):
+        first.table.mcp.cover(jackpot_spot(seat))
+        first.table.mcp.cover(ante_spot(seat))
+    first.run(200)
+    first.press("LOCK")
+    assert first.app.controller.rec.accepted == 0b101
+
+    def chips_stay(table):                    # the chips did not move while the power was off
+        for seat in (1, 3):
+            table.mcp.cover(jackpot_spot(seat))
+            table.mcp.cover(ante_spot(seat))
+
+    b = _SlowBoot(tmp_path, before_boot=chips_stay)
+    c = b.app.controller
+    b.run(1000)
+    assert c.phase == tc.LOCKED
+    assert c.tamper == 0 and events_of(c.memory, ev.TAMPER) == []
+    assert c.view.seat_light[0] == lights.ACCEPTED and c.view.seat_light[2] == lights.ACCEPTED
+
 def test_a_display_unplugged_and_back_while_its_screen_stays_the_same_shows_it_again(tmp_path):
     # No write fails while the screen does not change: the display comes back dark (its
     # power-on state) and must not stay so.

@@ -113,6 +113,7 @@ SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
 RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
 _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
+_SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 CHORD_MS = const(60)             # presses this close (up to three panel polls): hit together
@@ -320,8 +321,9 @@ class RoundController:
             # What was on the spots before the cut is not known: the chips the sensors report
             # now are the round's, and an accepted chip missing after the first reports was
             # taken while the power was off (tick).
-            self.boot_scan = True
-            self.boot_scan_ms = ticks_add(now_ms, _BOOT_SCAN_MS)
+            # (counted from the loop's first pass: the boot's own time, critical memory read
+            # and committed, can pass it on a board before the sensors are first read)
+            self.boot_scan = _SCAN_WAITS
             # the Antes the dealer marked on the panel were RAM only: a seat may have a wager
             # the sensors do not see, so no seat's cards are refused as without one
             self.marks_unknown = True
@@ -481,7 +483,10 @@ class RoundController:
             self._render()
         if self.shoe_rejects:
             self._log_shoe_rejects(now_ms)
-        if self.boot_scan and ticks_diff(now_ms, self.boot_scan_ms) >= 0:
+        if self.boot_scan == _SCAN_WAITS:
+            self.boot_scan = True
+            self.boot_scan_ms = ticks_add(now_ms, _BOOT_SCAN_MS)
+        elif self.boot_scan and ticks_diff(now_ms, self.boot_scan_ms) >= 0:
             self._check_spots_after_boot()
         if self.recheck:
             self._check_recovered_spots()
