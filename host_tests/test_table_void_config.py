@@ -789,6 +789,7 @@ def test_no_ram_clear_while_the_file_is_refused(tmp_path):
     t = Table(tmp_path, game=None)          # blank memory: RAM ERROR
     t.c.set_config_status(False, _REFUSED)
     assert t.c.view.lines[5] == "CONFIG ERROR"      # said before the supervisor tries
+    assert t.c.view.lines[6:] == ["fix config file", "then RAM clear"]  # not "KEY+long OK"
     t.key(True)
     t.press(btn.OK, long=True)
     assert t.c.phase == tc.RAM_ERROR and "CONFIG ERROR\nno RAM clear" in t.screen()

@@ -279,8 +279,12 @@ def render_lines(c):
             lines[5] = "LINK STOPPED"     # controller.link_stop
         elif not c.config_ok:
             lines[5] = "CONFIG ERROR"     # no RAM clear until the file is fixed (handlers)
-        lines[6] = "KEY+long OK:"
-        lines[7] = "RAM clear"
+        if c.config_ok:
+            lines[6] = "KEY+long OK:"
+            lines[7] = "RAM clear"
+        else:
+            lines[6] = "fix config file"    # before it, no RAM clear (handlers)
+            lines[7] = "then RAM clear"
     elif phase == RAM_CLEAR:
         lines[0] = "RAM CLEAR?"
         if c.game != UTH:
