@@ -243,6 +243,7 @@ def test_hands_whose_confirmation_is_committed_cannot_be_sent_back_nor_changed(t
     assert table.memory.step == 2 and "MEMORY FAULT" in table.screen()
     table.press(btn.SETTLE)
     assert table.c.phase == tc.CONFIRM
+    assert table.c.view.lines[7] == "OK to pay"     # no "LOCK=back": it is refused
     table.press(btn.LOCK)                   # send back: refused, it is confirmed
     assert table.c.phase == tc.CONFIRM and "OK pays or void" in table.screen()
     assert events_of(table.memory, ev.JACKPOT_SENT_BACK) == []

@@ -257,8 +257,11 @@ def render_lines(c):
             # UP/DOWN bring the other hands on screen (their marks take LOCK=back's place)
             lines[7] = ("KEY+OK to pay" if not c.key_on else "OK to pay") + " " + (
                 "^" if top else " ") + ("v" if below else "")
+        elif not c.key_on:
+            lines[7] = "KEY+OK to pay"
         else:
-            lines[7] = "KEY+OK to pay" if not c.key_on else "OK=pay LOCK=back"
+            # once the confirmation is committed LOCK sends nothing back (_send_back)
+            lines[7] = "OK to pay" if c._confirmed() else "OK=pay LOCK=back"
     elif phase == RESULTS:
         results = c.results
         top = min(c.results_top, max(0, len(results) - RESULT_LINES))
