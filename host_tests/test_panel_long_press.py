@@ -399,6 +399,41 @@ def test_ok_hit_together_with_settle_in_the_results_marks_no_ante(table):
     assert table.c.phase == tc.OPEN and table.c.ante_marked == 0
 
 
+def test_ok_tapped_twice_in_the_results_marks_no_ante(table):
+    # A double tap of OK in RESULTS: the first begins the next round, the second (200 ms
+    # later, past the 60 ms chord window) landed in OPEN and marked the cursor seat's Ante,
+    # unseen; LOCK then took a jackpot chip on a seat with no Ante, against UTH 11.1.
+    table.c.chord_ms = tc.CHORD_MS
+    locked_round(table, seats=(1,))
+    table.deal([(1, "2c 7d"), (8, "Qs Js 9s 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    table.chip(1, placed=False, ante=True)              # the round's chips collected
+    table.chip(1, placed=False)
+    assert table.c.phase == tc.RESULTS
+    table.press(btn.OK)
+    assert table.c.phase == tc.OPEN
+    table.c.panel(btn.PRESS, btn.OK, table.tick(100))   # the double tap's second OK
+    table.c.panel(btn.RELEASE, btn.OK, table.tick(60))
+    assert table.c.ante_marked == 0
+    assert "New round: OK\nagain marks ante" in table.screen()
+    table.chip(1)                                       # a jackpot chip, no Ante chip
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0
+
+
+def test_an_ok_after_the_double_tap_window_marks_the_ante(table):
+    locked_round(table, seats=(1,))
+    table.deal([(1, "2c 7d"), (8, "Qs Js 9s 3h 4h"), (0, "9c 9d")])
+    table.press(btn.SETTLE)
+    table.press(btn.OK)
+    assert table.c.phase == tc.OPEN
+    table.tick(600)
+    table.press(btn.OK)                                 # a deliberate mark, after a pause
+    assert table.c.ante_marked == 1 << table.c.cursor
+    table.press(btn.OK)
+    assert table.c.ante_marked == 0                     # and off again at once: no guard now
+
+
 def test_a_second_press_after_the_chord_window_acts(table):
     jackpot_round_settled_with(table, btn.UP, 200)      # not together: UP does its job
     assert table.c.phase == tc.CONFIRM

@@ -187,6 +187,7 @@ class RoundController:
         self.recall_until = 0        # tick until which OPEN shows them (recalling)
         self.recalling = False
         self.recall_top = 0          # first recalled line shown (UP/DOWN scroll)
+        self.ok_began = None         # the tick of the OK that began this round (handlers._on_open)
         self.boot_scan = False       # a locked round resumed: spots not yet compared (tick)
         self.boot_scan_ms = 0
         self.duplicate_logged = -1   # the round whose duplicate card is logged (one a round)

@@ -10,7 +10,9 @@ other button is called on its PRESS, once.  UP and DOWN are called on PRESS, LON
 REPEAT.  So a long press never does the short action first.
 """
 
+from firmware.compat import const
 from firmware.drivers import buttons as btn
+from firmware.drivers.ticks import ticks_diff
 from firmware.poker import cards as cardlib
 from firmware.table import screens
 from firmware.table.phases import (
@@ -56,6 +58,7 @@ FIELD_RANK = 1
 FIELD_SUIT = 2
 SUPERVISOR_MODULE = "firmware.table.supervisor"   # loaded for each supervisor action (supervised)
 _FIELDS = 3
+_OK_TWICE_MS = const(500)   # an OK this soon after the OK in RESULTS that began the round: a double tap
 
 
 def supervised(c, action, *args):
@@ -84,6 +87,7 @@ def long_buttons(c):
 
 
 def _on_open(c, button, long):
+    began, c.ok_began = c.ok_began, None
     if c.key_on and long:
         if button == btn.OK:
             c._open_audit()
@@ -117,6 +121,11 @@ def _on_open(c, button, long):
     elif button == btn.DOWN:
         c.cursor = (c.cursor - 1) % c.seats
     elif button == btn.OK:
+        if began is not None and ticks_diff(c.now_ms, began) < _OK_TWICE_MS:
+            # the second tap of a double tap on OK in RESULTS: no Ante mark the dealer did
+            # not see made (a marked seat's jackpot chip is accepted at LOCK [UTH 11.1])
+            c._say("New round: OK", "again marks ante")
+            return
         c.ante_marked ^= 1 << c.cursor
 
 
@@ -168,6 +177,8 @@ def _on_confirm(c, button, long):
 def _on_results(c, button, long):
     if button == btn.SETTLE or button == btn.OK:
         c._new_round()
+        if button == btn.OK:
+            c.ok_began = c.now_ms
     elif button == btn.BACK and c.key_on:
         c._say("Round settled:", "too late to void")
     elif button == btn.DOWN:

@@ -111,4 +111,20 @@ c.panel(btn.LONG, btn.OK, 2)
 c.panel(btn.PRESS, btn.OK, 3)
 check("unseeded pool after RAM clear", (tc.PHASE_NAMES[c.phase], c.view.meter[0]), ("OPEN", 0))
 check("no operator money", [e for e in c.memory.log.events() if e[3] == ev.OPERATOR_ADDITION], [])
+
+# OK tapped twice in RESULTS: the first begins the next round; the second, 200 ms later,
+# marks no Ante (a marked seat's jackpot chip would be accepted at LOCK [UTH 11.1]).
+c.panel(btn.KEY_OFF, 0, 4)
+c.panel(btn.PRESS, btn.LOCK, 20)
+for card in cards.parse("Qs Js 9s 3h 4h"):
+    c.card(8, card, 30)
+for card in cards.parse("9c 9d"):
+    c.card(0, card, 30)
+c.panel(btn.PRESS, btn.SETTLE, 40)
+check("settled", tc.PHASE_NAMES[c.phase], "RESULTS")
+c.panel(btn.PRESS, btn.OK, 100)
+c.panel(btn.PRESS, btn.OK, 300)
+check("double tap marks no ante", (tc.PHASE_NAMES[c.phase], c.ante_marked), ("OPEN", 0))
+c.panel(btn.PRESS, btn.OK, 1000)
+check("a later OK marks it", c.ante_marked, 1)
 checker.finish()
