@@ -399,6 +399,23 @@ def test_ok_hit_together_with_settle_in_the_results_marks_no_ante(table):
     assert table.c.phase == tc.OPEN and table.c.ante_marked == 0
 
 
+def test_the_key_left_on_shows_in_open_and_locked(table):
+    # The key changes what the buttons do (a short BACK in LOCKED voids the cursor seat, a
+    # firm LOCK in OPEN opens test mode), so a key left on must not be invisible there.
+    table.c.tick(table.tick(5000), 0)                   # the RAM clear's message gone
+    table.key(True)
+    assert table.screen().split("\n")[7] == "KEY ON"
+    table.key(False)
+    assert "KEY ON" not in table.screen()
+    locked_round(table, seats=(1,))
+    table.c.tick(table.tick(5000), 0)                   # "No more bets" gone
+    assert table.screen().split("\n")[7] == "hold OK=cards"
+    table.key(True)
+    assert table.screen().split("\n")[7] == "KEY ON BACK=void"
+    table.press(btn.BACK)                               # what the line said it would do
+    assert table.c.rec.voided == 1
+
+
 def test_ok_tapped_twice_in_the_results_marks_no_ante(table):
     # A double tap of OK in RESULTS: the first begins the next round, the second (200 ms
     # later, past the 60 ms chord window) landed in OPEN and marked the cursor seat's Ante,

@@ -207,6 +207,8 @@ def render_lines(c):
         lines[3] = "ante " + (c._seat_list(ante) or "-")
         lines[4] = "sel %s OK=ante" % cursor
         lines[5] = "LOCK=no more bet"
+        if c.key_on:
+            lines[7] = "KEY ON"             # its long presses open the menus
         if c.recalling:
             last = c.rec.round_no - 1
             lines[0] = "LAST ROUND %d" % last
@@ -236,6 +238,8 @@ def render_lines(c):
         if c.rec.voided & (1 << c.cursor):
             lines[6] = cursor + " VOID  SETTLE"    # no fold for it (OK refuses)
         lines[7] = "hold OK=cards"
+        if c.key_on:
+            lines[7] = "KEY ON BACK=void"   # a short BACK voids the cursor seat
     elif phase == CONFIRM:
         lines[0] = "JACKPOT! r%d" % c.rec.round_no
         if len(lines[0]) > WIDTH:
