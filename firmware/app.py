@@ -460,8 +460,9 @@ class ConsoleWatch:
     def _refuse(self, error):
         # (a module whose import failed is not left in sys.modules: the next line loads afresh)
         port, byte = self.port, self._byte
-        # a chunk a pass, as the service reads: each line end's reply blocks the loop on a
-        # 115,200-baud console, and the loop feeds a 2 s watchdog
+        # a chunk a pass at most, and one reply: each reply blocks the loop on a 115,200-baud
+        # console (146 bytes: 13 ms), and a chunk of line ends answered in one pass took 0.8 s
+        # of the 2 s watchdog; the bytes after a line end wait in the port for the next pass
         for _ in range(_CONSOLE_CHUNK):
             if not (port.any() and port.readinto(byte)):
                 return
@@ -474,4 +475,5 @@ class ConsoleWatch:
                 port.write(SERVICE_NO_HEAP if isinstance(error, MemoryError) else
                            _service_error("the service protocol could not be loaded: %s %s"
                                           % (type(error).__name__, error)))
+                return
 

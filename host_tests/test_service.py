@@ -736,6 +736,7 @@ def test_the_console_watch_answers_each_line_end_while_the_protocol_cannot_load(
     watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
     table.port.rx += b"status" + ending + b"help" + ending
     watch.poll(table.tick())
+    watch.poll(table.tick())                # one reply a pass
     replies = table.port.replies()
     assert [r["code"] for r in replies] == [svc.INTERNAL] * 2 and watch.refused == 2
 
@@ -750,12 +751,34 @@ def test_the_console_watch_reads_a_chunk_a_pass_while_the_protocol_cannot_load(
     from firmware import app
     monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
     watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
-    table.port.rx += b"\n" * 300
+    table.port.rx += b"\n" * 300 + b"x" * 200
     watch.poll(table.tick())
-    assert len(table.port.replies()) == svc.READ_CHUNK and watch.refused == svc.READ_CHUNK
-    for _ in range(10):
+    assert len(table.port.replies()) == 1 and watch.refused == 1
+    for _ in range(299):
         watch.poll(table.tick())
-    assert watch.refused == 300 and not table.port.rx
+    assert watch.refused == 300 and len(table.port.rx) == 200
+    assert len(table.port.replies()) == 299
+    watch.poll(table.tick())                # a line without its end: a chunk a pass
+    assert len(table.port.rx) == 200 - svc.READ_CHUNK and table.port.replies() == []
+
+
+def test_the_console_watch_blocks_a_pass_for_one_reply_at_most(table, monkeypatch):
+    # 64 line ends in one read chunk (Enter held down, or a pasted page) were all answered
+    # in one pass: 64 replies of 146 bytes, 0.8 s of blocking writes on a 115,200-baud
+    # console, against the 20 ms tick and the 2 s watchdog; one reply a pass is 13 ms
+    import sys
+
+    from firmware import app
+    monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
+    watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
+    table.port.rx += b"\r" * 64 + b"\n" * 64
+    longest = 0
+    for _ in range(200):
+        before = len(table.port.tx)
+        watch.poll(table.tick())
+        longest = max(longest, len(table.port.tx) - before)
+    assert watch.refused == 127 and not table.port.rx    # (the last CR and the first LF: one)
+    assert longest * 1000 // 11520 < app.TICK_MS, longest
 
 
 def test_a_crlf_split_between_two_polls_is_one_line_end(table):
