@@ -12,7 +12,7 @@ reference.  Commands::
     hits                         the last 25 jackpot hits, oldest first
     log [START [COUNT]]          event log entries from START (default the oldest held)
     program                      the boot-time program verification: result and digest
-    config                       the jackpot configuration in force and the one requested
+    config                       the game and seats; UTH: the jackpot configuration in force
     config_set {JSON}            change jackpot configuration keys (firmware.jackpot.config)
     ram_clear                    start a RAM clear (the table shows the reset values)
     ram_clear accept             accept the reset values: the RAM clear happens
@@ -360,14 +360,20 @@ class Service:
 
     def _config(self, cmd, rest):
         self._no_args(cmd, rest)
+        c = self.controller
+        reply = {"ok": True, "cmd": cmd, "game": c.game, "seats": c.seats,
+                 "ante_sensors": c.ante_sensors}
+        if c.game != tc.UTH:
+            # no progressive (its record holds only a RAM clear's defaults) nor hand rule option
+            return reply
         problem = self._jackpot(cmd)
         if problem:
             return problem
-        c = self.controller
         jp = c.jackpot
-        return {"ok": True, "cmd": cmd, "jackpot": jp.config.as_dict(),
-                "requested": jp.requested_config().as_dict(), "hand_rule": c.hand_rule,
-                "seats": c.seats, "ante_sensors": c.ante_sensors}
+        reply["jackpot"] = jp.config.as_dict()
+        reply["requested"] = jp.requested_config().as_dict()
+        reply["hand_rule"] = c.hand_rule
+        return reply
 
     def _authorise(self, cmd, between_rounds=True):
         c = self.controller

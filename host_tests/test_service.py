@@ -224,6 +224,25 @@ def test_config_reads_the_configuration_in_force(table):
     assert reply["hand_rule"] == "hole2_board3" and reply["seats"] == 7
 
 
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_config_at_a_game_without_the_progressive_says_what_the_table_plays_with(tmp_path, game):
+    # a Four Card Poker or Big Raise Stud table's config listed the $1 jackpot wager, pool
+    # rates and pay table of a progressive it does not run, and UTH's hand rule; and in RAM
+    # ERROR it said "no meters or configuration", though its game and seats stand
+    t = Table(tmp_path)
+    t.game = game
+    t.boot()                                     # blank memory: RAM ERROR
+    for _ in range(2):
+        reply = t.ask("config")
+        assert reply == {"ok": True, "cmd": "config", "game": game, "seats": 7,
+                         "ante_sensors": True}, reply
+        t.ram_clear()
+    (tmp_path / "uth").mkdir()
+    reply = ready_table(tmp_path / "uth").ask("config")
+    assert reply["game"] == "uth" and reply["hand_rule"] == "hole2_board3" and reply["jackpot"]
+
+
 # ---------------------------------------------------------------------- writing
 
 def test_config_set_with_the_key_changes_commits_and_logs(table):
