@@ -794,3 +794,138 @@ def test_no_ram_clear_while_the_file_is_refused(tmp_path):
     t.press(btn.OK, long=True)
     assert t.c.phase == tc.RAM_ERROR and "CONFIG ERROR\nno RAM clear" in t.screen()
     assert t.memory.status == "RAM ERROR"
+
+
+def _seated(t, seats, game):
+    """The power comes back with a file of `seats` seats at `game` (None: missing or refused,
+    the board's seven then, as firmware.app.App makes the controller)."""
+    t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+    t.c = tc.RoundController(t.memory, seats=seats, game=game)
+    t.c.boot(t.now, 1000 + t.now)
+    return t.c
+
+
+def _five_seat_round(t, game):
+    """A RAM clear and one round (seat 1) at a `game` table whose file says 5 seats."""
+    _seated(t, 5, game)
+    t.ram_clear()
+    t.chip(1)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.key(True)
+    t.press(btn.BACK, long=True)            # a misdeal: the round is over
+    t.key(False)
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.OPEN and t.c.seats == 5
+
+
+@pytest.mark.parametrize("game, ok", [(tc.FCP, False), (tc.FCP, True), (tc.UTH, False),
+                                      (tc.BRS, True)])
+def test_a_table_without_its_file_keeps_the_seats_its_memory_records(tmp_path, game, ok):
+    """A 5-seat table whose /config.json is refused (CONFIG ERROR) or missing played all 7
+    seats: the rings of seats 6 and 7 lit, their sensors read (a spot left unwired there
+    alarms), the seat cursor and the cards went to seats nobody sits at.  The round record
+    keeps the seats as it keeps the game: the table stays a 5-seat table."""
+    from firmware.service import Service
+
+    t = Table(tmp_path, game=game)
+    _five_seat_round(t, game)
+    c = _seated(t, 7, None)
+    c.set_config_status(ok, _REFUSED if not ok else "no /config.json: defaults")
+    assert c.game == game and c.seats == 5 and len(c.view.seat_light) == 5
+    assert Service(c).handle("config")["seats"] == 5
+    if ok:
+        assert c.config_text == "no /config.json: defaults (%s, 5 seats kept from memory)" % game
+    c.spot(sens.PLACED, sens.ante_spot(6), t.tick())
+    assert c.ante == 0                      # seat 6 is not read
+    for _ in range(5):
+        t.press(btn.DOWN)
+    assert c.cursor == 0                    # the cursor goes round 5 seats
+    _seated(t, 7, game)                     # the file is back with 7 seats: the file's
+    assert t.c.seats == 7 and len(t.c.view.seat_light) == 7
+
+
+def _as_the_older_firmware_wrote_it(tmp_path, t):
+    """Both copies' round record with its game byte as the firmware before the seats wrote
+    it: the game and hand rule only (roundrecord version 3, as now)."""
+    from firmware.table import roundrecord
+    from host_tests.test_controller import rewrite_both_copies
+
+    def older(sections):
+        rec = roundrecord.decode(sections["round"])
+        rec.game &= 7
+        sections["round"] = roundrecord.encode(rec)
+
+    rewrite_both_copies(tmp_path, t.memory, older)
+
+
+def test_a_record_of_the_firmware_before_the_seats_reads_and_is_upgraded_at_the_next_lock(tmp_path):
+    """An older record names no seats: the table boots (no RAM ERROR, its locked round
+    resumed), all seats without a file, as that firmware played; the file's seats are
+    recorded from its next LOCK on."""
+    t = Table(tmp_path, game=tc.FCP)
+    _five_seat_round(t, tc.FCP)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    _as_the_older_firmware_wrote_it(tmp_path, t)
+    c = _seated(t, 7, None)
+    assert c.phase == tc.LOCKED and c.game == tc.FCP and c.seats == 7 and c.rec.accepted == 0
+    assert "Round 2 resumed" in t.screen() and "next round" not in t.screen()
+    c = _seated(t, 5, tc.FCP)               # the file is back: the round goes on, 5 seats
+    t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
+    t.press(btn.SETTLE)
+    assert c.results == ["D One Pair", "S1 Trips W"]
+    t.press(btn.SETTLE)
+    t.press(btn.LOCK)                        # round 3: the seats recorded with it
+    assert _seated(t, 7, None).seats == 5
+
+
+def test_the_older_firmware_reads_the_game_of_a_record_that_holds_the_seats():
+    """The firmware before the seats takes the game from bits 0-1 of the game byte and UTH's
+    best5of7 rule from bit 2 (RoundController.boot there: _GAMES[code & 3], code & 4), and
+    writes its own byte at the next round: a downgrade plays the game it played."""
+    from firmware.table import roundrecord
+
+    for game in (tc.UTH, tc.FCP, tc.BRS):
+        for rule in (tc.HOLE2_BOARD3, tc.BEST5OF7):
+            for seats in range(1, 8):
+                c = tc.RoundController(None, hand_rule=rule, seats=seats, game=game)
+                code = c._game_code()
+                assert code != roundrecord.UNKNOWN and code & 3 < 3
+                assert ((tc.UTH, tc.FCP, tc.BRS)[code & 3], bool(code & 4)) == (
+                    game, rule == tc.BEST5OF7)
+                rec = roundrecord.RoundRecord()
+                rec.game = code
+                assert roundrecord.decode(roundrecord.encode(rec)).game == code
+
+
+def test_a_power_cut_in_the_lock_that_first_records_the_seats_leaves_before_or_after(tmp_path):
+    """The seats go into critical memory with the round record of a LOCK (the commit every
+    round makes).  Cut the power at every byte of either copy of the first such commit after
+    an upgrade: the table without its file boots to the round before it (its misdeal's results,
+    all seats, as the older record says) or to the locked round with its 5 seats, never to
+    RAM ERROR."""
+    t = Table(tmp_path, game=tc.FCP)
+    _five_seat_round(t, tc.FCP)
+    _as_the_older_firmware_wrote_it(tmp_path, t)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    c = _seated(t, 5, tc.FCP)
+    t.press(btn.SETTLE)                     # from the misdeal's results again to OPEN
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    assert c.phase == tc.LOCKED
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert before["a.bin"] != after["a.bin"] and before["b.bin"] != after["b.bin"]
+    seen = set()
+    for torn, other in (("a.bin", "b.bin"), ("b.bin", "a.bin")):
+        for kept in (before, after):
+            for cut in range(len(after[torn]) + 1):
+                for name in after:
+                    (tmp_path / name).write_bytes(after[name])
+                (tmp_path / torn).write_bytes(after[torn][:cut])
+                (tmp_path / other).write_bytes(kept[other])
+                c = _seated(t, 7, None)
+                state = (tc.PHASE_NAMES[c.phase], c.seats, c.game)
+                assert state in (("RESULTS", 7, tc.FCP), ("LOCKED", 5, tc.FCP)), (torn, cut, state)
+                seen.add(state)
+    assert len(seen) == 2

@@ -126,9 +126,13 @@ _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 212-973 bytes measu
                                       # kept); the writer grows once for a larger one
 
 
-# The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule
+# The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule,
+# plus the seats in play (1..7) times _SEATS_AT (0: not recorded, a record from before them;
+# an older firmware reads the game from bits 0-2 only)
 _GAMES = (UTH, FCP, BRS)
 _BEST5 = const(4)
+_GAME_BITS = const(7)
+_SEATS_AT = const(8)
 
 # Why a linked table with an envy bonus, or the shortfall option "cut", in force keeps its
 # jackpot closed (_linked_option)
@@ -155,9 +159,11 @@ class RoundController:
         self.jackpot_config = jackpot_config    # the RAM clear's configuration (None: default)
         # The configuration's game and hand rule: each new round's.  A round locked before a
         # power cut is finished under its own (boot), though the file changed meanwhile.
-        # game None (no file, or one refused): the game the round record names (boot), else UTH
+        # game None (no file, or one refused): the game (and seats) the round record names
+        # (boot), else UTH
         self.game_unknown = game is None
         self.game_kept = False      # no file's game: critical memory's is played (boot)
+        self.seats_kept = False     # ... and its seats, fewer than the board's
         self.file_game = game or UTH
         self.file_rule = hand_rule
         self.other_game = None
@@ -291,7 +297,8 @@ class RoundController:
             self._enter_ram_error("PROGRAM ERROR - %s" % error)
             return self.phase
         code = self.rec.game
-        if code != roundrecord.UNKNOWN and code != self._game_code() and code & 3 < len(_GAMES):
+        if code != roundrecord.UNKNOWN and (code ^ self._game_code()) & _GAME_BITS and \
+                code & 3 < len(_GAMES):
             # locked (or settled) under another game or hand rule than the file's now: the
             # round is finished, and its results shown, under its own; the next is the file's
             self._play(_GAMES[code & 3], BEST5OF7 if code & _BEST5 else HOLE2_BOARD3)
@@ -300,6 +307,12 @@ class RoundController:
             self.game_unknown = False
             self.game_kept = True
             self.file_game, self.file_rule = self.game, self.hand_rule
+            seats = code // _SEATS_AT & 7
+            if 0 < seats < self.seats:
+                # nor the file's seats: those it gave (the board's are all the table has)
+                self.seats = seats
+                self.seats_kept = True
+                self.view = screens.View(seats)
         if self.unkeyed and self.memory.keyed:
             # a program this table must refuse finishes no round (no payout, no claim)
             self._enter_ram_error(_KEYED_TEXT)
@@ -361,7 +374,8 @@ class RoundController:
         if ok and self.link_required and self.tablelink is None:
             text += ", link ledger kept: JP closed"     # (boot: no file at a linked table)
         elif ok and self.game_kept:
-            text += " (%s kept from memory)" % self.file_game
+            text += " (%s%s kept from memory)" % (
+                self.file_game, ", %d seats" % self.seats if self.seats_kept else "")
         self.config_text = text
         if not ok:
             self._beep(BEEP_ALARM)
@@ -431,8 +445,9 @@ class RoundController:
 
     def _game_code(self):
         """The round record's game byte for the configuration's game and hand rule (in play
-        but while a round kept from before the file changed is finished)."""
-        return _GAMES.index(self.file_game) | (_BEST5 if self.file_rule == BEST5OF7 else 0)
+        but while a round kept from before the file changed is finished) and seats."""
+        return (_GAMES.index(self.file_game) | (_BEST5 if self.file_rule == BEST5OF7 else 0)
+                | self.seats * _SEATS_AT)
 
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)

@@ -5,8 +5,10 @@ Layout (bytes)::
     magic "RD", version, round number (4 bytes, little end first), phase,
     accepted seat mask, folded seat mask, voided seat mask,
     35 seat cards (seat 1 first, 5 places per seat), 6 dealer cards, 5 board (community)
-    cards (NO_CARD = empty), the game the round is dealt under (the controller's code;
-    UNKNOWN in a version 2 record, which has no such byte and is still read)
+    cards (NO_CARD = empty), the game the round is dealt under (the controller's code:
+    bits 0-2 the game and UTH's hand rule, bits 3-5 the seats in play, 0 in a record
+    written before they were kept; UNKNOWN in a version 2 record, which has no such byte
+    and is still read)
 
 Version 1 (the first firmware with critical memory, UTH only) had 2 places a seat and 2 for
 the dealer; it is still read, its cards put in the first places, the game UNKNOWN.
@@ -18,8 +20,8 @@ decode() raises ValueError naming what is wrong: bad magic, version, length, a c
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
 
 The game byte keeps a round locked before a power cut under its own game when the
-configuration file was changed meanwhile, and the table its game when the file is missing or
-refused (RoundController.boot); a RAM clear writes the file's.
+configuration file was changed meanwhile, and the table its game and seats when the file is
+missing or refused (RoundController.boot); a RAM clear writes the file's.
 """
 
 from firmware.compat import const
