@@ -18,6 +18,9 @@ class ConsolePort:
         self.poller = select.poll()
         self.poller.register(self.stdin, select.POLLIN)
         self._ipoll = getattr(self.poller, "ipoll", None)
+        # looked up once: a bound method made at each write allocates, and a reply written
+        # when the heap is full must not (firmware.service.NO_HEAP_REPLY)
+        self._flush = getattr(self._out, "flush", None)
 
     def any(self):
         """1 when a byte is waiting, else 0 (allocates nothing on MicroPython: ipoll)."""
@@ -38,6 +41,5 @@ class ConsolePort:
 
     def write(self, data):
         self._out.write(data if self._out is not self.stdout else data.decode())
-        flush = getattr(self._out, "flush", None)
-        if flush:
-            flush()
+        if self._flush is not None:
+            self._flush()

@@ -74,6 +74,11 @@ NO_JACKPOT = "no-jackpot"
 STORE_FAILED = "store-failed"
 INTERNAL = "internal"
 
+# The reply to a line when the heap has no room to answer it (made at import, as bytes)
+NO_HEAP_REPLY = (b'{"ok": false, "cmd": null, "code": "internal", "error": "no heap left to answer '
+                 b'the line (a command that changes something may have run: ask status); the '
+                 b'table plays on"}\n')
+
 # Phases in which the table is between rounds (the supervisor menus open from OPEN).
 _BETWEEN_ROUNDS = (tc.OPEN, tc.AUDIT, tc.CONFIG, tc.TEST)
 
@@ -154,8 +159,11 @@ class Service:
         if self._length or self._overflow or self._bad_byte >= 0:
             if ticks_diff(now_ms, self._last_byte) >= LINE_TIMEOUT_MS:
                 self._reset_line()
-                self._send(_error(None, BAD_LINE, "incomplete line dropped after %d ms without a "
-                                  "newline" % LINE_TIMEOUT_MS))
+                try:
+                    self._send(_error(None, BAD_LINE, "incomplete line dropped after %d ms "
+                                      "without a newline" % LINE_TIMEOUT_MS))
+                except MemoryError:
+                    self._no_heap()
 
     def feed(self, data, now_ms=None):
         """Take bytes as if they arrived on the port (tests and the simulator)."""
@@ -191,15 +199,28 @@ class Service:
         self._length += 1
 
     def _end_line(self):
-        if self._overflow:
-            reply = _error(None, BAD_LINE, "line longer than %d bytes: ignored" % MAX_LINE)
-        elif self._bad_byte >= 0:
-            reply = _error(None, BAD_LINE, "byte 0x%02x at column %d is not printable ASCII: line "
-                           "ignored" % (self._bad_byte, self._bad_at))
-        else:
-            reply = self.handle(str(self._line[:self._length], "ascii"))
-        self._reset_line()
-        self._send(reply)
+        try:
+            if self._overflow:
+                reply = _error(None, BAD_LINE, "line longer than %d bytes: ignored" % MAX_LINE)
+            elif self._bad_byte >= 0:
+                reply = _error(None, BAD_LINE, "byte 0x%02x at column %d is not printable ASCII: "
+                               "line ignored" % (self._bad_byte, self._bad_at))
+            else:
+                reply = self.handle(str(self._line[:self._length], "ascii"))
+            self._reset_line()
+            self._send(reply)
+        except MemoryError:
+            # a full heap: the loop must go on (the watchdog, a round in play), never stop here
+            self._reset_line()
+            self._no_heap()
+
+    def _no_heap(self):
+        """The reply, made before the heap filled, to a line the heap had no room to answer."""
+        self.lines += 1
+        self.rejected += 1
+        if self.port is not None:
+            self._sent += len(NO_HEAP_REPLY)
+            self.port.write(NO_HEAP_REPLY)
 
     def _send(self, reply):
         self.lines += 1

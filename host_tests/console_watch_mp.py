@@ -78,3 +78,36 @@ shell.service.poll(1)
 print("service_loaded", int(shell.service is not watch))
 second = json.loads(port.lines()[1])
 print("second_cmd", second.get("cmd"), int(second["ok"]))
+# the protocol loaded, a line arrives when the heap has no room to answer it: the loop must
+# go on (a MemoryError out of poll stopped the table's loop), the line answered all the same
+port.give(b"meters\n")
+if IS_MICROPYTHON:
+    micropython.heap_lock()
+    try:
+        shell.service.poll(2)
+        survived = 1
+    except MemoryError:
+        survived = 0
+    finally:
+        micropython.heap_unlock()
+else:
+    dumps = json.dumps
+
+    def no_heap(*args):
+        raise MemoryError()
+
+    sys.modules["firmware.service"].json.dumps = no_heap
+    try:
+        shell.service.poll(2)
+        survived = 1
+    except MemoryError:
+        survived = 0
+    finally:
+        sys.modules["firmware.service"].json.dumps = dumps
+print("full_heap_survived", survived)
+third = json.loads(port.lines()[2]) if len(port.lines()) > 2 else {"code": "none", "error": ""}
+print("full_heap_code", third["code"])
+print("full_heap_error", third["error"])
+port.give(b"help\n")
+shell.service.poll(3)
+print("after_full_heap", json.loads(port.lines()[-1]).get("cmd"))

@@ -46,7 +46,26 @@ def idle_allocates():
     return allocated
 
 
+def write_allocates():
+    """1 if a write to the console allocates (the reply to a line the heap had no room to
+    answer is written with the heap full): on stderr here, stdout carrying the replies."""
+    if not IS_MICROPYTHON:
+        return 0
+    port = ConsolePort(sys.stdin, sys.stderr)
+    data = b"a write with the heap locked\n"
+    port.write(data)
+    allocated = 0
+    micropython.heap_lock()
+    try:
+        port.write(data)
+    except MemoryError:
+        allocated = 1
+    micropython.heap_unlock()
+    return allocated
+
+
 sys.stderr.write("idle-allocated %d\n" % idle_allocates())
+sys.stderr.write("write-allocated %d\n" % write_allocates())
 sys.stderr.write("service-loaded-idle %d\n" % ("firmware.service" in sys.modules))
 sys.stdout.write("ready\n")
 sys.stdout.flush()

@@ -869,6 +869,7 @@ def test_console_port_answers_on_stdin_stdout(runtime):
     assert replies[0]["phase"] == "RAM ERROR"
     assert replies[1]["code"] == svc.BAD_ARGUMENT and replies[2]["code"] == svc.BAD_LINE
     assert b"idle-allocated 0" in err
+    assert b"write-allocated 0" in err      # a reply goes out with the heap full too
     assert b"service-loaded-idle 0" in err    # the protocol's code loads at the first byte
 
 
@@ -889,6 +890,10 @@ def test_console_watch_answers_when_the_protocol_cannot_load(runtime):
     assert "could not be loaded" in f["reply_error"]
     assert ("heap is full" if runtime == "micropython" else "firmware.service") in f["reply_error"]
     assert (f["service_loaded"], f["second_cmd"]) == ("1", "status 1")
+    # a line the loaded protocol has no heap to answer: a MemoryError out of the poll stopped
+    # the table's loop (and the watchdog reset it, a round in play or not)
+    assert (f["full_heap_survived"], f["full_heap_code"]) == ("1", svc.INTERNAL), f
+    assert "no heap left" in f["full_heap_error"] and f["after_full_heap"] == "help"
 
 
 def test_status_gives_the_shoes_last_rejected_line_for_the_technician(table):
