@@ -439,10 +439,26 @@ class Service:
         try:
             result = jp.set_config(changes)
         except (ValueError, NotLoaded) as error:    # NotLoaded: no heap for the checks' code
-            return _error(cmd, REFUSED, str(error))
+            return _error(cmd, REFUSED, str(error))     # (refused before anything changed)
+        except Exception as error:  # noqa: BLE001 - a full heap half-way through the change
+            return self._undo(cmd, error)
         # this request's: a change still waiting as an earlier one asked is neither logged
         # nor answered again
         result.pending = [x for x in result.pending if x not in waiting]
+        try:
+            return self._commit_config(cmd, c, jp, asked, result)
+        except Exception as error:  # noqa: BLE001 - the change in RAM must not outlive this
+            return self._undo(cmd, error)
+
+    def _undo(self, cmd, error):
+        """A config_set that failed between the jackpot's change in RAM and its commit: the
+        jackpot read back as committed (or the table stops, RoundController._store_failed),
+        never left changed to be committed, unlogged, by the next round."""
+        self.controller._store_failed(error)
+        return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s %s"
+                      % (type(error).__name__, error))
+
+    def _commit_config(self, cmd, c, jp, asked, result):
         done = result.changes + result.pending
         # A pool change still waiting for its hit, asked back to the value in force, is taken
         # back: neither a change now nor a pending one, but a change all the same.

@@ -547,6 +547,32 @@ def test_config_set_that_cannot_be_committed_is_undone(table):
     assert table.c.jackpot.config.wager == 100    # reloaded from what was committed
 
 
+
+@pytest.mark.parametrize("payload", ['{"wager": 500}', '{"split": true}'])
+def test_config_set_that_fails_before_its_commit_leaves_nothing_changed(table, monkeypatch,
+                                                                        payload):
+    # a failure after the jackpot took the change in RAM and before the commit (the heap
+    # full while the log entries were made): the reply said "internal" and the change stayed
+    # in RAM, uncommitted and unlogged, to be committed by the next LOCK with no CONFIG_CHANGE
+    from firmware.jackpot import config as jcfg
+
+    def full(*args):
+        raise MemoryError("memory allocation failed")
+
+    monkeypatch.setattr(jcfg, "logged_change", full)
+    table.key(True)
+    before = table.fingerprint()
+    reply = table.ask("config_set " + payload)
+    assert (reply["ok"], reply["code"]) == (False, svc.STORE_FAILED), reply
+    assert "nothing changed" in reply["error"] and "MemoryError" in reply["error"]
+    assert table.fingerprint() == before
+    table.key(False)
+    table.chip(1)
+    table.press(btn.LOCK)                        # the next commit: the configuration as it was
+    c = table.boot()
+    assert c.jackpot.config.wager == 100 and not c.jackpot.config.split
+
+
 def test_ram_clear_from_ram_error_start_then_accept(tmp_path):
     t = Table(tmp_path)                          # blank memory: RAM ERROR
     assert t.ask("meters")["code"] == svc.RAM_ERROR
