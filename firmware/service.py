@@ -300,7 +300,7 @@ class Service:
 
     def _meters(self, cmd, rest):
         self._no_args(cmd, rest)
-        problem = self._jackpot(cmd) or self._no_jackpot(cmd)
+        problem = self._no_jackpot(cmd) or self._jackpot(cmd)
         if problem:
             return problem
         c = self.controller
@@ -328,7 +328,7 @@ class Service:
 
     def _hits(self, cmd, rest):
         self._no_args(cmd, rest)
-        problem = self._jackpot(cmd) or self._no_jackpot(cmd)
+        problem = self._no_jackpot(cmd) or self._jackpot(cmd)
         if problem:
             return problem
         # linked: these are the table's own pool's hits; the link controller keeps the others
@@ -410,6 +410,11 @@ class Service:
         return None
 
     def _config_set(self, cmd, rest):
+        c = self.controller
+        if c.game != tc.UTH:
+            # as the panel's configuration menu: "No jackpot on this game" (a RAM clear or the
+            # key would not change that)
+            return _error(cmd, REFUSED, "no progressive jackpot at this table: it plays %s" % c.game)
         problem = self._jackpot(cmd) or self._authorise(cmd)
         if problem:
             return problem
@@ -423,12 +428,8 @@ class Service:
         if not isinstance(changes, dict) or not changes:
             raise ValueError("expected a non-empty JSON object of configuration keys, got %s"
                              % rest[:40])
-        c = self.controller
         if c.tablelink is not None:
             return _error(cmd, REFUSED, "a linked table's jackpot is configured at the link controller")
-        if c.game != tc.UTH:
-            # as the panel's configuration menu: "No jackpot on this game"
-            return _error(cmd, REFUSED, "no progressive jackpot at this table: it plays %s" % c.game)
         if c.placed:
             # as the panel's configuration: a chip down is a wager at the settings it was made at
             return _error(cmd, REFUSED, "chips on jackpot spots %s: clear them first"

@@ -461,6 +461,22 @@ def test_meters_and_hits_of_a_table_changed_to_another_game_keep_its_jackpot_his
     assert hits["ok"] and [(h["seat"], h["amount"]) for h in hits["hits"]] == [(1, RESET + 140)]
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_game_without_the_progressive_in_ram_error_says_it_has_no_jackpot(tmp_path, game):
+    # meters, hits and config_set said "RAM ERROR: no meters or configuration until a RAM
+    # clear": after the clear the same commands said there is no progressive at all
+    t = Table(tmp_path)
+    t.game = game
+    t.boot()                                     # blank memory: RAM ERROR
+    said = "no progressive jackpot at this table: it plays %s" % game
+    for line, code in (("meters", svc.NO_JACKPOT), ("hits", svc.NO_JACKPOT),
+                       ('config_set {"wager": 500}', svc.REFUSED)):
+        for key in (False, True):
+            t.key(key)
+            reply = t.ask(line)
+            assert (reply["code"], reply["error"]) == (code, said), reply
+
+
 def test_config_set_in_ram_error_says_ram_error_not_between_rounds(tmp_path):
     # no configuration to change until a RAM clear: the ram-error code, not "only between
     # rounds: the table is in RAM ERROR", which sends the technician looking for a round
