@@ -929,3 +929,39 @@ def test_a_power_cut_in_the_lock_that_first_records_the_seats_leaves_before_or_a
                 assert state in (("RESULTS", 7, tc.FCP), ("LOCKED", 5, tc.FCP)), (torn, cut, state)
                 seen.add(state)
     assert len(seen) == 2
+
+
+def test_the_rings_of_the_seats_a_table_without_its_file_does_not_play_stay_dark(tmp_path):
+    """Through the App and the WS2812 bytes, as firmware.app.start boots it: a 5-seat Four
+    Card Poker table whose file is then refused lights 5 rings, not 7."""
+    import json
+
+    from boards import simulated
+    from firmware import startup
+    from firmware.app import App
+    from firmware.store.slots import PathFS
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"format": 1, "game": "fcp", "board": simulated.NAME,
+                                "rules": {"seats": 5}}))
+
+    def boot():
+        options, link, ok, text = startup.check_config(simulated.NAME, str(path))
+        table = simulated.make(str(tmp_path / "state"))
+        app = App(table.board, PathFS(table.flash_dir), now=0, **options)
+        app.boot(0, 1000)
+        app.controller.set_config_status(ok, text)
+        app.step(20, 1000)
+        return app, table
+
+    app, table = boot()
+    c = app.controller
+    c.panel(btn.KEY_ON, 0, 30)              # the RAM clear: key + long OK, then OK
+    for kind, ms in ((btn.PRESS, 40), (btn.LONG, 1100), (btn.RELEASE, 1200),
+                     (btn.PRESS, 1300), (btn.RELEASE, 1400)):
+        c.panel(kind, btn.OK, ms)
+    assert c.phase == tc.OPEN and c.seats == 5
+    path.write_text('{"format": 1, "game": "fcp", "board": "simulated",}')
+    app, table = boot()
+    assert not app.controller.config_ok and app.controller.seats == 5
+    assert [table.strip.lit_count(s) > 0 for s in range(7)] == [True] * 5 + [False] * 2
