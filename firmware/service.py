@@ -428,7 +428,8 @@ class Service:
         if not isinstance(changes, dict) or not changes:
             raise ValueError("expected a non-empty JSON object of configuration keys, got %s"
                              % rest[:40])
-        if c.tablelink is not None:
+        if c.tablelink is not None or c.link_required:
+            # (link_required: without its link, its own pool frozen since it was linked)
             return _error(cmd, REFUSED, "a linked table's jackpot is configured at the link controller")
         if c.placed:
             # as the panel's configuration: a chip down is a wager at the settings it was made at

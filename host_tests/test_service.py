@@ -589,6 +589,27 @@ def test_config_set_that_fails_before_its_commit_leaves_nothing_changed(table, m
     assert c.jackpot.config.wager == 100 and not c.jackpot.config.split
 
 
+
+def test_config_set_is_refused_at_a_linked_table_without_its_link(table):
+    # a linked table booted without its file (or whose link could not be built) keeps its own
+    # pool frozen since it was linked: config_set changed that pool's settings (a split moved
+    # its money), which the link controller then found as a wager mismatch, or never saw
+    table.c.link_required = True
+    table.c.link(False, table.tick())
+    table.key(True)
+    before = table.fingerprint()
+    for payload in ('{"wager": 500}', '{"split": true}'):
+        reply = table.ask("config_set " + payload)
+        assert (reply["ok"], reply["code"]) == (False, svc.REFUSED), reply
+        assert "link controller" in reply["error"]
+    assert table.fingerprint() == before
+    table.press(btn.SETTLE, long=True)           # the panel's configuration menu: refused too
+    table.press(btn.OK)
+    assert "Linked table:\nset at the link" in table.screen()
+    table.press(btn.BACK)
+    assert table.fingerprint() == before
+
+
 def test_ram_clear_from_ram_error_start_then_accept(tmp_path):
     t = Table(tmp_path)                          # blank memory: RAM ERROR
     assert t.ask("meters")["code"] == svc.RAM_ERROR

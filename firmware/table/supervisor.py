@@ -99,7 +99,7 @@ def void_seat(c, seat):
 def apply_config(c, index):
     """Step the configuration item `index` (CONFIG_ITEMS) to its next choice and commit it
     with the jackpot (refused on a linked table or with chips on the jackpot spots)."""
-    if c.tablelink is not None:
+    if c.tablelink is not None or c.link_required:     # (without its link: pool frozen)
         c._beep(BEEP_ERROR)
         c._say("Linked table:", "set at the link")
         return
