@@ -580,3 +580,23 @@ def test_the_reports_meters_say_they_are_cents(tmp_path):
     assert paid == [["paid", str(RESET + 140)], ["paid", str(RESET + 140)]]
     assert "(money in cents, as 1000140 for $10001.40;" in text
     assert "seat 1 Royal Flush As Ks Qs Js Ts $10001.40" in text
+
+@pytest.mark.parametrize("ok, text, said", [
+    (False, "config rules.seats: 9 is not a seat count 1..7",
+     "Configuration: FAILED (jackpot wagering closed): config rules.seats: 9 is not a seat count 1..7"),
+    (True, "/config.json uth", "Configuration: ok: /config.json uth"),
+])
+def test_the_report_says_whether_the_configuration_file_was_taken(tmp_path, ok, text, said):
+    # the table's audit menu says "config FAILED" and its jackpot stays closed; the report
+    # said nothing of it: a table running on the built-in defaults audited as all well
+    from host_tests.test_service import ready_table
+
+    t = ready_table(tmp_path)
+    t.c.set_config_status(ok, text)
+
+    class Direct(audit.Link):
+        def request(self, line, timeout=None):
+            return t.ask(line)
+
+    report = audit.report(audit.read_all(Direct()))
+    assert said in report.splitlines(), report

@@ -8,9 +8,11 @@
 
 It speaks the service protocol (docs/service-protocol.md, firmware/service.py): one command
 line out, one JSON reply line back (other console output, such as boot messages, is skipped).
-The audit prints the program verification, the meters as a table and the last jackpot hits,
-reads the whole event log page by page and recomputes its hash chain on the host with
-``firmware.store.eventlog.link_of``, then says whether the chain is intact.
+The audit prints the program verification, whether the configuration file was taken
+(`Configuration: FAILED: ...` when the table runs on the built-in defaults), the meters as
+a table and the last jackpot hits, reads the whole event log page by page and recomputes
+its hash chain on the host with ``firmware.store.eventlog.link_of``, then says whether the
+chain is intact.
 
 Exit status: 0 all well, 1 the event log's chain is broken or cannot be checked (RAM ERROR),
 the books do not balance (the meters' audit lists a broken equation), the meters, hits or
@@ -323,6 +325,11 @@ def report(data):
     verdict = "VERIFIED" if p["verified"] else "FAILED" if p.get("checked", True) else "NOT CHECKED"
     out.append("Program: %s  %s" % (verdict, p["text"]))
     out.append("Program digest: %s" % (p["digest"] or "(none)"))
+    if "config_ok" in s:
+        # a file refused runs the table on the built-in defaults (the audit menu's config FAILED)
+        out.append("Configuration: %s%s" % (
+            "ok: " if s["config_ok"] else "FAILED (jackpot wagering closed): "
+            if s.get("game") == "uth" else "FAILED: ", s["config_text"]))
     out.append("")
     unread = data.get("unread", {})
     if "meters" in unread:
