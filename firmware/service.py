@@ -474,12 +474,14 @@ class Service:
         for slot, _, addition in result.starts:
             if addition:        # a pool a split brought into use, seeded by the operator
                 events.append((ev.OPERATOR_ADDITION, slot, 0, ev.clamp(addition)))
+        # the reply made first: once committed, nothing may fail as if it were not
+        reply = {"ok": True, "cmd": cmd, "changes": [list(x) for x in result.changes],
+                 "pending": [list(x) for x in result.pending],
+                 "withdrawn": [list(x) for x in withdrawn]}
         problem = c.commit_admin(events, c.jackpot_sections())
         if problem:
             return _error(cmd, STORE_FAILED, "not committed, nothing changed: %s" % problem)
-        return {"ok": True, "cmd": cmd, "changes": [list(x) for x in result.changes],
-                "pending": [list(x) for x in result.pending],
-                "withdrawn": [list(x) for x in withdrawn]}
+        return reply
 
     def _ram_clear(self, cmd, rest):
         c = self.controller
