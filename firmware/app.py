@@ -443,9 +443,15 @@ class ConsoleWatch:
         self.refused = 0                # lines answered with SERVICE_UNAVAILABLE
         self._byte = bytearray(1)
         self._after_return = False
+        self._error = None              # why the protocol did not load, while a line it
+                                        # refused is still arriving: the rest is refused too
 
     def poll(self, now):
         if not self.port.any():
+            return
+        if self._error is not None:
+            # a line whose start was dropped: never its end taken for a command
+            self._refuse(self._error)
             return
         try:
             from firmware.service import Service
@@ -460,6 +466,7 @@ class ConsoleWatch:
     def _refuse(self, error):
         # (a module whose import failed is not left in sys.modules: the next line loads afresh)
         port, byte = self.port, self._byte
+        self._error = error
         # a chunk a pass at most, and one reply: each reply blocks the loop on a 115,200-baud
         # console (146 bytes: 13 ms), and a chunk of line ends answered in one pass took 0.8 s
         # of the 2 s watchdog; the bytes after a line end wait in the port for the next pass
@@ -470,6 +477,7 @@ class ConsoleWatch:
             after_return = self._after_return
             self._after_return = byte[0] == _RETURN
             if byte[0] == _RETURN or (byte[0] == _NEWLINE and not after_return):
+                self._error = None
                 self.refused += 1
                 # MemoryError: built without allocating, the heap being full
                 port.write(SERVICE_NO_HEAP if isinstance(error, MemoryError) else

@@ -863,6 +863,30 @@ def test_the_console_watch_blocks_a_pass_for_one_reply_at_most(table, monkeypatc
     assert longest * 1000 // 11520 < app.TICK_MS, longest
 
 
+
+def test_a_line_typed_while_the_protocol_could_not_load_is_refused_whole(table, monkeypatch):
+    # typed by hand, a key a pass: "st" arrived while the heap was full (dropped), then the
+    # protocol loaded and took "atus" for a command: "unknown command 'atus'"; the line whose
+    # start was dropped is refused whole, and the next line goes to the protocol
+    import sys
+
+    from firmware import app
+    monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
+    watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
+    watch.app.service = watch
+    for ch in b"status\n":
+        table.port.rx += bytes([ch])
+        watch.app.service.poll(table.tick())
+        if ch == ord("t") and sys.modules.get("firmware.service", 1) is None:
+            monkeypatch.delitem(sys.modules, "firmware.service")    # the heap has room again
+    replies = table.port.replies()
+    assert [r["code"] for r in replies] == [svc.INTERNAL], replies
+    assert "could not be loaded" in replies[0]["error"]
+    table.port.rx += b"status\n"
+    watch.app.service.poll(table.tick())
+    assert [r["cmd"] for r in table.port.replies()] == ["status"]
+
+
 def test_a_crlf_split_between_two_polls_is_one_line_end(table):
     table.port.rx += b"status\r"
     table.service.poll(table.tick())
