@@ -461,6 +461,7 @@ class ConsoleWatch:
             self._refuse(error)
             return
         self.app.service = service
+        service._after_return = self._after_return     # an LF after a CR answered here: its pair
         service.poll(now)
 
     def _refuse(self, error):

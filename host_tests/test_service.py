@@ -887,6 +887,27 @@ def test_a_line_typed_while_the_protocol_could_not_load_is_refused_whole(table, 
     assert [r["cmd"] for r in table.port.replies()] == ["status"]
 
 
+
+def test_a_crlf_line_refused_while_the_protocol_could_not_load_gets_one_reply(table, monkeypatch):
+    # its CR answered by the stand-in, the protocol loaded at the LF and took it for an
+    # empty line: two replies to one line
+    import sys
+
+    from firmware import app
+    monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
+    watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
+    watch.app.service = watch
+    table.port.rx += b"status\r\n"
+    watch.app.service.poll(table.tick())
+    monkeypatch.delitem(sys.modules, "firmware.service")         # the heap has room again
+    for _ in range(3):
+        watch.app.service.poll(table.tick())
+    assert [r["code"] for r in table.port.replies()] == [svc.INTERNAL]
+    table.port.rx += b"status\r\n"
+    watch.app.service.poll(table.tick())
+    assert [r["cmd"] for r in table.port.replies()] == ["status"]
+
+
 def test_a_crlf_split_between_two_polls_is_one_line_end(table):
     table.port.rx += b"status\r"
     table.service.poll(table.tick())
