@@ -227,7 +227,13 @@ class Service:
         if not reply.get("ok"):
             self.rejected += 1
         if self.port is not None:
-            data = (json.dumps(reply) + "\n").encode()
+            text = json.dumps(reply) + "\n"
+            data = text.encode()
+            if len(data) != len(text):
+                # MicroPython's json.dumps writes a character beyond ASCII as it is (a key
+                # given as "\u00e9" named back; a lone surrogate as bytes no decoder takes):
+                # a reply stays ASCII, as CPython's is
+                data = bytes([b if b < 128 else 63 for b in data])
             self._sent += len(data)
             self.port.write(data)
 

@@ -146,6 +146,17 @@ for line, code in hostile:
     label = repr(line)[:28]
     check("refused " + label, (reply.get("ok"), reply.get("code")), (False, code))
     print("   ", reply.get("error", "")[:72])
+# Replies are ASCII on both runtimes, naming a key given with \u escapes too (MicroPython's
+# json.dumps wrote it as it is: UTF-8, or for a lone surrogate bytes no UTF-8 decoder takes)
+for line in ('config_set {"\\u00e9t\\u00e9": 1}', 'config_set {"\\ud800x": 1}'):
+    port.uart.inject((line + "\n").encode())
+    for _ in range(4):
+        now[0] += 20
+        service.poll(now[0])
+    wire = b"".join(port.out)
+    port.out = []
+    check("ASCII reply to " + line[12:24], (max(wire) < 128, wire.count(b"\n"),
+                                            json.loads(wire)["code"]), (True, 1, svc.REFUSED))
 c.panel(btn.KEY_OFF, 0, 50)
 check("config_set without key", one('config_set {"wager": 500}')["code"], svc.NOT_AUTHORISED)
 check("nothing changed", fingerprint() == before, True)
