@@ -58,6 +58,7 @@ _OLED_LINES = const(8)
 _NEWLINE = const(10)
 _RETURN = const(13)
 _CONSOLE_CHUNK = const(64)        # bytes ConsoleWatch takes a pass (firmware.service.READ_CHUNK)
+_LINE_TIMEOUT_MS = const(2000)    # firmware.service.LINE_TIMEOUT_MS
 
 # Beep pattern of each controller beep (index = tc.BEEP_*).
 BEEPS = (None, buz.ACCEPT, buz.ERROR, buz.TAMPER, buz.JACKPOT)
@@ -445,14 +446,18 @@ class ConsoleWatch:
         self._after_return = False
         self._error = None              # why the protocol did not load, while a line it
                                         # refused is still arriving: the rest is refused too
+        self._last = 0                  # when a byte of that line last came
 
     def poll(self, now):
         if not self.port.any():
             return
-        if self._error is not None:
-            # a line whose start was dropped: never its end taken for a command
+        if self._error is not None and ticks_diff(now, self._last) < _LINE_TIMEOUT_MS:
+            # a line whose start was dropped: never its end taken for a command (one left
+            # unfinished is forgotten after the protocol's LINE_TIMEOUT_MS, as it does)
+            self._last = now
             self._refuse(self._error)
             return
+        self._last = now
         try:
             from firmware.service import Service
             service = Service(self.app.controller, self.port, self.program,

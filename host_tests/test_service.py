@@ -888,6 +888,28 @@ def test_a_line_typed_while_the_protocol_could_not_load_is_refused_whole(table, 
 
 
 
+
+def test_a_line_abandoned_while_the_protocol_could_not_load_is_forgotten_after_the_timeout(
+        table, monkeypatch):
+    # "sta" typed while the heap was full, then nothing: the next command, typed minutes
+    # later with the heap free, was refused as the end of that line; as in the protocol, an
+    # unfinished line is dropped after LINE_TIMEOUT_MS without a byte
+    import sys
+
+    from firmware import app
+    monkeypatch.setitem(sys.modules, "firmware.service", None)   # its import fails
+    watch = app.ConsoleWatch(type("Shell", (), {"controller": table.c})(), port=table.port)
+    watch.app.service = watch
+    assert app._LINE_TIMEOUT_MS == svc.LINE_TIMEOUT_MS
+    table.port.rx += b"sta"
+    watch.app.service.poll(table.tick())
+    monkeypatch.delitem(sys.modules, "firmware.service")         # the heap has room again
+    watch.app.service.poll(table.tick(svc.LINE_TIMEOUT_MS))
+    table.port.rx += b"status\n"
+    watch.app.service.poll(table.tick())
+    assert [r.get("cmd") for r in table.port.replies()] == ["status"]
+
+
 def test_a_crlf_line_refused_while_the_protocol_could_not_load_gets_one_reply(table, monkeypatch):
     # its CR answered by the stand-in, the protocol loaded at the LF and took it for an
     # empty line: two replies to one line
