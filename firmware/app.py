@@ -472,7 +472,6 @@ class ConsoleWatch:
     def _refuse(self, error):
         # (a module whose import failed is not left in sys.modules: the next line loads afresh)
         port, byte = self.port, self._byte
-        self._error = error
         # a chunk a pass at most, and one reply: each reply blocks the loop on a 115,200-baud
         # console (146 bytes: 13 ms), and a chunk of line ends answered in one pass took 0.8 s
         # of the 2 s watchdog; the bytes after a line end wait in the port for the next pass
@@ -490,4 +489,6 @@ class ConsoleWatch:
                            _service_error("the service protocol could not be loaded: %s %s"
                                           % (type(error).__name__, error)))
                 return
+            if byte[0] != _NEWLINE:     # (an LF here is a CR's pair: no line begun)
+                self._error = error
 

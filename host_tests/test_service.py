@@ -928,6 +928,18 @@ def test_a_crlf_line_refused_while_the_protocol_could_not_load_gets_one_reply(ta
     table.port.rx += b"status\r\n"
     watch.app.service.poll(table.tick())
     assert [r["cmd"] for r in table.port.replies()] == ["status"]
+    # the LF of a CR LF refused alone, in the next pass: no line begun, the next one loads
+    monkeypatch.setitem(sys.modules, "firmware.service", None)
+    watch = app.ConsoleWatch(watch.app, port=table.port)
+    watch.app.service = watch
+    table.port.rx += b"status\r"
+    watch.poll(table.tick())
+    table.port.rx += b"\n"
+    watch.poll(table.tick())
+    monkeypatch.delitem(sys.modules, "firmware.service")
+    table.port.rx += b"help\n"
+    watch.poll(table.tick())
+    assert [r.get("cmd") for r in table.port.replies()] == [None, "help"]
 
 
 def test_a_crlf_split_between_two_polls_is_one_line_end(table):
