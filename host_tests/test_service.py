@@ -461,6 +461,33 @@ def test_meters_and_hits_of_a_table_changed_to_another_game_keep_its_jackpot_his
     assert hits["ok"] and [(h["seat"], h["amount"]) for h in hits["hits"]] == [(1, RESET + 140)]
 
 
+def test_meters_and_hits_of_a_table_switched_from_uth_keep_its_jackpot_history(tmp_path):
+    # a UTH table whose pool took wagers and paid a royal, switched to Four Card Poker: its
+    # audit menu still shows the jackpot its meters have a history of, but meters and hits
+    # said "no progressive jackpot at this table" and tools.audit printed "Meters: none",
+    # leaving the pool's money out of the audit
+    from tools import audit
+
+    t = ready_table(tmp_path)
+    royal_round(t)
+    t.game = tc.FCP                              # the file now says "fcp"
+    t.boot()
+    t.press(btn.SETTLE)                          # the last round's results again, then OPEN
+    assert t.c.game == tc.FCP and t.c.phase == tc.OPEN
+    meters = t.ask("meters")
+    assert meters["ok"] and meters["table"]["wagered"] == 200, meters
+    assert meters["pools"]["main"]["value"] == RESET
+    hits = t.ask("hits")
+    assert hits["ok"] and [h["seat"] for h in hits["hits"]] == [1]
+
+    class Direct(audit.Link):
+        def request(self, line, timeout=None):
+            return t.ask(line)
+
+    text = audit.report(audit.read_all(Direct()))
+    assert "Books: balance" in text and "round 1 seat 1 Royal Flush" in text
+
+
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
 def test_a_game_without_the_progressive_in_ram_error_says_it_has_no_jackpot(tmp_path, game):
     # meters, hits and config_set said "RAM ERROR: no meters or configuration until a RAM
