@@ -965,3 +965,17 @@ def test_the_rings_of_the_seats_a_table_without_its_file_does_not_play_stay_dark
     app, table = boot()
     assert not app.controller.config_ok and app.controller.seats == 5
     assert [table.strip.lit_count(s) > 0 for s in range(7)] == [True] * 5 + [False] * 2
+
+
+def test_a_card_for_a_seat_the_table_does_not_play_says_so(tmp_path):
+    # a 5-seat table, the shoe (or the panel) sends a card to seat 6: "bad dest 6" sent the
+    # dealer looking for a shoe fault; the seat is simply not one the table plays
+    t = Table(tmp_path)
+    c = _seated(t, 5, tc.UTH)
+    t.ram_clear()
+    t.chip(1)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(6, "As")])
+    assert "Card refused\nno seat 6" in t.screen() and c.last_refusal.endswith("no seat 6")
+    assert bytes(c.rec.hole[25:30]) == b"\xff" * 5

@@ -1002,6 +1002,8 @@ class RoundController:
         if 1 <= dest <= self.round_seats():
             start = (dest - 1) * roundrecord.HOLE
             return memoryview(self.rec.hole)[start:start + self.seat_cards], "seat %d" % dest
+        if DEALER < dest < BOARD:
+            return None, "no seat %d" % dest     # a seat of the board's the table does not play
         return None, "bad dest %d" % dest
 
     def _has_card(self, card):
