@@ -977,5 +977,5 @@ def test_a_card_for_a_seat_the_table_does_not_play_says_so(tmp_path):
     t.chip(1, ante=True)
     t.press(btn.LOCK)
     t.deal([(6, "As")])
-    assert "Card refused\nno seat 6" in t.screen() and c.last_refusal.endswith("no seat 6")
+    assert "Card refused\nS6 not in play" in t.screen() and c.last_refusal.endswith("S6 not in play")
     assert bytes(c.rec.hole[25:30]) == b"\xff" * 5

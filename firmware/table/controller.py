@@ -1003,7 +1003,7 @@ class RoundController:
             start = (dest - 1) * roundrecord.HOLE
             return memoryview(self.rec.hole)[start:start + self.seat_cards], "seat %d" % dest
         if DEALER < dest < BOARD:
-            return None, "no seat %d" % dest     # a seat of the board's the table does not play
+            return None, "S%d not in play" % dest   # a seat of the board's the table does not play
         return None, "bad dest %d" % dest
 
     def _has_card(self, card):
