@@ -600,3 +600,13 @@ def test_the_report_says_whether_the_configuration_file_was_taken(tmp_path, ok, 
 
     report = audit.report(audit.read_all(Direct()))
     assert said in report.splitlines(), report
+
+def test_a_simulator_that_cannot_start_says_why_not_that_it_did_not_answer(tmp_path, capsys):
+    # --state naming a file: the simulator stops at once with its reason, which the audit says
+    # (it had said "no reply to 'status' within 10 s", as if the table were slow)
+    state = tmp_path / "state"
+    state.write_text("")
+    assert audit.main(["--sim", "--state", str(state)]) == 2
+    out = capsys.readouterr().out
+    assert "the simulator has stopped" in out and "cannot keep the table's state in" in out
+    assert "within" not in out

@@ -119,11 +119,23 @@ class SimLink(Link):
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self._pending = b""
 
+    def _stopped(self):
+        """ServiceError with what the simulator said as it stopped (its last stderr lines)."""
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        said = self.process.stderr.read().decode("utf-8", "replace").strip()[-400:]
+        return ServiceError("the simulator has stopped: %s" % (said or "it said nothing"))
+
     def _send(self, data):
         if self.process.poll() is not None:
-            raise ServiceError("the simulator has stopped: %s" % self.process.stderr.read().decode()[-400:])
-        self.process.stdin.write(data)
-        self.process.stdin.flush()
+            raise self._stopped()
+        try:
+            self.process.stdin.write(data)
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise self._stopped() from None
 
     def _readline(self, deadline):
         out = self.process.stdout
@@ -135,8 +147,8 @@ class SimLink(Link):
             if not ready:
                 return None
             chunk = os.read(out.fileno(), 65536)
-            if not chunk:
-                return None
+            if not chunk:       # the simulator stopped (a bad --state, say): say why
+                raise self._stopped()
             self._pending += chunk
         line, self._pending = self._pending.split(b"\n", 1)
         return line + b"\n"
