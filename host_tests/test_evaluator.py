@@ -259,3 +259,18 @@ def test_all_seven_card_hands_against_published_counts():
     counts, royals = count_seven_card_categories()
     assert counts == SEVEN_COUNTS
     assert royals == 4324
+
+
+def test_count7_help_and_a_bad_option_say_so_without_counting(monkeypatch, capsys):
+    # `--help` had been ignored: it started the minutes-long count of 133,784,560 hands
+    from tools import count7
+
+    def no_count(processes=None):
+        raise AssertionError("counted")
+    monkeypatch.setattr(count7, "count_seven_card_categories", no_count)
+    with pytest.raises(SystemExit) as done:
+        count7.main(["--help"])
+    assert done.value.code == 0 and "seven-card hands" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        count7.main(["--processes", "0"])
+    assert done.value.code == 2 and "--processes must be 1 or more" in capsys.readouterr().err

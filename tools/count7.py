@@ -4,6 +4,7 @@
 The deck is split by the lowest card between worker processes (one per core).
 """
 
+import argparse
 import sys
 import time
 from collections import Counter
@@ -48,9 +49,15 @@ def count_seven_card_categories(processes=None):
     return dict(totals), royals
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tools.count7", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=cpu_count(),
+                        help="worker processes (default: one per core, %d)" % cpu_count())
+    args = parser.parse_args(argv)
+    if args.processes < 1:
+        parser.error("--processes must be 1 or more, got %d" % args.processes)
     start = time.time()
-    counts, royals = count_seven_card_categories()
+    counts, royals = count_seven_card_categories(args.processes)
     seconds = time.time() - start
     ours = {"Royal Flush": royals, "Straight Flush": counts[hands.STRAIGHT_FLUSH] - royals}
     names = ["High Card", "One Pair", "Two Pair", "Three of a Kind", "Straight", "Flush",
@@ -64,7 +71,7 @@ def main():
         ok = ok and not mark
         print("%-16s %12d %12d%s" % (label, ours[label], want, mark))
     print("%-16s %12d %12d" % ("total", sum(counts.values()), 133784560))
-    print("%s in %.0f s on %d processes" % ("all match" if ok else "MISMATCH", seconds, cpu_count()))
+    print("%s in %.0f s on %d processes" % ("all match" if ok else "MISMATCH", seconds, args.processes))
     return 0 if ok else 1
 
 
