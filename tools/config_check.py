@@ -111,7 +111,7 @@ def math_rows(table, trials=run.DEFAULT_TRIALS, jobs=2):
 
 def main(argv=None, out=None):
     out = out or sys.stdout
-    p = argparse.ArgumentParser(prog="python -m tools.config_check", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m tools.config_check", description=__doc__.split("\n\n")[0])
     p.add_argument("file", help="the configuration file (JSON)")
     p.add_argument("--board", help="the board the file must be for (%s)" % ", ".join(known_boards()))
     p.add_argument("--no-math", action="store_true", help="validate only")

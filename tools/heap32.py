@@ -122,7 +122,7 @@ def plays(f, rounds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--heap", type=int, default=HEAP_K, help="heap KB under test (128)")
     args = parser.parse_args(argv)

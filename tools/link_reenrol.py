@@ -127,7 +127,7 @@ def reenrol(db_path, table, now=None, apply=True):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", required=True, help="the link controller's SQLite ledger")
     parser.add_argument("--table", type=int, required=True, help="the table number to re-enrol")
     parser.add_argument("--yes", action="store_true", help="do it (without: only show what it would do)")
