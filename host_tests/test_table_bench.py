@@ -9,6 +9,8 @@ The figures themselves are recorded in docs/performance.md."""
 
 import re
 
+import pytest
+
 from tools import table_bench
 
 
@@ -83,3 +85,23 @@ def test_a_run_whose_room_is_not_one_piece_gives_no_figures(monkeypatch):
         table_bench.run_vm("tree", 3, 128)
     said = "room_one_piece 1\nrounds 3\n"
     assert table_bench.run_vm("tree", 3, 128) == (True, {"room_one_piece": "1", "rounds": "3"})
+
+
+@pytest.mark.parametrize("tool, argv, said", [
+    ("table_bench", ["--rounds", "0"], "argument --rounds: must be a whole number of at least 1, got '0'"),
+    ("table_bench", ["--heap", "0"], "argument --heap: must be a whole number of at least 64, got '0'"),
+    ("heap32", ["--rounds", "-1"], "argument --rounds: must be a whole number of at least 1, got '-1'"),
+    ("heap32", ["--heap", "8"], "argument --heap: must be a whole number of at least 64, got '8'"),
+    ("wear_bench", ["--rounds", "0"], "argument --rounds: must be a whole number of at least 1, got '0'"),
+    ("bench", ["--count", "0"], "argument --count: must be a whole number of at least 1, got '0'"),
+    ("bench", ["--mp-count", "x"], "argument --mp-count: must be a whole number of at least 1, got 'x'"),
+])
+def test_a_benchmark_refuses_a_count_it_cannot_run_and_says_which(tool, argv, said, capsys):
+    # these had crashed (ZeroDivisionError, IndexError, a TypeError from the VM, Node's own
+    # crash) or said something untrue ("did not complete even with a 512 KB heap" for 0
+    # rounds; "FAILED (the heap grew: never)" with exit status 0)
+    import importlib
+
+    with pytest.raises(SystemExit) as done:
+        importlib.import_module("tools." + tool).main(argv)
+    assert done.value.code == 2 and said in capsys.readouterr().err

@@ -28,6 +28,7 @@ from treys import Evaluator as TreysEvaluator
 from firmware.poker import cards, hands
 from host_tests.runtimes import micropython_binary
 from tools.build import HOT_MODULES, compile_module
+from tools.cli import at_least
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,8 +122,9 @@ def micropython_figures(count):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=30000, help="hands per CPython measurement")
-    parser.add_argument("--mp-count", type=int, default=3000, help="hands per MicroPython measurement")
+    parser.add_argument("--count", type=at_least(1), default=30000, help="hands per CPython measurement")
+    parser.add_argument("--mp-count", type=at_least(1), default=3000,
+                        help="hands per MicroPython measurement")
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args(argv)
 

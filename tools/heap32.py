@@ -39,7 +39,8 @@ from pathlib import Path
 
 from host_tests.runtimes import micropython_binary
 from tools.build import romfs_image
-from tools.table_bench import build_tree, write_config
+from tools.cli import at_least
+from tools.table_bench import MIN_HEAP_K, build_tree, write_config
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "@micropython/micropython-webassembly-pyscript@1.29.0-6"
@@ -123,8 +124,8 @@ def plays(f, rounds):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=100)
-    parser.add_argument("--heap", type=int, default=HEAP_K, help="heap KB under test (128)")
+    parser.add_argument("--rounds", type=at_least(1), default=100)
+    parser.add_argument("--heap", type=at_least(MIN_HEAP_K), default=HEAP_K, help="heap KB under test (128)")
     args = parser.parse_args(argv)
     ensure_package()
     with tempfile.TemporaryDirectory() as work:

@@ -46,9 +46,11 @@ from boards.simulated import NAME as BOARD_NAME
 from firmware import manifest
 from host_tests.runtimes import micropython_binary
 from tools.build import HOT_MODULES, compile_module, romfs_image
+from tools.cli import at_least
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAP_K = 128
+MIN_HEAP_K = 64        # a smaller VM cannot start the benchmark program
 TREES = ("firmware", "boards", "host_tests/fakes")
 EXTRA = ("host_tests/__init__.py",)
 SIM_BOARD = ("boards/__init__.py", "boards/base.py", "boards/simulated.py")
@@ -206,8 +208,9 @@ ROWS = (
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=100)
-    parser.add_argument("--heap", type=int, default=HEAP_K, help="heap KB to try first (128)")
+    parser.add_argument("--rounds", type=at_least(1), default=100)
+    parser.add_argument("--heap", type=at_least(MIN_HEAP_K), default=HEAP_K,
+                        help="heap KB to try first (128)")
     parser.add_argument("--mode", choices=MODES, action="append",
                         help="measure only this way of holding the program (default both)")
     args = parser.parse_args(argv)

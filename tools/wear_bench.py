@@ -127,9 +127,10 @@ def main(argv=None):
     from pathlib import Path
 
     from host_tests.runtimes import ROOT, micropython_binary
+    from tools.cli import at_least
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=1000)
+    parser.add_argument("--rounds", type=at_least(1), default=1000)
     parser.add_argument("--board", choices=["fram+lfs", "lfs2", "both"], default="both")
     parser.add_argument("--rename", action="store_true",
                         help="copies written to a temporary file and renamed (FileSlot rename=True)")
