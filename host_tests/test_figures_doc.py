@@ -23,3 +23,17 @@ def test_power_cut_points_of_the_default_run():
     quoted = re.search(r"([\d,]+) cut points on the real MicroPython littlefs",
                        " ".join(read("performance.md").split()))
     assert number(quoted.group(1)) == total
+
+
+def test_the_encoded_jackpot_state_sizes_are_the_codes():
+    # the fresh and the busy table's jackpot section (host_tests/test_jackpot_record.busy_table)
+    from firmware.jackpot import record
+    from firmware.jackpot.pools import Jackpot
+    from host_tests.test_jackpot_record import busy_table
+
+    fresh, busy = len(record.encode(Jackpot())), len(record.encode(busy_table()))
+    text = " ".join(read("jackpot.md").split())
+    assert "| encoded state, fresh table | %d bytes " % fresh in text
+    assert "a pending change and an open round | %d bytes " % busy in text
+    text = " ".join(read("performance.md").split())
+    assert "after 400 rounds with 25 hits | %d / %d / " % (fresh, busy) in text
