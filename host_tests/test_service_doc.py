@@ -43,3 +43,20 @@ def test_config_change_setting_ids_are_the_code_s():
             documented.update(zip(ids, names))
     code = {jcfg.SETTING_BASE + i: item[0] for i, item in enumerate(jcfg.default().items())}
     assert documented == code
+
+
+def test_the_reply_sizes_quoted_are_the_replies_of_a_table_just_ram_cleared(tmp_path):
+    # docs/service-protocol.md's Figures (and performance.md) had kept the sizes of an older
+    # protocol (status 325 B, meters 1,226 B, config 971 B): within 5% of what the table sends
+    t = ready_table(tmp_path)
+    row = [line for line in DOC.splitlines() if line.startswith("| reply sizes |")][0]
+    perf = " ".join((ROOT / "docs" / "performance.md").read_text().split())
+    for command in ("status", "meters", "config"):
+        t.port.rx += command.encode() + b"\n"
+        for _ in range(50):
+            t.service.poll(t.tick())
+        sent = len(t.port.tx)
+        t.port.tx.clear()
+        quoted = int(re.search(r"`%s`[^,]*? ([\d,]+) B" % command, row).group(1).replace(",", ""))
+        assert abs(quoted - sent) <= sent // 20, (command, quoted, sent)
+        assert re.search(r"`%s`[^,]*? %s B" % (command, "{:,}".format(quoted)), perf), command
