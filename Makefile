@@ -27,7 +27,7 @@ broker:
 	bash tools/ensure_mosquitto.sh
 
 bench: $(STAMP)
-	$(PY) -m tools.bench
+	$(PY) -m tools.bench $(ARGS)
 
 game-math: $(STAMP)
 	$(PY) -m tools.game_math $(ARGS)
