@@ -60,3 +60,11 @@ def test_every_tool_and_option_of_the_command_list_exists(command):
     assert done.returncode == 0 and done.stdout.startswith("usage:"), (module, done.stderr[-300:])
     for option in options:
         assert option in done.stdout, "%s has no %s" % (module, option)
+
+
+def test_the_build_command_does_not_promise_a_signed_manifest_without_a_key():
+    # `tools.build` without --key prints "manifest  not authenticated (no --key)": the README
+    # had called its manifest signed
+    line = [c for c in README.splitlines() if "-m tools.build " in c][0]
+    comment = line.split("#", 1)[1]
+    assert "signed" not in comment or "only with --key" in comment
