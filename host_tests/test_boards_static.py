@@ -91,3 +91,12 @@ def test_machine_stub_is_the_one_the_port_package_ships(board):
 def test_unknown_board_is_refused():
     with pytest.raises(ValueError, match="unknown board 'uno'"):
         check_boards.typeshed_for("uno")
+
+
+def test_an_unknown_board_is_refused_by_name_without_a_traceback(monkeypatch, capsys):
+    # check_boards nope had ended in a ValueError traceback from typeshed_for
+    monkeypatch.setattr(check_boards, "run_mypy", lambda board, files: pytest.fail("ran mypy"))
+    with pytest.raises(SystemExit) as done:
+        check_boards.main(["pico_w", "nope"])
+    assert done.value.code == 2
+    assert "unknown board 'nope' (known: esp32_s3, pico_w)" in capsys.readouterr().err

@@ -121,8 +121,12 @@ def run_mypy(board, files, cwd=ROOT):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("boards", nargs="*", default=sorted(BOARD_STUBS))
+    parser.add_argument("boards", nargs="*", default=sorted(BOARD_STUBS), metavar="BOARD",
+                        help="the boards to check (default all: %s)" % ", ".join(sorted(BOARD_STUBS)))
     args = parser.parse_args(argv)
+    for board in args.boards:
+        if board not in BOARD_STUBS:
+            parser.error("unknown board %r (known: %s)" % (board, ", ".join(sorted(BOARD_STUBS))))
     failed = 0
     for board in args.boards:
         result = run_mypy(board, [ROOT / "boards" / (board + ".py")])
