@@ -2,7 +2,7 @@
 
 `python -m tools.deploy --board pico_w [--port /dev/ttyACM0] [--key FILE] [--romfs] [--dry-run]`
 
-Steps, each one mpremote command (--dry-run prints them and runs nothing); the first one's
+Steps, each one mpremote command (--dry-run builds, then prints them and runs none); the first one's
 command starts by checking the board's kind (BOARD_KIND: MicroPython's platform and chip), so a
 build for another kind of board is refused before anything on the board changes, and so,
 without --romfs, is a board whose program is a ROMFS image (docs/romfs.md), without --key a
@@ -556,7 +556,8 @@ def parser():
                    help="install the program as a ROMFS image in partition %d, main.py on the flash "
                    "filesystem (needs a MicroPython built with a ROMFS partition, docs/romfs.md)"
                    % ROMFS_PARTITION)
-    p.add_argument("--dry-run", action="store_true", help="print the mpremote commands, run nothing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="build (into --out), then print the mpremote commands without running them")
     return p
 
 
