@@ -1230,3 +1230,33 @@ def test_a_script_deal_with_nothing_left_to_deal_says_so():
     sim = locked_with_seat_3()
     assert sim.command("deal 1").startswith("dealt: S3 ")
     assert sim.command("deal 2") == "dealt: nothing, every hand has its cards"
+
+
+def test_a_second_simulator_on_the_same_state_is_refused_with_the_reason(tmp_path, capsys):
+    # make sim in one terminal and tools.audit --sim --state .sim in another (README) had run
+    # two tables on the same files: each overwrote the other's commits without a word
+    import subprocess
+    import sys
+
+    root = Path(simmod.__file__).parent.parent
+    holder = subprocess.Popen([sys.executable, "-m", "tools.sim", "--service", "--state", str(tmp_path)],
+                              cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdin.write("status\n")
+        holder.stdin.flush()
+        assert '"ok": true' in holder.stdout.readline()           # it runs, holding the state
+        before = (tmp_path / "fram.bin").read_bytes()
+        script = tmp_path / "s.txt"
+        script.write_text("show\n")
+        second = ["--state", str(tmp_path), "--fresh", "--script", str(script)]
+        assert simmod.main(second) == simmod.BAD_SCRIPT
+        err = capsys.readouterr().err
+        assert err == ("sim: cannot keep the table's state in %s: another simulator is running on it "
+                       "(quit that one first, or give another --state)\n" % tmp_path)
+        assert (tmp_path / "fram.bin").read_bytes() == before     # --fresh wiped nothing
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    # once it has quit, the state is free again; a restart in one process keeps its lock
+    sim = simmod.Simulation(str(tmp_path))
+    assert simmod.Simulation(str(tmp_path)).controller is not sim.controller

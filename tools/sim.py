@@ -38,6 +38,7 @@ replayed, M expectations met; the table is in PHASE".
 """
 
 import argparse
+import fcntl
 import os
 import random
 import re
@@ -62,6 +63,8 @@ LEGEND_CYCLE_MS = 4000   # every spot-light pattern repeats within this (spot_li
 SETTLE_MS = 400          # long enough for debounce, the OLED pages and the beeps
 DEFAULT_STATE = ".sim"
 CHIPS_FILE = "chips.txt"  # in the state folder: the spots a chip lies on, kept across restarts
+LOCK_FILE = "sim.lock"    # in the state folder: locked while a simulator process runs on it
+_HELD = {}                # state folder -> its locked file, for this process's lifetime
 # The simulated UTH table's operator seeds the jackpot pool with $10,000.00, as
 # docs/table-config.example.json does (the firmware's own default, rules.md: no seed).
 DEMO_JACKPOT = {"main": {"reset": 1000000}}
@@ -192,6 +195,8 @@ class Simulation:
     alive in one thread."""
 
     def __init__(self, state_dir=None, fresh=False, link=None, game="uth", before_boot=None):
+        if state_dir:
+            _hold(state_dir)
         if state_dir and fresh:
             _wipe(state_dir)
         self.table = simulated.make(state_dir)
@@ -615,6 +620,26 @@ def _read_chips(path):
     if not all(word.isdigit() and word.isascii() and int(word) < 16 for word in words):
         return []
     return [int(word) for word in words]
+
+
+def _hold(state_dir):
+    """Lock state_dir for this process, or OSError when another process holds it: two tables
+    on one set of files (make sim and tools.audit --sim --state .sim at once) overwrite each
+    other's commits without a word.  A new Simulation in the same process is a restart of
+    the table and keeps the lock."""
+    key = os.path.realpath(state_dir)
+    if key in _HELD:
+        return
+    if not os.path.exists(state_dir):
+        os.mkdir(state_dir)
+    held = open(os.path.join(state_dir, LOCK_FILE), "a")
+    try:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        held.close()
+        raise OSError("another simulator is running on it (quit that one first, or give "
+                      "another --state)") from None
+    _HELD[key] = held
 
 
 def _wipe(state_dir):
