@@ -23,9 +23,8 @@ MicroPython's ENOENT (2) as a board's littlefs does, so the check would take the
 absent provisioned key for an unreadable one.
 
 It prints, side by side: the heap the firmware's modules and the table's objects take, the most
-the firmware held live at a tick's end (and in which phase), whether the rounds complete in the
-heap under test on the 32-bit VM and else, as otherwise, the smallest heap that plays them
-(8 KB steps).
+the firmware held live at a tick's end (and in which phase); then whether the rounds complete in
+the heap under test on the 32-bit VM, and the smallest heap that plays them (8 KB steps).
 """
 
 import argparse
