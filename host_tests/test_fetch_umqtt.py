@@ -89,3 +89,20 @@ def test_the_pinned_digests_belong_to_the_published_1_3_4_sdist():
     assert fetch_umqtt.ARCHIVE_SHA256 == "b6a2520239e3992c63a7de9370ee9b3d9d27819a90359c521f1c0f7ccab8d12f"
     assert fetch_umqtt.URL.endswith("/micropython-umqtt.simple-1.3.4.tar.gz")
     assert fetch_umqtt.MEMBER == "micropython-umqtt.simple-1.3.4/umqtt/simple.py"
+
+
+def test_a_destination_that_cannot_be_written_is_a_fetch_error_naming_it(tmp_path, capsys, monkeypatch):
+    # --dest naming a file had ended in a NotADirectoryError traceback after the download
+    dest = tmp_path / "notes.txt"
+    dest.write_text("mine")
+    data = archive({MEMBER: CODE})
+    with pytest.raises(fetch_umqtt.FetchError) as raised:
+        run(dest, data)
+    assert str(raised.value) == "cannot write %s: Not a directory" % (dest / "umqtt" / "simple.py")
+    assert dest.read_text() == "mine"
+    fetch = fetch_umqtt.fetch
+    monkeypatch.setattr(fetch_umqtt, "fetch", lambda dest: fetch(
+        dest, "https://example.invalid/pkg.tar.gz", sha(data), MEMBER, sha(CODE), Downloads(data)))
+    assert fetch_umqtt.main(["--dest", str(dest)]) == 1
+    assert capsys.readouterr().err == "fetch_umqtt: cannot write %s: Not a directory\n" % (
+        dest / "umqtt" / "simple.py")

@@ -82,9 +82,12 @@ def fetch(dest=DEST, url=URL, archive_sha256=ARCHIVE_SHA256, member=MEMBER, simp
         raise FetchError("%s: cannot extract %s from the archive (%s)" % (url, member, error)) from error
     if _sha256(code) != simple_sha256:
         raise FetchError("%s in %s has SHA-256 %s, expected %s" % (member, url, _sha256(code), simple_sha256))
-    simple.parent.mkdir(parents=True, exist_ok=True)
-    _write(simple.parent / "__init__.py", b"")
-    _write(simple, code)
+    try:
+        simple.parent.mkdir(parents=True, exist_ok=True)
+        _write(simple.parent / "__init__.py", b"")
+        _write(simple, code)
+    except OSError as error:
+        raise FetchError("cannot write %s: %s" % (simple, error.strerror or error)) from error
     return simple, True
 
 
