@@ -824,3 +824,17 @@ def test_a_linked_pool_past_what_a_message_can_carry_does_not_stop_the_controlle
     again = Controller(w.db, w.keys, lambda t, p: sent.append(p), clock_s=lambda: NOW)
     again.send_status(1)                         # a restart comes back up and answers
     assert again.pool.value[0] == held and len(sent) == 1
+
+
+def test_a_ledger_report_that_cannot_be_written_is_refused_before_the_controller_starts(tmp_path, capsys):
+    # --ledger-out in a folder that does not exist had ended the controller's clean stop in a
+    # NotADirectoryError traceback, the report lost, after the whole run
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % ("00" * 32))
+    out = tmp_path / "keys.json" / "ledger.json"
+    with pytest.raises(SystemExit) as stop:
+        link_controller.main(["--db", str(tmp_path / "l.db"), "--keys", str(keys), "--port", "1",
+                              "--duration", "0.01", "--ledger-out", str(out)])
+    assert stop.value.code == 2
+    assert "--ledger-out %s: no folder %s to write it in" % (out, out.parent) in capsys.readouterr().err
+    assert not (tmp_path / "l.db").exists()

@@ -606,14 +606,19 @@ def run(args, keys, config=None):
             inbox.clear()
         if client.connected():
             controller.service(now)
+    status = 0
     if args.ledger_out:
-        with open(args.ledger_out + ".tmp", "w") as f:
-            json.dump(controller.ledger(), f)
-        os.replace(args.ledger_out + ".tmp", args.ledger_out)
+        try:
+            with open(args.ledger_out + ".tmp", "w") as f:
+                json.dump(controller.ledger(), f)
+            os.replace(args.ledger_out + ".tmp", args.ledger_out)
+        except OSError as error:
+            print("cannot write the ledger to %s: %s" % (args.ledger_out, error), file=sys.stderr)
+            status = 2
     client.close()
     controller.close()
     lock.close()
-    return 0
+    return status
 
 
 def main(argv=None):
@@ -641,6 +646,10 @@ def main(argv=None):
             parser.error("%s %s is not 0..%d ms" % (name, value, MAX_MS))
     if not 1 <= args.port <= 65535:
         parser.error("--port %d is not 1..65535" % args.port)
+    if args.ledger_out and not os.path.isdir(os.path.dirname(os.path.abspath(args.ledger_out))):
+        # found at the start, not at the stop hours later with the ledger report lost
+        parser.error("--ledger-out %s: no folder %s to write it in"
+                     % (args.ledger_out, os.path.dirname(os.path.abspath(args.ledger_out))))
     try:
         keys = load_keys(args.keys)
     except (OSError, ValueError) as error:
