@@ -815,3 +815,14 @@ def test_deploy_cli_build_failure_says_the_board_is_untouched(tmp_path, monkeypa
     assert code == 1
     err = capsys.readouterr().err
     assert err.startswith("deploy failed: the build failed, the board is untouched: key file ")
+
+
+@pytest.mark.parametrize("board, romfs, noted", [("pico_w", False, True), ("pico_w", True, False),
+                                                 ("esp32_s3", False, False)])
+def test_a_plain_install_on_a_pico_w_is_told_it_needs_romfs(tmp_path, capsys, board, romfs, noted):
+    # docs/romfs.md: the program loaded from files does not fit a Pico W's RAM; the deploy had
+    # prepared a plain install for one without a word (the README's own dry-run example)
+    deploy.deploy(board, out=tmp_path / "b", build_id="d", dry_run=True, romfs=romfs,
+                  root=_mini_project(tmp_path, broken=False))
+    printed = capsys.readouterr().out
+    assert (deploy.ROMFS_NOTE % board in printed) == noted

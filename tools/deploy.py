@@ -44,6 +44,10 @@ from firmware import manifest
 from tools import build as builder
 
 MQTT_PACKAGE = "umqtt.simple"
+# boards whose RAM cannot hold the program loaded from files (docs/romfs.md): only --romfs runs
+NEEDS_ROMFS = ("pico_w",)
+ROMFS_NOTE = ("note: a %s cannot hold the program loaded from files in its RAM: install it with "
+              "--romfs (docs/romfs.md)")
 FIRST_PROGRAM_FILE = "main.py"     # copied last: nothing starts until the rest is in place
 ROMFS_PARTITION = 0                # the partition MicroPython mounts at /rom at boot
 
@@ -526,6 +530,8 @@ def deploy(board, port=None, out=None, key_file=None, build_id=None, mip=True, d
     if result.romfs is not None:
         echo("ROMFS image %s, %d bytes (mpremote refuses it if the board's ROMFS partition is "
              "smaller)" % (result.romfs, result.romfs_size))
+    elif board in NEEDS_ROMFS:
+        echo(ROMFS_NOTE % board)
     steps = plan(result.out, port, key_file, mip, mpremote, romfs=result.romfs)
     for index, step in enumerate(steps):
         echo("step %d of %d, %s" % (index + 1, len(steps), step.what))
