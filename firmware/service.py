@@ -299,7 +299,8 @@ class Service:
         game changed keeps the meters and hits its jackpot has a history of, as the audit
         menu shows them."""
         c = self.controller
-        if c.game != tc.UTH and not c.jackpot.table[jm.T_WAGERS]:
+        jp = c.jackpot           # (None in RAM ERROR)
+        if c.game != tc.UTH and (jp is None or not jp.table[jm.T_WAGERS]):
             return _error(cmd, NO_JACKPOT, "no progressive jackpot at this table: it plays %s"
                           % c.game)
         return None

@@ -874,7 +874,7 @@ def test_a_record_of_the_firmware_before_the_seats_reads_and_is_upgraded_at_the_
     c = _seated(t, 5, tc.FCP)               # the file is back: the round goes on, 5 seats
     t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
     t.press(btn.SETTLE)
-    assert c.results == ["D One Pair", "S1 Trips W"]
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"]
     t.press(btn.SETTLE)
     t.press(btn.LOCK)                        # round 3: the seats recorded with it
     assert _seated(t, 7, None).seats == 5
