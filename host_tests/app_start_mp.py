@@ -9,8 +9,15 @@ import sys
 from boards import simulated
 from firmware import app
 from firmware.heap import collect_often
+from firmware.store import slots
 
 os.chdir(sys.argv[1])
+# On a board app.start keeps its files at the flash's root ("/"); here that root is the
+# simulated board's flash folder, not the host's "/", where one run's round would be the next
+# run's memory.
+_PathFS = slots.PathFS
+slots.PathFS = lambda directory: _PathFS(sys.argv[1].rstrip("/") + "/" + simulated.FLASH_DIR
+                                         + directory)
 collect_often(True)
 print("loading", gc.threshold())
 table = simulated.make(sys.argv[1])
@@ -18,3 +25,4 @@ table_app, link = app.start(table.board, (None, {}, None, True, "defaults"))
 print("loop", gc.threshold())
 print("link", link)
 print("phase", table_app.controller.phase)
+print("files", " ".join(sorted(os.listdir(simulated.FLASH_DIR))) or "-")
