@@ -153,6 +153,22 @@ def test_a_line_cut_short_is_dropped_after_the_partial_timeout():
     assert read_events(reader) == [("reject", BAD_FORMAT), ("card", 4, "Kd")]
 
 
+def test_a_shoe_ending_its_lines_with_cr_alone_shows_the_cr_in_the_rejected_line():
+    # A shoe set up for CR line ends, dealing a card a second: each line ends in a pause, not
+    # a LF.  The technician's text must show the CR that is the fault, not a card-shaped line
+    # that reads as a pulled cable.
+    uart = FakeUART()
+    reader = Shoe(uart, partial_ms=500)
+    uart.inject(b"S4 Kd\r")
+    reader.poll(0)
+    reader.poll(520)
+    assert read_events(reader) == [("reject", PARTIAL)]
+    assert reader.reject_text() == "shoe line rejected (partial line): 'S4 Kd\\x0d'"
+    uart.inject(b"S4 Kd\n")                  # the line after it is read normally
+    reader.poll(540)
+    assert read_events(reader) == [("card", 4, "Kd")]
+
+
 def test_a_line_split_across_polls_is_joined():
     uart = FakeUART()
     reader = Shoe(uart)

@@ -170,6 +170,8 @@ class Shoe:
                         if not self._good:
                             self._gap()
         if self._in_line and ticks_diff(now, self._last_byte) >= self.partial_ms:
+            if self._cr and self._len < MAX_LINE:
+                self._store(_CR)            # kept, so the text shows a shoe ending lines with CR alone
             if not self._overflow:          # a line too long was reported when it overflowed
                 self._reject(PARTIAL)
             self._reset()
