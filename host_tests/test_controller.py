@@ -188,6 +188,22 @@ def test_bad_cards_are_refused_with_the_reason(table):
     assert table.c._cards_of(table.c.rec.board) == []
 
 
+def test_a_card_for_a_seat_the_table_does_not_have_says_so(tmp_path):
+    # A five-seat table (file "seats": 5) and a shoe that still sends S6: the dealer must read
+    # that seat 6 is not at this table, not "bad dest 6".
+    t = Table(tmp_path)
+    t.ram_clear()
+    t.c = tc.RoundController(t.memory, SEEDED, seats=5)
+    t.c.boot(t.now, 1000 + t.now)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.c.card(6, cards.parse("As")[0], t.tick())
+    assert t.c.last_refusal == "Card refused: S6 not in play"
+    t.c.card(9, 5, t.tick())
+    assert "bad dest 9" in t.screen()
+    assert t.c._hole(5) == []
+
+
 def test_cards_dealt_to_a_spot_without_a_wager_are_discarded(table):
     # rules.md 5 [FCP 11.4, BRS 6.9]: cards dealt to a spot without a wager are discarded and
     # play continues.  A UTH hand needs an Ante [UTH 3.1], which the Ante sensors see.
