@@ -87,3 +87,30 @@ def test_a_stalled_loop_that_loses_shoe_bytes_takes_no_wrong_card(tmp_path):
     assert [e[4] for e in events_of(c.memory, ev.SHOE_REJECT)] == [shoemod.OVERRUN]
     b.shoe("S1 Ah")                          # the dealer's check: the next line is read
     assert c._hole(0) == cards.parse("Ah")
+
+
+def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_a_bad_line(table):
+    # Both copies refuse the commit of the SHOE_REJECT entry: the dealer is told (MEMORY
+    # FAULT), and the entry waits for the next interval, not a failing write (and an alarm)
+    # at every 20 ms tick; once the store works again it is written with every line counted.
+    writes = []
+    commit_admin = table.memory.commit_admin
+
+    def failing(*args, **kwargs):
+        writes.append(table.now)
+        raise OSError(5, "EIO")
+
+    table.memory.commit_admin = failing
+    start = table.tick()
+    table.c.shoe_reject(shoemod.BAD_CARD, start)
+    assert "MEMORY FAULT" in table.c.last_refusal
+    for _ in range(tc.SHOE_LOG_MS // 40):
+        table.c.tick(table.tick(), 2000)
+    table.c.shoe_reject(shoemod.GARBAGE, table.tick())
+    while table.now < start + tc.SHOE_LOG_MS - 20:
+        table.c.tick(table.tick(), 2000)
+    assert len(writes) == 1
+    table.memory.commit_admin = commit_admin
+    table.c.tick(table.tick(), 2000)                 # the interval is up: written now
+    assert len(writes) == 1
+    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)] == [(shoemod.GARBAGE, 2)]

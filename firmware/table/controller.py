@@ -796,8 +796,10 @@ class RoundController:
             return
         if self._log_admin(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
-            self.shoe_logged = True
-            self.shoe_logged_ms = now_ms
+        # a commit that failed (MEMORY FAULT shown) is tried again in SHOE_LOG_MS, with the
+        # count kept: not a failing write and an alarm at every tick
+        self.shoe_logged = True
+        self.shoe_logged_ms = now_ms
 
     def link(self, up, now_ms):
         """The link to the link controller went down or came back (linked tables only)."""
