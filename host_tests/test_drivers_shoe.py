@@ -214,6 +214,20 @@ def test_a_line_of_exactly_max_line_bytes_is_read_normally():
     assert events == [("card", 3, "As")]
 
 
+def test_the_cr_of_a_cr_lf_end_is_not_counted_in_the_16_bytes():
+    reader, events = feed(b"S3 As" + b" " * 11 + b"\r\n")
+    assert events == [("card", 3, "As")]
+
+
+def test_last_heard_is_the_last_good_line_not_a_rejected_one():
+    # docs/shoe-protocol.md: a card or a heartbeat, not a line the driver threw away
+    reader, events = feed(b"S3 As\n", start=100)
+    feed(b"S9 As\n\x00\n", start=500, reader=reader)
+    assert reader.last_heard == 100
+    feed(b"H\n", start=900, reader=reader)
+    assert reader.last_heard == 900
+
+
 def test_a_stream_with_no_lf_is_rejected_once_as_soon_as_it_is_too_long():
     uart = FakeUART(fifo=8192)
     reader = Shoe(uart, partial_ms=500)
