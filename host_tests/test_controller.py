@@ -738,6 +738,30 @@ def test_a_flapping_door_switch_is_counted_not_logged_change_by_change(table):
     assert [(e[3], e[4], e[5]) for e in door] == [(ev.DOOR_OPEN, 1, 0), (ev.DOOR_OPEN, 1, 50)]
 
 
+def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_the_door(table):
+    # Both copies refuse the DOOR_OPEN entry's commit: MEMORY FAULT is shown, and the entry
+    # waits DOOR_LOG_MS like a written one (as the shoe's log), not a failing write and an
+    # alarm at every 20 ms tick; once the store works it is written, the changes counted.
+    writes = []
+    commit_admin = table.memory.commit_admin
+
+    def failing(*args, **kwargs):
+        writes.append(table.now)
+        raise OSError(5, "EIO")
+
+    table.memory.commit_admin = failing
+    start = table.tick()
+    table.c.panel(btn.DOOR_OPEN, 0, start)
+    assert "MEMORY FAULT" in table.c.last_refusal
+    while table.now < start + tc.DOOR_LOG_MS - 20:
+        table.c.tick(table.tick(), 2000)
+    assert len(writes) == 1
+    table.memory.commit_admin = commit_admin
+    table.c.tick(table.tick(), 2000)                      # the interval is up: written now
+    assert [(e[3], e[4]) for e in events_of(table.memory, ev.DOOR_OPEN)] == [(ev.DOOR_OPEN, 1)]
+    assert "DOOR OPEN" in table.screen()
+
+
 def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):
     table.c.link_required = True
     table.c.link(False, table.tick())

@@ -549,8 +549,10 @@ class RoundController:
         kind = ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE
         if self._log_admin(kind, 1, changes if changes > 1 else 0):
             self.door_changes = 0
-            self.door_logged = True
-            self.door_logged_ms = now_ms
+        # a commit that failed (MEMORY FAULT shown) is tried again in DOOR_LOG_MS with its
+        # changes counted (as the shoe's log): not a failing write and an alarm at every tick
+        self.door_logged = True
+        self.door_logged_ms = now_ms
 
     def _show_last_results(self, void):
         if void:
