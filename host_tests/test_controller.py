@@ -918,6 +918,39 @@ def test_side_bets_get_their_own_result_line_when_their_hand_pays(tmp_path):
     assert all(len(line) <= 16 for line in t.c.results)
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_an_ante_placed_after_lock_is_not_in_the_round(tmp_path, game):
+    # A chip put on seat 3's Ante spot after "No more bets" is a late bet: SETTLE asked for
+    # that seat's hand ("need seat 3 0/5") until the chip was taken away, and the shoe's cards
+    # for it were taken as a hand of the round.
+    t = new_table(tmp_path, game)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.chip(3, ante=True)                         # late
+    if game == tc.FCP:
+        t.c.aces_up_alone = False                # (Aces Up alone would let any seat play)
+        t.deal([(1, "Qc Jd 8h 6s 2c"), (0, "Kc Kd 7h 5s 3c 2d")])
+    else:
+        t.deal([(8, "Th 9h"), (1, "Ah Kh Qh")])
+    t.c.card(3, cards.parse("2s")[0], t.tick())
+    assert t.c.last_refusal == "Card refused: S3 no wager"
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS, t.screen()
+    assert not [line for line in t.c.results if line.startswith("S3")]
+
+
+def test_an_ante_placed_after_lock_gets_no_cards_at_uth(tmp_path):
+    t = Table(tmp_path)
+    t.ram_clear()
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.chip(3, ante=True)                         # late: no hand in this round [UTH 3.1]
+    t.c.card(3, cards.parse("2s")[0], t.tick())
+    assert t.c.last_refusal == "Card refused: S3 no wager"
+    t.c.card(1, cards.parse("2s")[0], t.tick())  # the seat that had its Ante at LOCK
+    assert t.c._hole(0) == cards.parse("2s")
+
+
 def test_big_raise_stud_lines_name_the_best_hands_whole(tmp_path):
     # Royal 500 to 1, straight flush 100, full house 8 [BRS 5.2]: "S1 Royal Flush 500:1" is
     # longer than the display, and a name cut to "Royal F" or "Full Hous" reads as a typo.

@@ -185,6 +185,7 @@ class RoundController:
         self.ante = 0            # Ante spots covered
         self.ante_marked = 0     # Ante confirmed on the panel
         self.marks_unknown = False  # a round resumed after a power cut: its panel marks are lost
+        self.ante_locked = 0     # the seats with an Ante, sensed or marked, when the round locked
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
@@ -1044,11 +1045,12 @@ class RoundController:
         needs an Ante (UTH [3.1]; Big Raise Stud's Risk bet [BRS 3.1]; Four Card Poker where
         the operator does not offer Aces Up alone [FCP 5.1], rules.aces_up_alone), Ante
         sensors fitted, the seat's Ante spot empty, sound and not marked on the panel, and no
-        jackpot wager of its accepted.  In a round resumed after a power cut the panel's marks
-        are not known: no seat is refused."""
+        jackpot wager of its accepted (an Ante placed after LOCK is a late bet, not a wager of
+        the round).  In a round resumed after a power cut the panel's marks are not known: no
+        seat is refused."""
         if self.game == FCP and self.aces_up_alone or not self.ante_sensors or self.marks_unknown:
             return False
-        return not (self.ante | self.ante_marked | self.ante_faults | self.rec.accepted) & (1 << seat)
+        return not (self.ante_locked | self.ante_faults | self.rec.accepted) & (1 << seat)
 
     def _cards_of(self, buf):
         out = []
@@ -1089,6 +1091,7 @@ class RoundController:
             self._refuse("LOCK refused", error)
             return
         self.rec.accepted = accepted
+        self.ante_locked = seats_ok
         self._set_phase(LOCKED)
         if not self._commit(critical.STEP_LOCK, [(ev.LOCK, 0, accepted, amount)]):
             self._back_to(OPEN)
@@ -1149,6 +1152,8 @@ class RoundController:
                 if have < want:
                     return "%s %d/%d" % (label, have, want)
             wagered = (self.ante & ~self.ante_faults if self.ante_sensors else 0) | self.ante_marked
+            if not self.marks_unknown:
+                wagered &= self.ante_locked     # an Ante placed after LOCK is not in the round
             for s in range(SEATS):  # (cards committed to a seat the file's seats dropped too)
                 have = len(self._hole(s))
                 bit = 1 << s
