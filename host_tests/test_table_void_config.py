@@ -506,6 +506,48 @@ def test_a_locked_round_settles_a_seat_the_file_no_longer_has_at_a_game_without_
     assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S6")]
 
 
+def _cut_with_part_of_a_hand(tmp_path, game):
+    """Seats 1, 2 and 6 play; seat 6 has only its first two cards when seat 2's void
+    commits the round's cards; the power goes and the file now says 5 seats.  Returns the
+    table, its new controller and seat 6's cards still to deal."""
+    t = _open(tmp_path, game)
+    for seat in (1, 2, 6):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    hands = _other_game_hands(game)
+    t.deal([hands[0], (6, hands[1][1][:5]), hands[2]])
+    t.press(btn.UP)                          # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2: the round's cards committed
+    t.key(False)
+    return t, _boot_with_seats(t, 5, game), hands[1][1][6:]
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_seat_the_file_no_longer_has_with_part_of_its_hand_can_be_dealt(tmp_path, game):
+    """The resumed round asks for seat 6's hand ('need seat 6 2/n'): the shoe's cards for
+    it must be taken (not 'bad dest 6'), or only a misdeal ends the round, as it did at UTH
+    for a jackpot seat."""
+    t, c, rest = _cut_with_part_of_a_hand(tmp_path, game)
+    assert c.phase == tc.LOCKED and "need seat 6 2/" in t.screen()
+    t.deal([(6, rest)])
+    assert "refused" not in t.screen() and "need seat" not in t.screen()
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S6")]
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_seat_the_file_no_longer_has_with_part_of_its_hand_can_be_folded(tmp_path, game):
+    """The cursor reaches such a seat, so that the dealer can fold it (its player gone)."""
+    t, c, _ = _cut_with_part_of_a_hand(tmp_path, game)
+    t.press(btn.DOWN)                        # from seat 1 down: seat 6, past the file's five
+    assert c.cursor == 5
+    t.press(btn.OK)                          # folded
+    assert "need seat" not in t.screen()
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS
+
+
 def test_a_confirmed_payout_the_boot_cannot_make_leaves_the_round_locked_not_open(tmp_path, monkeypatch):
     """Should the boot's payout of confirmed hands be refused, the round stays LOCKED, where
     SETTLE tries again and the supervisor can void it; OPEN would refuse every LOCK."""

@@ -1126,10 +1126,15 @@ class RoundController:
         return "".join([str(s + 1) for s in range(SEATS) if mask & (1 << s)])
 
     def round_seats(self):
-        """The seats this round deals to: the file's, and up to the last jackpot seat of a
-        round locked before the file cut the seats (its hands are still to be dealt, folded
-        or voided, and the cursor and card entry must reach them)."""
+        """The seats this round deals to: the file's, and up to the last jackpot seat, or
+        seat with cards committed, of a round locked before the file cut the seats (its
+        hands are still to be dealt, folded or voided, and the cursor and card entry must
+        reach them)."""
         seats = self.seats
+        hole = self.rec.hole
+        for i in range(seats * roundrecord.HOLE, len(hole)):
+            if hole[i] != roundrecord.NO_CARD:
+                seats = i // roundrecord.HOLE + 1
         while self.rec.accepted >> seats:
             seats += 1
         return seats
