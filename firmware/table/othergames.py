@@ -12,11 +12,6 @@ from firmware.store import eventlog as ev
 from firmware.table import screens
 from firmware.table.phases import BEEP_OK, FCP, LOCKED, RESULTS, SEATS, WIDTH
 
-# the side bets' names in firmware.poker.paytables, which loads only for the results
-BET_ACES_UP = "aces_up"
-BET_EXTRA = "three_card_extra"
-_PAIR_OF_ACES = "pair_of_aces"
-
 
 def results(c):
     """The result lines of a Four Card Poker or Big Raise Stud round (c.results)."""
@@ -42,6 +37,8 @@ def finish(c):
 def _results_fcp(c):
     """Four Card Poker: best four of the seat's five against the dealer's best four of
     six; the player wins ties [FCP 10.2]."""
+    from firmware.poker import paytables  # the Aces Up lines (_side_line): the results only
+
     dealer = hands.best4(c._cards_of(c.rec.dealer))
 
     def verdict(hole):
@@ -50,7 +47,7 @@ def _results_fcp(c):
 
     # Aces Up is settled on the same best four after the Ante is folded [FCP 9.1-9.3]
     c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict, hands.best4,
-                            BET_ACES_UP, "AcesUp")
+                            paytables.BET_ACES_UP, "AcesUp")
 
 
 def _results_brs(c):
@@ -71,7 +68,7 @@ def _results_brs(c):
         return value, " %d:%d" % (line[paytables.NUMERATOR], line[paytables.DENOMINATOR])
 
     # the Three Card Extra is settled on the seat's own three cards after a fold [BRS 4.1]
-    c.results = _seat_lines(c, [], verdict, hands.three, BET_EXTRA, "Extra")
+    c.results = _seat_lines(c, [], verdict, hands.three, paytables.BET_EXTRA, "Extra")
 
 
 def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label):
@@ -106,7 +103,7 @@ def _side_line(lines, s, value, bet, label):
     line = paytables.default(bet).line_for(value)
     if line is None:
         return
-    if line[paytables.LINE] == _PAIR_OF_ACES:
+    if line[paytables.LINE] == "pair_of_aces":
         name = "Aces"
     else:
         name = screens.short(hands.name(value)).replace("One Pair", "Pair")
