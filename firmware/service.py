@@ -502,7 +502,8 @@ class Service:
                 c.panel(btn.LONG, btn.OK, self.now_ms)    # as the supervisor: key + long OK
                 c.panel(btn.RELEASE, btn.OK, self.now_ms)
             if c.phase == tc.RAM_ERROR:
-                return _error(cmd, NOT_NOW, "no RAM clear: " + c.config_text)
+                return _error(cmd, NOT_NOW, "no RAM clear: " + (
+                    c.code_fault or c.config_text))
             if c.phase != tc.RAM_CLEAR:
                 return _error(cmd, NOT_NOW, "RAM clear only from RAM ERROR (memory is %s, table "
                               "in %s)" % (c.memory.status, tc.PHASE_NAMES[c.phase]))

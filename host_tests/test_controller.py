@@ -401,6 +401,39 @@ def test_restart_after_lock_resumes_the_round(table):
     assert c.view.meter[0] == RESET + PER_WAGER
 
 
+def test_a_program_fault_at_boot_refuses_the_ram_clear_that_would_wipe_good_memory(table,
+                                                                                 monkeypatch):
+    """A linked table whose link code the VM cannot load (a damaged .mpy) stops in RAM ERROR
+    'PROGRAM ERROR - cannot load ...': its critical memory is good (a locked round, the
+    meters).  The display said KEY+long OK: RAM clear, and the clear wiped the round and
+    the meters for a fault no RAM clear mends.  It is refused, as with CONFIG ERROR, and the
+    display says to fix the program first; once fixed, the boot resumes the round."""
+    from firmware import heap
+
+    lock_seats(table, (1,))
+    table.memory = CriticalMemory([FileSlot(table.fs, "a.bin"), FileSlot(table.fs, "b.bin")],
+                                  table.fs)
+    table.c = tc.RoundController(table.memory, SEEDED)
+    table.c.link_factory = object()
+
+    def cannot_load():
+        raise heap.not_loaded("firmware.table.linked", ValueError("incompatible .mpy file"))
+
+    monkeypatch.setattr(table.c, "_start_link", cannot_load)
+    table.c.boot(table.now, 1000 + table.now)
+    assert table.c.phase == tc.RAM_ERROR and "PROGRAM ERROR" in table.screen()
+    assert "RAM clear" not in table.screen().split("\n")[6]
+    table.key(True)
+    table.press(btn.OK, long=True)
+    assert table.c.phase == tc.RAM_ERROR
+    table.press(btn.OK)
+    assert table.c.phase == tc.RAM_ERROR and "RAM clear failed\nPROGRAM ERROR" in table.screen()
+    assert table.memory.round_no == 1 and table.memory.step != STEP_SETTLE
+    monkeypatch.undo()
+    table.boot()                            # the program put right: the round resumes
+    assert table.c.phase == tc.LOCKED
+
+
 def test_a_round_locked_before_the_seats_were_cut_can_still_be_dealt_and_settled(table):
     """Seats 1 and 6 have jackpot wagers; the power goes before any card and the file now
     says 5 seats.  Seat 6's wager is in the pool: the display lists it, the shoe's cards

@@ -226,6 +226,8 @@ class RoundController:
         self.program_digest = ""
         self.config_ok = True
         self.config_text = "defaults"       # where the table's configuration came from
+        self.code_fault = ""        # why the boot stopped in RAM ERROR for code that cannot
+                                    # load, the memory good ("": none such)
         self.message = ""
         self.message_until = 0
         self.results = []
@@ -295,7 +297,9 @@ class RoundController:
             self._enter_ram_error("bad record: %s" % error)
             return self.phase
         except NotLoaded as error:      # the link's code: a program fault, no record's
-            self._enter_ram_error("PROGRAM ERROR - %s" % error)
+            # (the memory is good: no RAM clear, which would wipe it and mend nothing)
+            self.code_fault = "PROGRAM ERROR - %s" % error
+            self._enter_ram_error(self.code_fault)
             return self.phase
         code = self.rec.game
         if code != roundrecord.UNKNOWN and (code ^ self._game_code()) & _GAME_BITS and \

@@ -189,7 +189,10 @@ def _on_results(c, button, long):
 
 def _on_ram_error(c, button, long):
     if c.key_on and long and button == btn.OK:
-        if c.config_ok:
+        if c.code_fault:
+            # the memory is good: a RAM clear would wipe its round and meters, mending nothing
+            c._refuse("RAM clear failed", c.code_fault)
+        elif c.config_ok:
             c._set_phase(RAM_CLEAR)
         else:
             # the reset values would be the defaults', not the file's (nor a link ledger kept)

@@ -286,7 +286,10 @@ def render_lines(c):
             lines[5] = "LINK STOPPED"     # controller.link_stop
         elif not c.config_ok:
             lines[5] = "CONFIG ERROR"     # no RAM clear until the file is fixed (handlers)
-        if c.config_ok:
+        if c.code_fault:
+            lines[6] = "fix the program"    # no RAM clear: the memory is good (handlers)
+            lines[7] = "then restart"
+        elif c.config_ok:
             lines[6] = "KEY+long OK:"
             lines[7] = "RAM clear"
         else:
