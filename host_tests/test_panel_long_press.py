@@ -458,30 +458,40 @@ def test_a_second_press_after_the_chord_window_acts(table):
     assert table.c.phase == tc.RESULTS
 
 
-@pytest.mark.parametrize("gap_ms", [0, 20, 40])
-def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_path, gap_ms):
+def _royal_on_the_board(tmp_path):
+    """A board-level table (the real panel's pins) whose seat 1 holds a royal flush, every
+    card in, the key on: SETTLE goes to CONFIRM.  Returns the rig, its controller, pins."""
     from host_tests.test_table_payout import BoardRig
 
     b = BoardRig(tmp_path)
     b.ram_clear()
-    c = b.app.controller
     b.chip(1)
     b.chip(1, ante=True)
     b.press("LOCK")
     for line in ("S1 Ah", "S1 Kh", "D 9c", "D 9s", "B Qh", "B Jh", "B Th", "B 4c", "B 9d"):
         b.shoe(line)
     b.key(True)
-    pins = b.table.buttons
+    return b, b.app.controller, b.table.buttons
+
+
+def _stopped_at_confirm_then_paid(b, c):
+    """Both buttons let go: CONFIRM, nothing paid; the supervisor's own OK pays."""
+    b.run(100)
+    assert c.phase == tc.CONFIRM and events_of(c.memory, ev.JACKPOT_HIT) == []
+    b.press("OK")
+    assert c.phase == tc.RESULTS and len(events_of(c.memory, ev.JACKPOT_HIT)) == 1
+
+
+@pytest.mark.parametrize("gap_ms", [0, 20, 40])
+def test_settle_and_ok_pressed_together_on_the_real_panel_stop_at_confirm(tmp_path, gap_ms):
+    b, c, pins = _royal_on_the_board(tmp_path)
     pins["SETTLE"].press()
     b.run(gap_ms)                                       # OK a moment later, SETTLE held
     pins["OK"].press()
     b.run(100)
     pins["SETTLE"].release()
     pins["OK"].release()
-    b.run(100)
-    assert c.phase == tc.CONFIRM and events_of(c.memory, ev.JACKPOT_HIT) == []
-    b.press("OK")
-    assert c.phase == tc.RESULTS and len(events_of(c.memory, ev.JACKPOT_HIT)) == 1
+    _stopped_at_confirm_then_paid(b, c)
 
 
 @pytest.mark.parametrize("stall_ms", [110, 300])
@@ -492,18 +502,7 @@ def test_settle_and_ok_pressed_together_while_the_commit_stalls_the_loop_stop_at
     # an OK hit with SETTLE is reported by the panel only after that time (its press still
     # bouncing when SETTLE's was taken, or made during it), so the chord window must count
     # from the end of that tick, not from SETTLE's press, or OK pays the jackpot unseen.
-    from host_tests.test_table_payout import BoardRig
-
-    b = BoardRig(tmp_path)
-    b.ram_clear()
-    c = b.app.controller
-    b.chip(1)
-    b.chip(1, ante=True)
-    b.press("LOCK")
-    for line in ("S1 Ah", "S1 Kh", "D 9c", "D 9s", "B Qh", "B Jh", "B Th", "B 4c", "B 9d"):
-        b.shoe(line)
-    b.key(True)
-    pins = b.table.buttons
+    b, c, pins = _royal_on_the_board(tmp_path)
     real_commit = c.memory.commit_admin
 
     def slow_commit(*args, **kwargs):
@@ -524,7 +523,4 @@ def test_settle_and_ok_pressed_together_while_the_commit_stalls_the_loop_stop_at
     b.run(200)
     pins["SETTLE"].release()
     pins["OK"].release()
-    b.run(100)
-    assert c.phase == tc.CONFIRM and events_of(c.memory, ev.JACKPOT_HIT) == []
-    b.press("OK")
-    assert c.phase == tc.RESULTS and len(events_of(c.memory, ev.JACKPOT_HIT)) == 1
+    _stopped_at_confirm_then_paid(b, c)

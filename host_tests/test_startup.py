@@ -529,6 +529,16 @@ def test_a_verifier_the_vm_refuses_is_a_failed_check_not_a_stop(tmp_path, broken
                                 + ("ValueError" if broken == "mpy" else "SyntaxError"))
 
 
+def _assert_program_error(done, reason, path):
+    """The boot stopped on the program check's `reason` for `path`: the console says so,
+    and the dealer display alone shows PROGRAM ERROR, the reason and the path."""
+    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
+    assert said and said[0].startswith(
+        "table controller stopped: RuntimeError: program check failed: %s: %s" % (reason, path))
+    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
+    assert shown[:2] == ["PROGRAM ERROR", reason] and "".join(shown[2:]) == path
+
+
 LINKED_APP = """\
 from firmware import real_app
 from firmware.link.setup import LinkSetup
@@ -655,11 +665,7 @@ def test_a_folder_or_file_in_place_of_a_board_support_module_is_named_not_a_blan
     flash = tmp_path / "flash"
     _program(flash, mpy=["boards/base.py"] if stray.endswith(".py") else ())
     done = _boot_board(tmp_path, flash, [stray])
-    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
-    assert said and said[0].startswith(
-        "table controller stopped: RuntimeError: program check failed: extra-file: " + stray)
-    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
-    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray
+    _assert_program_error(done, "extra-file", stray)
 
 
 @pytest.mark.parametrize("stray", [["board/", "firmware/table/controller/"],
@@ -675,11 +681,7 @@ def test_a_stray_in_a_package_is_named_before_a_top_level_one_and_stops_the_boot
     flash = tmp_path / "flash"
     _program(flash, mpy=[stray[-1]] if stray[-1].endswith(".py") else ())
     done = _boot_board(tmp_path, flash, stray)
-    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
-    assert said and said[0].startswith(
-        "table controller stopped: RuntimeError: program check failed: extra-file: " + stray[-1])
-    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
-    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray[-1]
+    _assert_program_error(done, "extra-file", stray[-1])
 
 
 @pytest.mark.parametrize("fault", ["changed", "no manifest"])
@@ -698,11 +700,7 @@ def test_a_stray_in_a_package_is_named_before_another_failure_and_stops_the_boot
         (flash / "manifest.json").unlink()
     stray = "firmware/table/controller/"
     done = _boot_board(tmp_path, flash, [stray])
-    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
-    assert said and said[0].startswith(
-        "table controller stopped: RuntimeError: program check failed: extra-file: " + stray)
-    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
-    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == stray
+    _assert_program_error(done, "extra-file", stray)
 
 
 def test_a_folder_named_init_in_a_package_is_harmless_and_the_table_starts(tmp_path):
@@ -730,11 +728,7 @@ def test_a_missing_table_module_stops_the_boot_with_program_error_shown(tmp_path
     _program(flash)
     (flash / name).unlink()
     done = _boot_board(tmp_path, flash, [])
-    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
-    assert said and said[0].startswith(
-        "table controller stopped: RuntimeError: program check failed: missing-file: " + name)
-    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
-    assert shown[:2] == ["PROGRAM ERROR", "missing-file"] and "".join(shown[2:]) == name
+    _assert_program_error(done, "missing-file", name)
 
 
 def test_a_table_whose_code_cannot_load_says_why_on_the_display(tmp_path):
@@ -763,11 +757,7 @@ def test_a_source_file_beside_a_table_module_stops_the_boot_with_program_error_s
     name = "firmware/table/controller.py"
     _program(flash, mpy=[name])
     done = _boot_board(tmp_path, flash, [name])
-    said = [line for line in done.stdout.splitlines() if line.startswith("table controller")]
-    assert said and said[0].startswith(
-        "table controller stopped: RuntimeError: program check failed: extra-file: " + name)
-    shown = [line[8:].rstrip() for line in done.stdout.splitlines() if line.startswith("display")]
-    assert shown[:2] == ["PROGRAM ERROR", "extra-file"] and "".join(shown[2:]) == name
+    _assert_program_error(done, "extra-file", name)
 
 
 def test_main_py_says_why_also_when_the_table_code_cannot_load():
