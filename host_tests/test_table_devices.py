@@ -157,16 +157,24 @@ def test_a_key_left_on_and_a_door_opened_while_off_are_known_at_boot(tmp_path):
     assert oled[0].strip() == "AUDIT  (BACK)" and oled[-1].strip() == "DOOR OPEN"
 
 
-def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_path):
+def _locked_with_seats_1_and_3(tmp_path, also=()):
+    """A round locked with the jackpot and Ante chips of seats 1 and 3 (and the spots in
+    `also` covered), before a power cut: the rig."""
     first = BoardRig(tmp_path)
     _open(first)
     for seat in (1, 3):
         first.table.mcp.cover(jackpot_spot(seat))
         first.table.mcp.cover(ante_spot(seat))
-    first.table.mcp.cover(jackpot_spot(5))    # no Ante: refused at LOCK
+    for spot in also:
+        first.table.mcp.cover(spot)
     first.run(200)
     first.press("LOCK")
     assert first.app.controller.rec.accepted == 0b101
+    return first
+
+
+def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_path):
+    _locked_with_seats_1_and_3(tmp_path, [jackpot_spot(5)])     # seat 5: no Ante, refused
 
     def after_the_cut(table):                 # what is on the spots when the power returns
         for spot in (jackpot_spot(1), ante_spot(1), ante_spot(3), jackpot_spot(5)):
@@ -187,7 +195,6 @@ def test_an_accepted_chip_taken_while_the_power_was_off_is_tamper_at_boot(tmp_pa
     assert len(alarm) == 3 and all(end - start == 200 for start, end, _ in alarm)
 
 
-
 class _SlowBoot(BoardRig):
     """A table whose boot takes boot_ms before its loop's first pass (on a board: both copies
     of critical memory read over I2C and from flash, the power-up commit's sector erase, the
@@ -203,14 +210,7 @@ class _SlowBoot(BoardRig):
 
 
 def test_chips_still_on_their_spots_after_a_slow_boot_are_no_tamper(tmp_path):
-    first = BoardRig(tmp_path)
-    _open(first)
-    for seat in (1, 3):
-        first.table.mcp.cover(jackpot_spot(seat))
-        first.table.mcp.cover(ante_spot(seat))
-    first.run(200)
-    first.press("LOCK")
-    assert first.app.controller.rec.accepted == 0b101
+    _locked_with_seats_1_and_3(tmp_path)
 
     def chips_stay(table):                    # the chips did not move while the power was off
         for seat in (1, 3):
@@ -223,6 +223,7 @@ def test_chips_still_on_their_spots_after_a_slow_boot_are_no_tamper(tmp_path):
     assert c.phase == tc.LOCKED
     assert c.tamper == 0 and events_of(c.memory, ev.TAMPER) == []
     assert c.view.seat_light[0] == lights.ACCEPTED and c.view.seat_light[2] == lights.ACCEPTED
+
 
 def test_a_display_unplugged_and_back_while_its_screen_stays_the_same_shows_it_again(tmp_path):
     # No write fails while the screen does not change: the display comes back dark (its
