@@ -16,9 +16,11 @@ from firmware import service as svc
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
 from firmware.store import eventlog as ev
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
+from host_tests.test_controller import SEEDED, rewrite_both_copies
 from host_tests.test_controller import Table as ControllerTable
-from host_tests.test_controller import rewrite_both_copies
 from tools.audit import meters_table
 
 RESET = 1000000
@@ -659,6 +661,30 @@ def test_ram_clear_refused_while_the_config_file_is_refused(tmp_path):
     before = t.fingerprint()
     reply = t.ask("ram_clear")
     assert reply["code"] == svc.NOT_NOW and "config table_max: -1" in reply["error"]
+    assert t.fingerprint() == before and t.c.phase == tc.RAM_ERROR
+
+
+def test_ram_clear_refused_over_link_code_that_cannot_load(tmp_path, monkeypatch):
+    """RAM ERROR for a linked table's code the VM cannot load: its memory is good, and a
+    RAM clear would wipe it and mend nothing.  Refused, saying why (not the file's text)."""
+    from firmware import heap
+
+    t = ready_table(tmp_path)
+    t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+    t.c = tc.RoundController(t.memory, SEEDED)
+    t.service = svc.Service(t.c, t.port)
+    t.c.link_factory = object()
+
+    def cannot_load():
+        raise heap.not_loaded("firmware.table.linked", ValueError("incompatible .mpy file"))
+
+    monkeypatch.setattr(t.c, "_start_link", cannot_load)
+    t.c.boot(t.now, 1000 + t.now)
+    t.key(True)
+    before = t.fingerprint()
+    reply = t.ask("ram_clear")
+    assert reply["code"] == svc.NOT_NOW
+    assert reply["error"].startswith("no RAM clear: PROGRAM ERROR - cannot load firmware.table.linked")
     assert t.fingerprint() == before and t.c.phase == tc.RAM_ERROR
 
 
