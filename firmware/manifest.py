@@ -383,13 +383,16 @@ def in_place(present):
     named before any other failure: the boot stops on it (firmware.startup._refuse) with
     PROGRAM ERROR shown, never in the table's code with a blank display.  (At the top
     level: main.py runs as a file, and the board module is imported past a stray; under
-    lib/: what mip installs, which the program does not need to start.)"""
+    lib/: what mip installs, which the program does not need to start.  A folder holding a
+    package's __init__ is a package: whether it or the module file beside it is the stray,
+    only the manifest says, so verify names it, never the program's own package.)"""
     for path in present:
         if "/" not in path[:-1] or path.startswith("lib/"):
             continue
         if path[-1:] == "/":
             if not _init_folder(path) and (path[:-1] + ".py" in present
-                                            or path[:-1] + ".mpy" in present):
+                                            or path[:-1] + ".mpy" in present) \
+                    and path + "__init__.py" not in present and path + "__init__.mpy" not in present:
                 return path
         elif path[-3:] == ".py" and path[:-3] + ".mpy" in present:
             return path

@@ -428,6 +428,33 @@ def test_a_folder_in_place_of_a_module_is_named_before_any_other_failure(tmp_pat
     assert (result.reason, result.path) == ("extra-file", "firmware/poker/hands.py")
 
 
+@pytest.mark.parametrize("stray", ["firmware/poker.mpy", "firmware/poker.py"])
+def test_a_module_file_left_beside_a_package_names_the_file_not_the_package(tmp_path, stray):
+    # An older build's firmware/poker.mpy left beside the package firmware/poker/ (a copy
+    # that does not clean up): MicroPython imports the folder, the package, as it should.
+    # The check named the package's folder as "a folder MicroPython would import in place
+    # of the module", and the boot stopped on it with PROGRAM ERROR, sending the technician
+    # to delete the program's own package.  The file is the extra one.
+    files = dict(FILES)
+    files["firmware/poker/__init__.mpy"] = b"M\x06\x00\x1fpoker"
+    for path, data in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    (tmp_path / "manifest.json").write_bytes(build(files=files))
+    assert manifest.check_device(str(tmp_path), rom=None).ok
+    (tmp_path / stray).write_bytes(b"X = 1\n")
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("extra-file", stray)
+    assert "a program file the manifest does not list" in result.detail
+    # the other way round, a package's folder left in place of a listed module, is still
+    # named by the manifest: MicroPython would import it
+    (tmp_path / stray).unlink()
+    (tmp_path / "firmware" / "poker" / "hands").mkdir()
+    (tmp_path / "firmware" / "poker" / "hands" / "__init__.py").write_bytes(b"X = 1\n")
+    result = manifest.check_device(str(tmp_path), rom=None)
+    assert (result.reason, result.path) == ("extra-file", "firmware/poker/hands/")
+
+
 def test_a_folder_named_init_is_no_module_and_passes(tmp_path):
     # firmware/__init__/ beside firmware/__init__.mpy: MicroPython never imports it (a
     # package's __init__ is looked for as a file), yet it was named as standing in for a
