@@ -952,6 +952,16 @@ def test_side_bets_get_their_own_result_line_when_their_hand_pays(tmp_path):
 
 
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_the_betting_screen_of_a_game_without_the_progressive_lists_no_jackpot_chips(
+        tmp_path, game):
+    # a chip on a jackpot spot means nothing at these games: "placed 2" read as a wager taken
+    t = new_table(tmp_path, game)
+    t.chip(2)
+    t.chip(1, ante=True)
+    assert "placed" not in t.screen() and "ante 1" in t.screen()
+
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
 def test_an_ante_placed_after_lock_is_not_in_the_round(tmp_path, game):
     # A chip put on seat 3's Ante spot after "No more bets" is a late bet: SETTLE asked for
     # that seat's hand ("need seat 3 0/5") until the chip was taken away, and the shoe's cards

@@ -202,7 +202,8 @@ def render_lines(c):
             lines[6] = "GAME UNKNOWN" if c.game_unknown else GAME_TITLES[c.game]
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]
-        lines[2] = "placed " + (c._seat_list(c.placed) or "-")
+        if c.game == UTH:       # (the other games take no jackpot wager: their spots say nothing)
+            lines[2] = "placed " + (c._seat_list(c.placed) or "-")
         ante = c.ante | c.ante_marked
         lines[3] = "ante " + (c._seat_list(ante) or "-")
         lines[4] = "sel %s OK=ante" % cursor
