@@ -343,9 +343,12 @@ class RoundController:
             # (counted from the loop's first pass: the boot's own time, critical memory read
             # and committed, can pass it on a board before the sensors are first read)
             self.boot_scan = _SCAN_WAITS
-            # the Antes the dealer marked on the panel were RAM only: a seat may have a wager
-            # the sensors do not see, so no seat's cards are refused as without one
+            # the Antes the dealer marked on the panel are committed with LOCK (not by firmware
+            # before it): a seat may have a wager the sensors do not see, so no seat's cards
+            # are refused as without one, and a marked seat's hand is still asked for
             self.marks_unknown = True
+            if self.rec.marks & roundrecord.MARKS_KEPT:
+                self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)     # where a payout that cannot be made leaves it
@@ -472,6 +475,7 @@ class RoundController:
         self.rec.accepted = 0
         self.rec.folded = 0
         self.rec.voided = 0
+        self.rec.marks = 0
         self.rec.clear_cards()
         self.late = 0
         self.tamper = 0
@@ -1096,6 +1100,8 @@ class RoundController:
             return
         self.rec.accepted = accepted
         self.ante_locked = seats_ok
+        # the panel's marks go with the round: a resumed round still asks for their hands
+        self.rec.marks = roundrecord.MARKS_KEPT | self.ante_marked
         self._set_phase(LOCKED)
         if not self._commit(critical.STEP_LOCK, [(ev.LOCK, 0, accepted, amount)]):
             self._back_to(OPEN)

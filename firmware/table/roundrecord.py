@@ -2,7 +2,7 @@
 
 Layout (bytes)::
 
-    magic "RD", version, round number (4 bytes, little end first), phase,
+    magic "RD", version, round number (4 bytes, little end first), marks,
     accepted seat mask, folded seat mask, voided seat mask,
     35 seat cards (seat 1 first, 5 places per seat), 6 dealer cards, 5 board (community)
     cards (NO_CARD = empty), the game the round is dealt under (the controller's code:
@@ -18,6 +18,10 @@ The places fit the largest hand of each kind in the three games (a Four Card Pok
 
 decode() raises ValueError naming what is wrong: bad magic, version, length, a card that is
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
+
+The marks byte is the seats whose Ante (Risk) the dealer marked on the panel at LOCK, with
+MARKS_KEPT (0x80) set: a resumed round still asks for their hands.  Without that bit (0 from
+firmware before it; the first format's phase, 1) the marks are not known.
 
 The game byte keeps a round locked before a power cut under its own game when the
 configuration file was changed meanwhile, and the table its game and seats when the file is
@@ -36,6 +40,7 @@ _V1_BOARD_AT = const(11 + 7 * 2 + 2)
 _V1_SIZE = const(11 + 7 * 2 + 2 + 5)
 NO_CARD = const(0xFF)
 UNKNOWN = const(0xFF)     # game: not recorded
+MARKS_KEPT = const(0x80)  # marks: the panel's Ante marks are recorded in the low bits
 SEATS = const(7)
 HOLE = const(5)           # places per seat
 DEALER_CARDS = const(6)   # places for the dealer
@@ -49,11 +54,11 @@ _SEAT_BITS = const(0x7F)
 
 
 class RoundRecord:
-    """Round number, phase, seat masks and the cards seen, as the controller keeps them."""
+    """Round number, seat masks and the cards seen, as the controller keeps them."""
 
     def __init__(self):
         self.round_no = 0
-        self.phase = 0
+        self.marks = 0
         self.accepted = 0
         self.folded = 0
         self.voided = 0
@@ -77,7 +82,7 @@ def encode(rec):
     n = rec.round_no
     for i in range(4):
         out[3 + i] = (n >> (8 * i)) & 0xFF
-    out[7] = rec.phase
+    out[7] = rec.marks
     out[8] = rec.accepted
     out[9] = rec.folded
     out[10] = rec.voided
@@ -112,7 +117,7 @@ def decode(data):
         raise ValueError("round record is %d bytes, expected %d" % (len(data), size))
     rec = RoundRecord()
     rec.round_no = data[3] | (data[4] << 8) | (data[5] << 16) | (data[6] << 24)
-    rec.phase = data[7]
+    rec.marks = data[7]
     for name, index in (("accepted", 8), ("folded", 9), ("voided", 10)):
         if data[index] & ~_SEAT_BITS:
             raise ValueError("round record %s mask 0x%02x names a seat above 7" % (name, data[index]))
