@@ -14,7 +14,13 @@ from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
-from host_tests.test_controller import Table, confirm_and_fail_the_payout, events_of, royal_round
+from host_tests.test_controller import (
+    Table,
+    confirm_and_fail_the_payout,
+    cut_at_every_write,
+    events_of,
+    royal_round,
+)
 
 
 def _open(tmp_path, game=tc.UTH):
@@ -544,6 +550,54 @@ def test_a_seat_the_file_no_longer_has_with_part_of_its_hand_can_be_folded(tmp_p
     assert c.cursor == 5
     t.press(btn.OK)                          # folded
     assert "need seat" not in t.screen()
+
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_seat_the_file_no_longer_has_with_part_of_its_hand_can_still_be_dealt_or_folded(
+        tmp_path, game):
+    """Seats 1, 2 and 6 play; seat 6 has part of its hand when seat 2 is voided, and the power
+    goes at any write of that void's commit; it comes back with the file saying 5 seats.
+    Where seat 6's cards were committed, SETTLE asks for the rest of its hand: the shoe's
+    cards for seat 6 must be taken and the cursor must reach it (to fold it), as for a UTH
+    jackpot seat, not 'bad dest 6' with the round stuck until the supervisor voids it all."""
+    hand = 5 if game == tc.FCP else 3
+    rest = [(0, "Kc Kd 7h 5s 3c 2d")] if game == tc.FCP else [(8, "Kc Kd")]
+
+    def action(t):
+        for seat in (1, 2, 6):
+            t.chip(seat, ante=True)
+        t.press(btn.LOCK)
+        t.deal([(1, "Qc Jd 8h 6s 2c"[:3 * hand - 1]), (6, "Ah Ad")])
+        t.press(btn.UP)                      # seat 2
+        t.key(True)
+        t.press(btn.BACK)                    # void seat 2: the round's cards committed
+        t.key(False)
+
+    def check(t, state, before, after, cut):
+        c = _boot_with_seats(t, 5, game)
+        if state != after:
+            return                           # seat 6's cards were lost with the cut: not owed
+        assert c.phase == tc.LOCKED
+        for seat in (1, 6):
+            t.chip(seat, ante=True)          # what the sensors report (seat 6's: not read)
+        t.deal(rest)
+        t.press(btn.SETTLE)
+        assert "need seat 6 2/%d" % hand in t.screen()
+        t.deal([(6, "As 9c 4h"[:3 * (hand - 2) - 1])])
+        assert c.last_refusal == "" and c._hole(5) == cards.parse("Ah Ad As 9c 4h"[:3 * hand - 1])
+        t.press(btn.SETTLE)
+        assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S6")]
+
+    assert cut_at_every_write(tmp_path, lambda d: _open(d, game), action, check) == 4
+    # the cursor reaches seat 6, past the file's five, so that its player can fold
+    (tmp_path / "fold").mkdir()
+    t = _open(tmp_path / "fold", game)
+    action(t)
+    c = _boot_with_seats(t, 5, game)
+    t.deal(rest)
+    t.press(btn.DOWN)
+    assert "S6 Ah Ad" in t.screen()
+    t.press(btn.OK)
+    assert "FOLDED" in t.screen() and c.rec.folded == 1 << 5
     t.press(btn.SETTLE)
     assert c.phase == tc.RESULTS
 

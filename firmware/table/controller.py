@@ -1136,17 +1136,18 @@ class RoundController:
         return "".join([str(s + 1) for s in range(SEATS) if mask & (1 << s)])
 
     def round_seats(self):
-        """The seats this round deals to: the file's, and up to the last jackpot seat, or
-        seat with cards committed, of a round locked before the file cut the seats (its
-        hands are still to be dealt, folded or voided, and the cursor and card entry must
-        reach them)."""
-        seats = self.seats
+        """The seats this round deals to: the file's, and up to the last seat of a round
+        locked before the file cut the seats that has a jackpot wager, an Ante marked on the
+        panel or cards (its hand is still to be dealt, folded or voided: _missing asks for it,
+        and the cursor and card entry must reach it)."""
+        seats = SEATS
         hole = self.rec.hole
-        for i in range(seats * roundrecord.HOLE, len(hole)):
-            if hole[i] != roundrecord.NO_CARD:
-                seats = i // roundrecord.HOLE + 1
-        while self.rec.accepted >> seats:
-            seats += 1
+        while seats > self.seats and not (self.rec.accepted | self.ante_marked) >> (seats - 1):
+            start = (seats - 1) * roundrecord.HOLE
+            for i in range(start, start + roundrecord.HOLE):
+                if hole[i] != NO_CARD:
+                    return seats
+            seats -= 1
         return seats
 
     def _missing(self):
