@@ -731,6 +731,23 @@ def test_a_ram_clear_on_a_game_without_a_progressive_resets_no_pool(tmp_path, ga
     assert "RAM cleared" in t.screen() and "pool" not in t.screen()
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_ram_clear_on_a_game_without_a_progressive_puts_no_money_in_a_pool(tmp_path, game):
+    """The supervisor accepted "no jackpot pool" (the file's reset is $10,000.00): the RAM
+    clear still seeded the pool, $10,000.00 on the operator additions meter, while its log
+    entry said 0 was put in; with the file then changed to UTH the pool opened at $10,000.00
+    that no entry of the log accounts for (the audit's log and meters disagree)."""
+    t = _open(tmp_path, game)
+    assert [e[3:7] for e in t.memory.log.events()] == [(ev.RAM_CLEAR, 1, 0, 0)]
+    meters = t.c.jackpot.table_meters()
+    assert meters["operator_additions"] == 0 and sum(t.c.jackpot.value) == 0
+    assert t.c.jackpot.audit() == []
+    t.game = tc.UTH                          # the file now says UTH: the same memory
+    t.boot()
+    assert t.c.phase == tc.OPEN and t.c.jackpot_open() and t.c.view.meter[0] == 0
+    assert t.c.jackpot.config.pools[0].reset == 1000000    # the file's, at the next hit
+
+
 def test_a_bad_record_at_boot_says_why_in_full(tmp_path):
     """A round record the boot cannot read (a version this program does not know): the
     display shows the reason on the three lines it has for it, not cut after 32 columns, and
