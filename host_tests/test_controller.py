@@ -1494,3 +1494,153 @@ def test_a_seat_marked_on_the_panel_is_asked_for_after_a_power_cut_at_any_write_
         assert t.c.phase == tc.RESULTS and [r for r in t.c.results if r.startswith("S3")]
 
     assert cut_at_every_write(tmp_path, make, action, check) == 2
+
+
+def books_agree_with_the_log(t):
+    """The jackpot's books balance and its table meters are what the event log says since
+    the last RAM clear: the wagers locked, returned by voids, the jackpots paid and the
+    operator's additions (the RAM clear's seed among them); no round locked twice in the
+    whole log; the chain intact."""
+    assert t.c.jackpot.audit() == []
+    meters = t.c.jackpot.table_meters()
+    logged_c = {}
+    for e in t.memory.log.events():
+        if e[3] == ev.RAM_CLEAR:
+            logged_c = {}
+        logged_c.setdefault(e[3], []).append(e[6])
+    assert sum(logged_c.get(ev.LOCK, [])) == meters["wagered"]
+    assert sum(logged_c.get(ev.VOID, [])) == meters["voided"]
+    assert sum(logged_c.get(ev.JACKPOT_HIT, [])) == meters["paid"]
+    assert (sum(logged_c.get(ev.RAM_CLEAR, [])) + sum(logged_c.get(ev.OPERATOR_ADDITION, []))
+            == meters["operator_additions"])
+    rounds = [e[2] for e in events_of(t.memory, ev.LOCK)]
+    assert len(set(rounds)) == len(rounds)
+    assert t.memory.log.verify() is None
+
+
+def log_to_a_page_end(t, left):
+    """Door entries until `left` more complete the event log's page (its write is cut too)."""
+    while (t.memory.log.count + left) % ev.PAGE_ENTRIES:
+        t.memory.commit_admin(None, [(ev.DOOR_OPEN, 1)], 5)
+
+
+@pytest.mark.parametrize("left", [1, 2, 3])
+@pytest.mark.parametrize("how", ["bad record", "both copies lost"])
+def test_a_ram_clear_cut_at_any_write_comes_back_whole_and_numbers_on(tmp_path, how, left):
+    """RAM ERROR after two rounds; the power goes at each write of the supervisor's RAM
+    clear (the log page it completes included).  The table is back in RAM ERROR or cleared,
+    never between; once cleared, the pool holds its seed with the RAM_CLEAR entry saying so,
+    and the next round is numbered after the log's."""
+    def make(d):
+        t = Table(d)
+        t.ram_clear()
+        plain_round(t)
+        plain_round(t)
+        if how == "bad record":
+            log_to_a_page_end(t, left)
+            rewrite_both_copies(d, t.memory, lambda s: s.__setitem__("round", b"xyz"))
+        else:                   # the rounds' entries on a page on flash, the rest lost
+            log_to_a_page_end(t, ev.PAGE_ENTRIES - left)
+            for name in ("a.bin", "b.bin"):
+                data = bytearray((d / name).read_bytes())
+                data[20] ^= 1
+                (d / name).write_bytes(bytes(data))
+        t.boot()
+        assert t.c.phase == tc.RAM_ERROR
+        return t
+
+    def check(t, state, before, after, cut):
+        assert state in (before, after)
+        assert t.c.phase == (tc.OPEN if state == after else tc.RAM_ERROR)
+        if t.c.phase == tc.RAM_ERROR:
+            t.ram_clear()
+        assert t.c.phase == tc.OPEN and t.c.view.meter[0] == RESET
+        assert events_of(t.memory, ev.RAM_CLEAR)[-1][6] == RESET
+        plain_round(t)
+        assert events_of(t.memory, ev.LOCK)[-1][2] == 3
+        books_agree_with_the_log(t)
+
+    assert cut_at_every_write(tmp_path, make, Table.ram_clear, check) >= 2
+
+
+@pytest.mark.parametrize("where", ["open", "locked", "confirmed"])
+def test_the_keyed_mark_is_on_every_copy_or_none_after_a_cut_at_its_first_commit(
+        tmp_path, where, monkeypatch):
+    """A keyed program's first boot marks critical memory in its power-up commit; the power
+    goes at each of its writes.  Both copies are marked or neither: an unkeyed program is
+    refused exactly when they are, and the keyed one finishes the round."""
+    def boot(t, key, unkeyed=False):
+        t.memory = CriticalMemory([FileSlot(t.fs, "a.bin"), FileSlot(t.fs, "b.bin")], t.fs)
+        t.memory.key = key
+        t.c = tc.RoundController(t.memory, t.jackpot_config)
+        t.c.unkeyed = unkeyed
+        t.c.boot(t.now, 1000 + t.now)
+        return t.c
+
+    def make(d):
+        t = Table(d)
+        t.ram_clear()
+        if where == "locked":
+            lock_seats(t, (1, 2))
+        elif where == "confirmed":
+            royal_round(t)
+            confirm_and_fail_the_payout(t, monkeypatch)
+        return t
+
+    def check(t, state, before, after, cut):
+        assert state[0][1:] in (before[0][1:], after[0][1:])
+        marks = [t.fs.open(name, "rb").read()[3] & 1 for name in ("a.bin", "b.bin")]
+        assert marks in ([0, 0], [1, 1])
+        assert (boot(t, False, True).phase == tc.RAM_ERROR) == (marks == [1, 1])
+        c = boot(t, True)
+        assert c.phase != tc.RAM_ERROR and t.memory.keyed
+        if where == "confirmed":
+            assert c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
+        books_agree_with_the_log(t)
+
+    assert cut_at_every_write(tmp_path, make, lambda t: boot(t, True), check) == 2
+
+
+@pytest.mark.parametrize("left", [1, 2, 3])
+def test_a_reset_waiting_for_a_hit_takes_effect_with_it_whatever_write_the_power_cuts(
+        tmp_path, left):
+    """A reset change waits for the next hit; the power goes at each write of the round that
+    hits the royal (LOCK, the cards, the confirmation, the payout).  The new reset is in force
+    exactly when the payout is committed, logged with it, and the books balance."""
+    def make(d):
+        t = Table(d)
+        t.ram_clear()
+        log_to_a_page_end(t, left)
+        t.key(True)
+        t.press(btn.SETTLE, long=True)      # the configuration menu
+        t.press(btn.DOWN)
+        t.press(btn.OK)                     # the reset: $10,000.00 -> off
+        t.press(btn.OK)                     # -> $1,000.00, after the next hit
+        t.press(btn.BACK)
+        t.key(False)
+        return t
+
+    def action(t):
+        royal_round(t)
+        t.key(True)
+        t.press(btn.OK)
+        t.key(False)
+
+    def check(t, state, before, after, cut):
+        applied = [e for e in events_of(t.memory, ev.CONFIG_CHANGE) if e[4] == 109]
+        assert (t.c.jackpot.config.pools[0].reset == 100000) == bool(applied)
+        assert t.c.jackpot.requested_config().pools[0].reset == 100000
+        books_agree_with_the_log(t)
+        if t.c.phase == tc.OPEN:
+            action(t)
+        elif t.c.phase == tc.LOCKED:        # the round resumed: its chips and cards again
+            for seat in (1, 3):
+                t.chip(seat)
+                t.chip(seat, ante=True)
+            t.deal([(1, "As Ks"), (3, "2c 7d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+            t.settle()
+        assert t.c.phase == tc.RESULTS and len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
+        assert t.c.jackpot.config.pools[0].reset == 100000
+        books_agree_with_the_log(t)
+
+    assert cut_at_every_write(tmp_path, make, action, check) >= 8

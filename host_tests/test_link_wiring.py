@@ -1478,3 +1478,61 @@ def test_a_round_locked_with_the_link_queue_nearly_full_still_voids_its_seats_an
     rig.step(100, 20)                               # acknowledged at last: all applied, paid
     assert rig.link.state == UP and rig.link.entries == [] and rig.link.awaiting == []
     assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]
+
+
+@pytest.mark.parametrize("how", ["bad jackpot", "keyed"])
+def test_a_ram_clear_cut_at_any_write_keeps_the_link_ledger_and_pays_its_claim_once(
+        tmp_path, how):
+    """A claimed royal waits for the link (down); the table stops in RAM ERROR (a jackpot
+    record it cannot read, or an unkeyed program at a keyed table) and the power goes at each
+    write of the supervisor's RAM clear.  Cleared then or again after the cut, the table keeps
+    the link's ledger as it was, and the royal is paid once when the link is back."""
+    from host_tests.test_controller import CutFS, PowerCut
+
+    cut = 0
+    while True:
+        d = tmp_path / str(cut)
+        d.mkdir()
+        rig = Rig(d)
+        rig.fs = CutFS(str(d))
+        rig.boot()
+        rig.ram_clear()
+        rig.step(100, 5)
+        rig.memory.key = how == "keyed"
+        royal_claimed(rig, False)
+        claimed = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+        assert claimed.awaiting
+        rig.link = None
+        if how == "bad jackpot":
+            rig.memory.commit_admin({tc.SECTION_JACKPOT: b"not a jackpot record"}, (), WALL)
+            rig.boot()
+        else:
+            rig.memory = CriticalMemory([FileSlot(rig.fs, "a.bin"), FileSlot(rig.fs, "b.bin")],
+                                        rig.fs)
+            rig.c = tc.RoundController(rig.memory)
+            rig.c.link_factory = rig._factory
+            rig.c.unkeyed = True
+            rig.c.boot(rig.now, WALL)
+        assert rig.c.phase == tc.RAM_ERROR
+        rig.fs.cut_at = rig.fs.writes + cut
+        try:
+            rig.ram_clear()
+            uncut = True
+        except PowerCut:
+            uncut = False
+        rig.fs.cut_at = None
+        rig.link = None
+        rig.boot()                          # the power back (a keyed program, with its file)
+        if rig.c.phase == tc.RAM_ERROR:
+            rig.ram_clear()
+        kept = TableLink.restore(TABLE, KEY, None, rig.memory.section(tc.SECTION_LINK))
+        assert (kept.awaiting, kept.last_n, kept.totals) == (
+            claimed.awaiting, claimed.last_n, claimed.totals)
+        rig.wire_up = True
+        rig.step(100, 40)
+        assert rig.link.state == UP and rig.link.awaiting == []
+        assert [e[4:6] for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4)]
+        if uncut:
+            break
+        cut += 1
+    assert cut >= 2
