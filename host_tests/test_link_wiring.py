@@ -1536,3 +1536,24 @@ def test_a_ram_clear_cut_at_any_write_keeps_the_link_ledger_and_pays_its_claim_o
             break
         cut += 1
     assert cut >= 2
+
+
+def test_a_ram_clear_at_a_linked_table_logs_the_seed_it_puts_in_its_local_pool(tmp_path):
+    """A linked table whose file also gives the main pool a reset: the RAM clear puts the
+    $10,000.00 in the local pool (frozen while the link pays the jackpots; its RAM CLEAR
+    screen lists it), counted on the operator additions meter, but its RAM_CLEAR entry said
+    a seed of 0: the log accounted for $10,000.00 less than the meters report."""
+    r = Rig(tmp_path)
+    r.memory = CriticalMemory([FileSlot(r.fs, "a.bin"), FileSlot(r.fs, "b.bin")], r.fs)
+    r.c = tc.RoundController(r.memory, {"main": {"reset": RESET}})
+    r.c.link_factory = r._factory
+    r.c.boot(r.now, WALL)
+    r.key(True)
+    r.press(btn.OK, long=True)
+    assert r.c.view.lines[1:3] == ["reset values:", "main $10000.00"]
+    r.press(btn.OK)
+    r.key(False)
+    assert r.c.jackpot.table_meters()["operator_additions"] == RESET
+    assert [e[3:7] for e in r.events(ev.RAM_CLEAR)] == [(ev.RAM_CLEAR, 1, 0, RESET)]
+    r.step(100, 5)
+    assert r.link.state == UP and r.c.jackpot_open()

@@ -50,7 +50,7 @@ POWER_DOWN = const(2)
 CM_ERROR = const(3)         # a copy index, b reason code (REASON_*)
 CM_RECOVERED = const(4)     # a copy index rebuilt, b source copy index, c sequence number
 RAM_CLEAR = const(5)        # a supervisor id, b sequence number before the clear, c the pools'
-                            # seed (cents, operator additions; 0 at a linked table)
+                            # seed (cents, operator additions; 0 at a game without the jackpot)
 LOCK = const(6)             # b seats with a jackpot wager, c jackpot wager total (cents)
 VOID = const(7)             # b seats affected, c amount reversed (cents)
 JACKPOT_HIT = const(8)      # a seat, b hand category, c amount (cents)

@@ -171,13 +171,10 @@ def ram_clear(c):
             kept = c.memory.section(SECTION_LINK)
             if section_ok(kept):
                 sections[SECTION_LINK] = kept
-        seed = 0
-        if (c.game == UTH and SECTION_LINK not in sections and c.link_factory is None
-                and not c.link_required):
-            # the table's own pools start at their reset amounts, operator additions on the
-            # meters: the RAM clear's entry says how much, so the log accounts for them
-            seed = sum(jp.value)
-        c.memory.ram_clear(sections, c.wall, SUPERVISOR_ID, True, 0, seed)
+        # the pools' seed, operator additions on the meters: the RAM clear's entry says how
+        # much, so the log accounts for them (a linked table's local pools, frozen while the
+        # link pays its jackpots, included)
+        c.memory.ram_clear(sections, c.wall, SUPERVISOR_ID, True, 0, sum(jp.value))
     except Exception as error:  # noqa: BLE001
         c._refuse("RAM clear failed", error)
         c._set_phase(RAM_ERROR)
