@@ -602,6 +602,29 @@ def test_a_seat_the_file_no_longer_has_with_part_of_its_hand_can_still_be_dealt_
     assert c.phase == tc.RESULTS
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_seat_marked_on_the_panel_the_file_no_longer_has_is_asked_for_and_dealt(tmp_path, game):
+    """Seat 6's Ante (BRS: Risk) is marked on the panel (its sensor does not see the chip) and
+    the round locked; the power goes and the file now says 5 seats.  The mark came back with
+    the round: SETTLE asks for seat 6's hand, and the shoe's cards for it are taken."""
+    hand = "Qc Jd 8h 6s 2c" if game == tc.FCP else "Qc Jd 8h"
+    t = _open(tmp_path, game)
+    t.chip(1, ante=True)
+    t.press(btn.DOWN)
+    t.press(btn.DOWN)                        # from seat 1 down: seat 6
+    t.press(btn.OK)                          # its Ante marked
+    t.press(btn.LOCK)
+    c = _boot_with_seats(t, 5, game)
+    t.chip(1, ante=True)
+    t.deal([(1, hand), (0, "Kc Kd 7h 5s 3c 2d") if game == tc.FCP else (8, "Kc Kd")])
+    t.press(btn.SETTLE)
+    assert c.phase == tc.LOCKED and "need seat 6 0/%d" % c.seat_cards in t.screen()
+    t.deal([(6, "Ah Ad As 9c 4h"[:len(hand)])])
+    assert c.last_refusal == ""
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS and [r for r in c.results if r.startswith("S6")]
+
+
 def test_a_confirmed_payout_the_boot_cannot_make_leaves_the_round_locked_not_open(tmp_path, monkeypatch):
     """Should the boot's payout of confirmed hands be refused, the round stays LOCKED, where
     SETTLE tries again and the supervisor can void it; OPEN would refuse every LOCK."""
