@@ -1557,3 +1557,20 @@ def test_a_ram_clear_at_a_linked_table_logs_the_seed_it_puts_in_its_local_pool(t
     assert [e[3:7] for e in r.events(ev.RAM_CLEAR)] == [(ev.RAM_CLEAR, 1, 0, RESET)]
     r.step(100, 5)
     assert r.link.state == UP and r.c.jackpot_open()
+
+def test_a_link_with_other_pools_than_the_tables_keeps_the_jackpot_closed(tmp_path):
+    # the controller keeps a Minor and a Major pool, the table's configuration one: it showed
+    # the Minor's amount as its only pool (the royal is paid from the Major), reconciled UP
+    # and took jackpot wagers; a royal's new amount came from the wrong pool too
+    from host_tests.link_support import SEEDED_SPLIT
+
+    r = rig_with_link_config(tmp_path, SEEDED_SPLIT)
+    r.ram_clear()
+    r.step(100, 10)
+    assert r.link.state == MISMATCH and not r.c.jackpot_open()
+    assert "pools differ: table 1, link 2" in r.link.mismatch_text
+    assert r.c.view.meter_fault == "LINK Err"
+    r.chips(1, 2)
+    r.press(btn.LOCK)
+    r.step(100, 5)
+    assert r.ledger()["tables"][TABLE]["totals"] == [0, 0, 0, 0, 0]   # no wager taken

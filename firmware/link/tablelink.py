@@ -137,6 +137,7 @@ class TableLink:
         self.pool_known = False
         self.remote = None  # controller's last totals
         self.wager = None  # this table's jackpot wager (cents), checked against the link's
+        self.pools = None  # how many pools this table's sign shows (2: split), checked likewise
         self.heard = 0
         self.last_ping = 0
         self.last_resend = 0
@@ -356,6 +357,10 @@ class TableLink:
         if self.wager is not None and msg.get("w") != self.wager:
             # the link pays claims at its own wager only: every claim would be refused
             self._mismatch("jackpot wager differs: table %d, link %d cents" % (self.wager, msg.get("w")))
+            return
+        if self.pools is not None and len(self.pool) != self.pools:
+            # the sign would show one pool's amount as another's, or 0.00 for a pool
+            self._mismatch("pools differ: table %d, link %d" % (self.pools, len(self.pool)))
             return
         if n < self.last_n:
             return  # still resending; compare when every entry is applied

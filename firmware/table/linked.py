@@ -67,6 +67,7 @@ class LinkedRound:
         c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
         if c.jackpot is not None:
             c.tablelink.wager = c.jackpot.config.wager  # closed while the link's differs
+            c.tablelink.pools = 2 if c.jackpot.config.split else 1  # and while its pools do
         c.link_required = True
         c.link_up = False
 
@@ -96,6 +97,7 @@ class LinkedRound:
         c = self.c
         lk = c.tablelink
         lk.wager = c.jackpot.config.wager  # a RAM clear may have brought another configuration
+        lk.pools = 2 if c.jackpot.config.split else 1
         if lk.results:
             self._results()
         if self.reject_logged and ticks_diff(now_ms, self.reject_logged_ms) >= self.reject_window:
