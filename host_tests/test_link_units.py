@@ -838,3 +838,29 @@ def test_a_ledger_report_that_cannot_be_written_is_refused_before_the_controller
     assert stop.value.code == 2
     assert "--ledger-out %s: no folder %s to write it in" % (out, out.parent) in capsys.readouterr().err
     assert not (tmp_path / "l.db").exists()
+
+def test_a_royal_paying_a_pool_past_what_a_money_field_carries_reaches_the_table(tmp_path):
+    # A royal pays the whole pool; with the pool above codec.MAX_MONEY the payment was
+    # committed, then its `paid` message failed to encode: the controller stopped, and
+    # stopped again at every restart as soon as the table asked for that payout (hw)
+    start = codec.MAX_MONEY - 1
+    w = Wire(tmp_path, config={"main": {"reset": start}})
+    w.step(100, 5)
+    link = w.links[1]
+    link.contribute(1, NOW, 7, 700)
+    w.step(100, 2)
+    pool = w.controller.pool.value[0]
+    assert pool > codec.MAX_MONEY
+    n = link.hit(2, NOW, [[3, 4, 100]])                 # seat 3, a royal: 100% of the pool
+    w.step(100, 5)
+    assert link.awaiting == [] and link.totals[3:] == [pool, 1]
+    (result,) = link.take_results()
+    assert result.rows == [[3, 4, pool, 0]] and result.after == [start]
+    assert link.state == UP and w.controller.totals(1)[3:] == [pool, 1]
+    w.controller.close()
+    sent = []
+    again = Controller(w.db, w.keys, lambda t, p: sent.append(p), clock_s=lambda: NOW)
+    ping = codec.encode(w.keys[1], codec.PING, 1, link.sq + 1, NOW, [n, [n]])
+    assert again.on_message("jackpot/link/1/up", ping, 10)     # the payout asked for again
+    paid = codec.decode(w.keys[1], sent[0], (codec.PAID,))
+    assert paid.get("pay") == [[3, 4, pool, 0]]

@@ -212,7 +212,8 @@ def _check(kind, obj):
             _bad("entry %d of type %d carries hits" % (obj["n"], e))
     elif kind == PAID:
         _int_in(obj, "n", 1, MAX_U32)
-        _rows(obj, "pay", 4, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (0, MAX_MONEY), (0, MAX_MONEY)),
+        # a royal pays a whole pool, which may exceed MAX_MONEY: amounts as the ledger totals
+        _rows(obj, "pay", 4, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (0, MAX_TOTAL), (0, MAX_TOTAL)),
               _MAX_HITS)
         _int_list(obj, "pb", 1, _MAX_SLOTS, 0, MAX_MONEY)
         _int_list(obj, "pa", 1, _MAX_SLOTS, 0, MAX_MONEY)
