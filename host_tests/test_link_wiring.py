@@ -1574,3 +1574,25 @@ def test_a_link_with_other_pools_than_the_tables_keeps_the_jackpot_closed(tmp_pa
     r.press(btn.LOCK)
     r.step(100, 5)
     assert r.ledger()["tables"][TABLE]["totals"] == [0, 0, 0, 0, 0]   # no wager taken
+
+
+def test_a_new_link_shows_no_pool_amount_until_the_controller_says_it(tmp_path):
+    # a table's first link (no link section yet) has heard no pool: its sign alternated
+    # "0.00" with LINK dn, then counted up from zero as if the pool had been reset, and the
+    # audit menu said pool 1 $0.00
+    from firmware.table import audit
+
+    r = Rig(tmp_path)
+    r.ram_clear()
+    assert not r.link.pool_known and r.c.view.meter_fault == "LINK dn"
+    assert r.c.view.meter[0] == -1                      # the fault text alone on the sign
+    menu = [line.strip() for line in audit.open_menu(r.c)]
+    assert "pool 1 not known" in menu
+    r.wire_up = False
+    version = r.c.view.version
+    r.step(100, 20)                                     # nothing heard: still no amount
+    assert r.c.view.meter[0] == -1
+    assert r.c.view.version - version < 5               # and no refresh at every tick
+    r.wire_up = True
+    r.step(100, 5)
+    assert r.c.jackpot_open() and r.c.view.meter[0] == RESET

@@ -485,7 +485,8 @@ def open_menu(c):
             lines.extend(wrap(lk.mismatch_text.split(), _MISMATCH_LINES, " "))
         for i in range(len(lk.amounts())):
             # numbered from 1, as tools.audit's report and export name them
-            lines.extend(wrap(("pool %d" % (i + 1), money(lk.amounts()[i])), 2))
+            lines.extend(wrap(("pool %d" % (i + 1), money(lk.amounts()[i]) if lk.pool_known
+                               else "not known"), 2))
         marks.append(len(lines))
         lines.append("linked meters")
         from firmware.table.linked import TOTAL_NAMES

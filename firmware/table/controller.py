@@ -1527,9 +1527,12 @@ class RoundController:
                 for slot in view.meter_slots:
                     view.meter[slot] = -1 if self.link_required else self.jackpot.value[slot]
             else:
+                # a new link has heard no pool yet: no amount (-1), never 0.00 (or a count up
+                # from it once the pool is heard, as if it had been reset)
                 amounts = self.tablelink.amounts()
+                known = self.tablelink.pool_known
                 for i in range(len(view.meter_slots)):
-                    view.meter[view.meter_slots[i]] = amounts[i] if i < len(amounts) else 0
+                    view.meter[view.meter_slots[i]] = amounts[i] if known and i < len(amounts) else -1
             view.meter_fault = self._meter_fault()
         self._render()
 

@@ -115,7 +115,7 @@ class LinkedRound:
         slots = view.meter_slots
         n = len(amounts)
         for i in range(len(slots)):
-            if i < n and view.meter[slots[i]] != amounts[i]:
+            if i < n and lk.pool_known and view.meter[slots[i]] != amounts[i]:
                 c._refresh_meter()
                 return
         if view.meter_fault != c._meter_fault():
