@@ -1596,3 +1596,21 @@ def test_a_new_link_shows_no_pool_amount_until_the_controller_says_it(tmp_path):
     r.wire_up = True
     r.step(100, 5)
     assert r.c.jackpot_open() and r.c.view.meter[0] == RESET
+
+
+def test_a_payout_arriving_while_the_store_fails_is_committed_again_only_after_a_second(tmp_path):
+    # a payout that arrived while commits failed was tried again at every tick (a failing
+    # store written, the alarm beeped and the jackpot read back 50 times a second), not after
+    # the link's retry time as every other link commit
+    r = Rig(tmp_path)
+    r.ram_clear()
+    r.step(100, 5)
+    royal_claimed(r, False)                 # the claim waits for the link
+    commits = []
+    r.c.commit_admin = lambda events, sections=None: commits.append(1) or "FRAM write failed"
+    r.wire_up = True
+    r.step(20, 100)                         # 2 s: the payout arrives, its commit fails
+    assert r.link.results and 1 <= len(commits) <= 3, len(commits)
+    del r.c.commit_admin                    # the store works again: logged and shown
+    r.step(20, 60)
+    assert not r.link.results and [e[4] for e in r.events(ev.JACKPOT_HIT)] == [1]

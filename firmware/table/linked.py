@@ -98,14 +98,16 @@ class LinkedRound:
         lk = c.tablelink
         lk.wager = c.jackpot.config.wager  # a RAM clear may have brought another configuration
         lk.pools = 2 if c.jackpot.config.split else 1
-        if lk.results:
+        # after a failed commit, nothing is tried again before its retry time (payouts neither:
+        # a failing store was tried, alarmed and read back at every tick)
+        due = not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0
+        if due and lk.results:
             self._results()
+            due = not self.retry_wait
         if self.reject_logged and ticks_diff(now_ms, self.reject_logged_ms) >= self.reject_window:
             self.reject_logged = False
             self.reject_window = (min(self.reject_window * 2, _REJECT_LOG_MAX_MS) if self.rejects
                                   else _REJECT_LOG_MS)
-        # after a failed commit, nothing is tried again before its retry time
-        due = not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0
         if due and (self.events or (self.rejects and not self.reject_logged)):
             self._log_commit(now_ms)
         elif due and lk.dirty:
