@@ -864,3 +864,15 @@ def test_a_royal_paying_a_pool_past_what_a_money_field_carries_reaches_the_table
     assert again.on_message("jackpot/link/1/up", ping, 10)     # the payout asked for again
     paid = codec.decode(w.keys[1], sent[0], (codec.PAID,))
     assert paid.get("pay") == [[3, 4, pool, 0]]
+
+
+@pytest.mark.parametrize("host", ["no-such-broker.invalid", "a..b"])
+def test_a_broker_name_that_does_not_resolve_is_named_not_a_traceback(tmp_path, capsys, host):
+    # it stopped with socket.gaierror "Name or service not known" (or a UnicodeError) and a
+    # traceback that did not say which name
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"1": "%s"}' % ("00" * 32))
+    argv = ["--db", str(tmp_path / "l.db"), "--keys", str(keys), "--host", host]
+    assert link_controller.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "refused: the broker %s port 1883: " % host in err and "Traceback" not in err

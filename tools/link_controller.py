@@ -571,7 +571,13 @@ def run(args, keys, config=None):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     inbox = []
-    client = mqtt.Client("link-controller", mqtt.tcp_opener(args.host, args.port),
+    try:
+        opener = mqtt.tcp_opener(args.host, args.port)      # the broker's address, looked up once
+    except (OSError, ValueError) as error:  # UnicodeError: a name no DNS query can hold
+        print("refused: the broker %s port %d: %s" % (args.host, args.port, error), file=sys.stderr)
+        lock.close()
+        return 2
+    client = mqtt.Client("link-controller", opener,
                          lambda topic, payload: inbox.append((topic, payload)), keepalive=5,
                          log=lambda text: print(text, flush=True),
                          max_messages=mqtt.HOST_BATCH)  # what arrived together: one transaction
