@@ -1614,3 +1614,17 @@ def test_a_payout_arriving_while_the_store_fails_is_committed_again_only_after_a
     del r.c.commit_admin                    # the store works again: logged and shown
     r.step(20, 60)
     assert not r.link.results and [e[4] for e in r.events(ev.JACKPOT_HIT)] == [1]
+
+
+def test_a_payout_for_an_earlier_round_names_that_round_on_the_display(rig):
+    # round 1's royal at seat 1 was claimed with the link down; the payout arrives during
+    # round 2: the display said "JACKPOT PAID S1" as for this round, and the dealer would pay
+    # whoever sits at seat 1 now, not round 1's player
+    royal_claimed(rig, False)
+    rig.press(btn.SETTLE)                   # round 1's results taken away
+    rig.press(btn.LOCK)                     # round 2, locked with the jackpot closed
+    assert rig.c.rec.round_no == 2 and rig.link.awaiting
+    rig.wire_up = True
+    rig.step(100, 10)
+    pool = rig.events(ev.JACKPOT_HIT)[0][6]
+    assert rig.c.message == "JP PAID r1\nS1 " + tc.money(pool)

@@ -205,7 +205,14 @@ class LinkedRound:
                 new = result.after[line] if line < len(result.after) else 0
                 c._show_win(line, row[0], row[2], new)
                 paid.extend(paid_lines("JP", row[0], money(row[2])))
-                c._say("JACKPOT PAID S%d" % row[0], money(row[2]))
+                if result.round == c.rec.round_no:
+                    c._say("JACKPOT PAID S%d" % row[0], money(row[2]))
+                else:
+                    # an earlier round's hand (paid after an outage): its player, who may have
+                    # left that seat, is paid
+                    title = "JP PAID r%d" % result.round
+                    c._say(title if len(title) <= WIDTH else title[3:],
+                           "S%d %s" % (row[0], money(row[2])))
             if result.round == c.rec.round_no and c.phase == RESULTS:
                 # the estimates' lines (a long one's amount on an indented line of its own)
                 keep = [line for line in c.results
