@@ -865,6 +865,84 @@ def test_a_failed_admin_commit_puts_the_committed_jackpot_back(table, monkeypatc
     assert "MEMORY FAULT" in table.screen()
 
 
+class _AnyBytearray(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, bytearray)
+
+
+class ScarceHeap(metaclass=_AnyBytearray):
+    """What `bytearray` is to a module while the heap, fragmented by hours of play, has no
+    piece of `limit` bytes (None: any size is there): a MemoryError as MicroPython's."""
+
+    limit = None
+
+    def __new__(cls, *args):
+        if cls.limit is not None and args and isinstance(args[0], int) and args[0] >= cls.limit:
+            raise MemoryError("memory allocation failed, allocating %d bytes" % args[0])
+        return bytearray(*args)
+
+
+def scarce_heap(monkeypatch, *modules):
+    """ScarceHeap as the `bytearray` of each module (the store, the jackpot writer's codec,
+    the controller): its limit set by the test, None until then."""
+    monkeypatch.setattr(ScarceHeap, "limit", None)
+    for module in modules:
+        monkeypatch.setattr(module, "bytearray", ScarceHeap, raising=False)
+    return ScarceHeap
+
+
+ENVY_SPLIT = {"split": True, "wager": 500, "minor": {"reset": 500000}, "major": {"reset": 5000000},
+              "envy": {"royal_flush": 50000, "straight_flush": 5000, "four_of_a_kind": 1000,
+                       "full_house": 500, "flush": 100}}
+
+
+def test_a_record_that_grows_in_play_needs_no_new_buffer_at_a_rounds_commit(tmp_path, monkeypatch):
+    # split pools with an envy bonus: the record passed the 2,048-byte buffers made at boot at
+    # the 26th royal round, and the SETTLE commit allocated two 2,398-byte ones: on a heap
+    # fragmented by then it failed, MEMORY FAULT, the round LOCKED until a restart
+    from firmware.jackpot import codec
+    from firmware.store import critical
+    from host_tests.test_service import royal_round
+
+    heap = scarce_heap(monkeypatch, critical, codec, tc)
+    t = Table(tmp_path, jackpot_config=ENVY_SPLIT)
+
+    def chip(seat, placed=True):        # (test_service's: an Ante with the jackpot chip)
+        Table.chip(t, seat, placed)
+        Table.chip(t, seat, placed, ante=True)
+
+    t.chip = chip
+    t.ram_clear()               # the table set up: its buffers made for its configuration
+    heap.limit = 1024           # then no kilobyte in one piece
+    kept = (id(t.memory._buf), id(t.memory._scratch), id(t.c._jp_writer.buf))
+    longest = 0
+    for _ in range(40):
+        royal_round(t)          # SETTLE, the confirmation, the results: every one committed
+        t.chip(1, False)
+        t.chip(3, False)
+        longest = max(longest, t.memory._length)
+    assert "MEMORY FAULT" not in t.c.last_refusal
+    assert t.memory.round_no == 40 and t.memory.step == STEP_SETTLE and longest > 2048
+    assert len(t.c.jackpot.hits) == 25
+    assert {id(t.memory._buf), id(t.memory._scratch)} == set(kept[:2])
+    assert id(t.c._jp_writer.buf) == kept[2]
+
+
+def test_a_ram_clear_without_room_for_its_records_buffers_is_refused(tmp_path, monkeypatch):
+    from firmware.jackpot import codec
+    from firmware.store import critical
+
+    heap = scarce_heap(monkeypatch, critical, codec, tc)
+    t = Table(tmp_path, jackpot_config=ENVY_SPLIT)      # blank memory: RAM ERROR
+    heap.limit = len(t.memory._buf) + 1
+    t.ram_clear()
+    assert t.c.phase == tc.RAM_ERROR and "RAM clear failed" in t.c.last_refusal
+    assert t.memory.ram_error and t.memory.seq == 0
+    heap.limit = None
+    t.ram_clear()
+    assert t.c.phase == tc.OPEN and len(t.memory._buf) > 2048
+
+
 def new_table(tmp_path, game):
     t = Table(tmp_path, game)
     t.ram_clear()

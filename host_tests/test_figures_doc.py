@@ -39,34 +39,51 @@ def test_the_encoded_jackpot_state_sizes_are_the_codes():
     assert "after 400 rounds with 25 hits | %d / %d / " % (fresh, busy) in text
 
 
-def test_the_record_that_outgrows_the_store_buffers_is_the_one_the_page_names(tmp_path):
+def test_the_record_buffers_a_table_is_set_up_with_are_the_ones_the_page_names(tmp_path,
+                                                                               monkeypatch):
     # docs/critical-memory.md had said every table record (0.5-2.0 KB) fits the 2,048-byte
-    # buffers made at boot; split pools with an envy bonus pass it, and the buffers grow in play
+    # buffers made at boot; split pools with an envy bonus passed it, and the buffers grew in
+    # play.  Now they are made for the configuration's largest record when the table is set
+    # up: 40 royal rounds on a heap with no kilobyte in one piece take no new buffer.
+    from firmware.jackpot import codec
+    from firmware.store import critical
     from firmware.store.critical import RECORD_CAPACITY
+    from firmware.table import controller as tc
     from host_tests import test_controller
     from host_tests.test_service import Table, royal_round
 
-    class EnvyTable(Table):
-        def __init__(self, directory):
-            self.directory = directory
-            test_controller.Table.__init__(self, directory, jackpot_config={
-                "split": True, "wager": 500, "minor": {"reset": 500000}, "major": {"reset": 5000000},
-                "envy": {"royal_flush": 50000, "straight_flush": 5000, "four_of_a_kind": 1000,
-                         "full_house": 500, "flush": 100}})
-
-    t = EnvyTable(tmp_path)
-    t.ram_clear()
-    memory = t.memory
-    grew, longest = None, 0
-    for played in range(1, 41):
-        royal_round(t)
-        t.chip(1, False)
-        t.chip(3, False)
-        longest = max(longest, memory._length)
-        if grew is None and len(memory._buf) > RECORD_CAPACITY:
-            grew = (played, memory._length, len(memory._buf))
+    heap = test_controller.scarce_heap(monkeypatch, critical, codec, tc)
     text = " ".join(read("critical-memory.md").split())
-    assert grew is not None and RECORD_CAPACITY == 2048
+    rows = []
+    for label, config in (("one pool, seeded", test_controller.SEEDED),
+                          ("split pools, envy bonus, $5 wager", test_controller.ENVY_SPLIT)):
+        class ConfiguredTable(Table):
+            def __init__(self, directory, config=config):
+                self.directory = directory
+                test_controller.Table.__init__(self, directory, jackpot_config=config)
+
+        heap.limit = None
+        directory = tmp_path / str(len(rows))
+        directory.mkdir()
+        t = ConfiguredTable(directory)
+        t.ram_clear()
+        memory = t.memory
+        made = (len(t.c._jp_writer.buf), len(memory._buf))
+        heap.limit = 1024
+        passed, longest = None, 0
+        for played in range(1, 41):
+            royal_round(t)
+            t.chip(1, False)
+            t.chip(3, False)
+            longest = max(longest, memory._length)
+            if passed is None and memory._length > RECORD_CAPACITY:
+                passed = (played, memory._length)
+        assert (len(t.c._jp_writer.buf), len(memory._buf)) == made
+        assert "| {} | {:,} bytes | {:,} bytes | {:,} bytes |".format(
+            label, made[0], made[1], longest) in text
+        rows.append((passed, longest))
+    assert RECORD_CAPACITY == 2048 and rows[0][0] is None
+    assert "one seeded pool's reaches {:,} bytes".format(rows[0][1]) in text
+    (played, size), longest = rows[1]
     assert ("reach {:,} bytes at the {}th royal round and {:,} with a full log tail".format(
-        grew[1], grew[0], longest)) in text
-    assert "(%s bytes each there)" % "{:,}".format(grew[2]) in text
+        size, played, longest)) in text

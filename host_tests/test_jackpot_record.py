@@ -308,3 +308,38 @@ def test_decoding_and_validating_load_their_code_only_for_the_call(tmp_path):
     assert done.stdout.splitlines() == [
         "decoded %s" % Jackpot({"split": True}).value, "built 200", "refused config wager",
         "firmware.jackpot.restore let go", "firmware.jackpot.configcheck let go"]
+
+
+ENVY = {"royal_flush": 50000, "straight_flush": 5000, "four_of_a_kind": 1000, "full_house": 500,
+        "flush": 100}
+
+
+@pytest.mark.parametrize("changes", [
+    {}, {"main": {"reset": 1_000_000}}, {"split": True, "wager": 500, "envy": ENVY},
+    {"split": True, "wager": 500, "envy": ENVY, "shortfall": "cut"}, {"shortfall": "cut"},
+], ids=["default", "seeded", "split-envy", "split-envy-cut", "cut"])
+def test_no_state_a_configuration_plays_into_encodes_longer_than_its_size_bound(changes):
+    # size_bound (the record buffers made when the table is set up) against the widest state
+    # the encoding can hold under the configuration: every amount and meter just below 2**34,
+    # a change waiting at its widest in each pool in use, 25 hits of the widest hand
+    jp = Jackpot(changes)
+    bound = record.size_bound(jp)
+    config = jp.config
+    wide = (1 << 34) - 1
+    envy = max(config.envy)
+    cut = config.shortfall
+    for slot in config.active_slots():
+        jp.pending[slot] = cfg.PoolConfig((999_999, 1_000_000), (999_999, 1_000_000),
+                                          cfg.MAX_AMOUNT, cfg.MAX_AMOUNT)
+        jp.value[slot] = jp.reserve[slot] = jp.open_overflow[slot] = wide
+        jp.carry[slot] = jp.reserve_carry[slot] = cfg.RATE_UNIT - 1
+        jp.meters[slot] = [wide] * m.POOL_METERS
+    jp.table = [wide] * m.TABLE_METERS
+    jp.last_round = jp.open_round = 0xFFFFFFFF
+    jp.open_wager, jp.open_seats = config.wager, 127
+    slot = config.active_slots()[-1]
+    jp.hits = [[0xFFFFFFFF, 0xFFFFFFFF, 7, 4, slot, 51, 50, 49, 48, 47, wide, 0 if cut else wide,
+                wide, wide, 126 if envy else 0, envy, 6 * envy, wide if cut else 0,
+                6 * envy if cut else 0]] * m.LAST_HITS
+    assert len(record.encode(jp)) <= bound
+    assert bound - len(record.encode(jp)) < 8     # and near it: no heap spent on nothing

@@ -316,6 +316,49 @@ def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
     assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_UP)) == 2
 
 
+def test_a_linked_rounds_commits_need_no_new_record_buffer_and_a_lock_without_room_is_refused(
+        rig, monkeypatch):
+    # the link's ledger grows in the round's commits (its contribution, the hit claimed while
+    # the link is down): the buffers are made for a round's entries at LOCK, before anything
+    # is taken, so that a fragmented heap never refuses the round's SETTLE
+    from firmware.jackpot import codec as jcodec
+    from firmware.store import critical
+    from firmware.table import linked
+    from host_tests.test_controller import scarce_heap
+
+    heap = scarce_heap(monkeypatch, critical, jcodec, tc)
+    heap.limit = 1024
+    kept = {id(rig.memory._buf), id(rig.memory._scratch)}
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.wire_up = False
+    rig.step(100, 3)
+    rig.deal(ROYAL)
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    assert rig.c.phase == tc.RESULTS and rig.link.awaiting and rig.memory.step == 3
+    assert {id(rig.memory._buf), id(rig.memory._scratch)} == kept
+    rig.press(btn.SETTLE)
+    bounds = linked.LinkedRound.section_bounds
+
+    def larger(self, sizes, wager):
+        bounds(self, sizes, wager)
+        sizes[tc.SECTION_LINK] += 2048
+
+    monkeypatch.setattr(linked.LinkedRound, "section_bounds", larger)
+    rig.wire_up = True
+    rig.step(100, 10)
+    assert rig.c.jackpot_open()
+    last_n, seq = rig.link.last_n, rig.memory.seq
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    assert rig.c.phase == tc.OPEN and "LOCK refused" in rig.c.last_refusal
+    assert "allocating" in rig.c.last_refusal
+    assert rig.link.last_n == last_n and rig.memory.seq == seq
+
+
 def test_rejected_and_mismatching_messages_are_logged(rig):
     forged = b"0" * 64 + b'{"v":1}'
     rig.link.on_message(rig.link.topic_down, forged, rig.now)

@@ -619,6 +619,38 @@ def test_config_set_that_fails_before_its_commit_leaves_nothing_changed(table, m
 
 
 
+def test_config_set_whose_record_needs_larger_buffers_grows_them_or_is_refused(table, monkeypatch):
+    # split pools with an envy bonus make a larger record than one pool: the buffers grew at
+    # the first round commit that needed them, late in play on a fragmented heap (MEMORY
+    # FAULT, the round LOCKED); now in the change's own path, before its commit, or refused
+    import json
+
+    from firmware.jackpot import codec
+    from firmware.store import critical
+    from host_tests.test_controller import ENVY_SPLIT, scarce_heap
+
+    heap = scarce_heap(monkeypatch, critical, codec, tc)
+    payload = json.dumps(ENVY_SPLIT)
+    small = len(table.memory._buf)
+    heap.limit = small + 1          # no piece as large as the buffers the change needs
+    table.key(True)
+    before = table.fingerprint()
+    reply = table.ask("config_set " + payload)
+    assert (reply["ok"], reply["code"]) == (False, svc.STORE_FAILED), reply
+    assert "nothing changed" in reply["error"] and "allocating" in reply["error"]
+    assert table.fingerprint() == before and len(table.memory._buf) == small
+    heap.limit = None
+    reply = table.ask("config_set " + payload)
+    assert reply["ok"] is True and table.c.jackpot.config.split
+    assert len(table.memory._buf) > small
+    heap.limit = 1024               # then hours of play: every round still commits
+    table.key(False)
+    for _ in range(30):
+        royal_round(table)
+    assert table.memory.round_no == 30 and len(table.c.jackpot.hits) == 25
+    assert table.c.phase == tc.OPEN and table.memory.step == 3     # (settled)
+
+
 def test_config_set_is_refused_at_a_linked_table_without_its_link(table):
     # a linked table booted without its file (or whose link could not be built) keeps its own
     # pool frozen since it was linked: config_set changed that pool's settings (a split moved

@@ -1020,3 +1020,30 @@ def test_a_round_garbled_below_2_31_in_the_kept_log_is_not_believed_either():
 
     board, again = _ram_clear_after_rounds_with_a_garbled_log_page(garble)
     assert again.round_no == 3
+
+
+def test_reserve_makes_the_buffers_for_the_largest_record_and_keeps_the_committed_copy(
+        monkeypatch):
+    board, cm = ready()
+    cm.commit_admin({"jackpot": b"J1", "config": b"C" * 40}, [], 150)
+    committed = cm._record
+    size = cm.reserve({"jackpot": 3000})        # "config" as committed: 40 bytes
+    assert size == len(cm._buf) == len(cm._scratch) and cm._record == committed
+    # the largest record it was told of: the jackpot at 3,000 bytes, a full log tail
+    for i in range(31 - cm.log.count % 32):
+        cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)], 200 + i)
+    kept = buffers(cm)
+    cm.commit_admin({"jackpot": bytes(3000)}, [], 300)
+    base = 5 + len(critical.LOG_BASE) + eventlog.LINK_SIZE     # once the ring has wrapped
+    assert cm.log.count % 32 == 31 and buffers(cm) == kept and len(cm._record) == size - 1 - base
+    assert cm.reserve({"jackpot": 3000}) == size and buffers(cm) == kept   # nothing to make
+
+    committed = cm._record
+
+    def no_heap(n):
+        raise MemoryError("memory allocation failed, allocating %d bytes" % n)
+
+    monkeypatch.setattr(critical, "bytearray", no_heap, raising=False)
+    with pytest.raises(MemoryError):
+        cm.reserve({"jackpot": 4000})
+    assert buffers(cm) == kept and cm._record == committed == board.files["cm_b.bin"]

@@ -99,6 +99,31 @@ def test_configuration_is_refused_while_a_chip_is_down(tmp_path):
     assert "JP wager $2.00\nfrom now on" in t.screen()
 
 
+def test_a_configuration_change_without_room_for_its_record_is_refused_as_it_was(tmp_path,
+                                                                                monkeypatch):
+    # the change's record needs larger buffers (split pools, an envy bonus: the service's
+    # test) and the heap has no piece for them: refused in the change's own path, never
+    # committed to fail a round's commit later
+    from firmware.jackpot import codec
+    from firmware.store import critical
+    from host_tests.test_controller import scarce_heap
+
+    t = _open(tmp_path)
+    heap = scarce_heap(monkeypatch, critical, codec, tc)
+    bound = tc.jprecord.size_bound
+    monkeypatch.setattr(tc.jprecord, "size_bound", lambda jp: bound(jp) + 600)
+    heap.limit = len(t.memory._buf) + 1
+    seq = t.memory.seq
+    _config_menu(t)
+    t.press(btn.OK)                          # JP wager: $1.00 -> $2.00?
+    assert "MEMORY FAULT" in t.screen() and "allocating" in t.c.last_refusal
+    assert t.c.jackpot.config.wager == 100 and t.memory.seq == seq
+    assert events_of(t.memory, ev.CONFIG_CHANGE) == []
+    heap.limit = None
+    t.press(btn.OK)
+    assert t.c.jackpot.config.wager == 200 and "from now on" in t.screen()
+
+
 def test_a_reset_change_says_it_waits_for_the_next_hit(tmp_path):
     t = _open(tmp_path)
     _config_menu(t)

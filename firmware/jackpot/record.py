@@ -25,10 +25,14 @@ adds its own CRC and copies; this check catches what a CRC cannot (a state writt
 
 from firmware.compat import const
 from firmware.jackpot import config as cfg
+from firmware.jackpot import meters as m
 from firmware.jackpot.codec import Writer
 
 MAGIC = b"JP"
 VERSION = const(3)
+# size_bound: bytes of an amount or a count at its widest, any value below 2**34 (far above a
+# pool's, or a lifetime meter's), and of a time or a round number (32 bits)
+_WIDE = const(5)
 
 
 def encode(jp):
@@ -92,3 +96,71 @@ def decode(data):
     finally:
         let_go("firmware.jackpot.restore")
         let_go("firmware.jackpot.configcheck")      # restore's, loaded with it
+
+
+def _width(v):
+    """Bytes of v as the writer puts it (a zigzag varint)."""
+    v = (v << 1) if v >= 0 else (((-v) << 1) - 1)
+    n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+
+def _wide(v):
+    """Bytes an amount or a count now at v can take as play goes on: _WIDE, or one more than
+    now (it grows 64-fold first) when v is already wider."""
+    n = _width(v) + 1
+    return n if n > _WIDE else _WIDE
+
+
+def _widths(values):
+    n = 0
+    for v in values:
+        n += _width(v)
+    return n
+
+
+def size_bound(jp):
+    """The most bytes encode() gives for `jp` as rounds are played under its configuration
+    (the record buffers are made that large before they are needed): the configuration as it
+    is; in each pool in use a change waiting (its rates and amounts at their widest), its value,
+    reserve and meters at their widest (_wide); the pools out of use as they are (no round
+    moves them); the table meters at their widest, the open round's; and the 25 hits kept
+    (meters.LAST_HITS), each as wide as one the configuration pays can be, or as the widest on
+    record (paid under another configuration).  A configuration change can make it larger:
+    it is asked again then."""
+    config = jp.config
+    active = config.active_slots()
+    n = len(MAGIC) + _width(VERSION) + _widths(config.ints()) + _width(m.LAST_HITS)
+    rate = _width(cfg.RATE_UNIT)
+    for slot in range(cfg.POOL_SLOTS):
+        if slot in active:
+            n += 1 + 4 * rate + 2 * _width(cfg.MAX_AMOUNT) + 2 * rate
+            n += _wide(jp.value[slot]) + 2 * _wide(jp.reserve[slot])    # and its open overflow
+            for v in jp.meters[slot]:
+                n += _wide(v)
+        else:
+            pending = jp.pending[slot]
+            n += 1 + (_widths(pending.ints()) if pending is not None else 0) + _widths(
+                (jp.value[slot], jp.reserve[slot], jp.carry[slot], jp.reserve_carry[slot],
+                 jp.open_overflow[slot])) + _widths(jp.meters[slot])
+    for v in jp.table:
+        n += _wide(v)
+    n += 2 * _WIDE + _width(config.wager) + _width((1 << 7) - 1)    # the open round's
+    # a hit: time, round, seat, hand, pool, five cards (up to 51), amount, shortfall, pool
+    # before and after (at most the larger of a pool and the top award, MAX_AMOUNT), envy
+    # seats (7 bits), bonus, envy shortfall (at most six bonuses), cut, envy cut
+    money = _wide(max(jp.value))
+    envy = max(config.envy)
+    bonuses = _width(6 * envy)
+    cut = config.shortfall
+    hit = (2 * _WIDE + 3 + 5 * _width(51) + 3 * money + (1 if cut else money)
+           + (_width((1 << 7) - 1) if envy else 1) + _width(envy) + bonuses
+           + (money + bonuses if cut else 2))
+    for h in jp.hits:
+        width = _widths(h)
+        if width > hit:
+            hit = width
+    return n + m.LAST_HITS * hit

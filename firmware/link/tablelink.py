@@ -41,7 +41,7 @@ _SIGN_PHASE = const(1000)  # ms each of amount / fault text on the sign
 _MAX_PENDING = const(32)  # unacknowledged entries kept
 # entries one locked round makes at most (its contribution, then a void per seat, the last a
 # void or a claim instead): wagering closes while fewer are free, so none is refused for room
-_ROUND_ENTRIES = const(8)
+ROUND_ENTRIES = const(8)
 _MAX_RESULTS = const(16)
 MAX_SKEW = const(300)  # s between a message's clock and ours before it is stale
 _SEQ_LEASE = const(1024)
@@ -158,7 +158,7 @@ class TableLink:
     def wagers_open(self):
         """True when the next round may accept jackpot wagers (link UP and room for all its
         entries, so that its voids and its claim are never refused for room)."""
-        return self.state == UP and self.pool_known and len(self.entries) <= _MAX_PENDING - _ROUND_ENTRIES
+        return self.state == UP and self.pool_known and len(self.entries) <= _MAX_PENDING - ROUND_ENTRIES
 
     def fault_text(self):
         """The text the meter sign alternates with the last amount ("" while UP)."""

@@ -10,11 +10,12 @@ before it), and boot takes the valid copy with the highest sequence number, so t
 comes back with exactly the state before or after the commit.
 
 Buffers: the record is built in one of two bytearrays made with the object and kept for its
-life (the last committed copy and a scratch one, swapped when a commit succeeds and grown,
-with room to spare, only when a record outgrows them), and the read-back after a commit goes
-into the scratch one.  A steady-state commit therefore allocates only small objects: after hours of
-play the heap may be too fragmented for a fresh kilobyte, and a commit that needed one would
-refuse a round's jackpot wagers.
+life (the last committed copy and a scratch one, swapped when a commit succeeds), made as large
+as the application's largest record where it sets the table up or changes its configuration
+(reserve), and the read-back after a commit goes into the scratch one.  A steady-state
+commit therefore allocates only small objects: after hours of play the heap may be too
+fragmented for a fresh kilobyte, and a commit that needed one would refuse a round's jackpot
+wagers or leave a round LOCKED.
 
 Round journal: ``commit(round, step, ...)`` is accepted once per (round, step).  The same or
 an earlier step again returns False and changes nothing, so a controller that replays a step
@@ -60,7 +61,8 @@ _SEQ_PLAUSIBLE = const(0x80000000)
 # power-up and one per bad copy) among them: the RAM clear's commit has room for them and itself
 _DEFERRED_MAX = const(24)
 # Bytes of each record buffer made with the object, while the heap is still whole: a record of
-# the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear)
+# the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear); reserve() makes them
+# what the table's configuration can need
 RECORD_CAPACITY = const(2048)
 # The record header's flags bit that marks a table whose program ran authenticated with its
 # key: at a later boot without the key, the application refuses the program (keyed)
@@ -318,13 +320,37 @@ class CriticalMemory:
         self.round_no, self.step = struct.unpack(_JOURNAL_FORMAT, sections[JOURNAL])
         self.log.load_anchor(sections[LOG], sections.get(LOG_BASE))
 
+    def reserve(self, sizes):
+        """Make both record buffers hold the largest record whose application sections are at
+        most `sizes` (name -> bytes; those not named: as committed) and the store's own at
+        their largest (a full log tail), now: where the table is set up or its configuration
+        changes, before a commit needs them.  Returns the buffers' size; MemoryError when the
+        heap has no room for them, and then nothing changed (the caller refuses its change: no
+        later round's commit fails)."""
+        size = record.OVERHEAD + 2 + 3 * 5 + len(JOURNAL) + len(LOG) + len(LOG_BASE) + \
+            _JOURNAL_SIZE + eventlog.MAX_ANCHOR + eventlog.LINK_SIZE
+        for name in sizes:
+            size += 5 + len(name) + sizes[name]
+        for name in self._sections:     # the others as committed (none of the store's own)
+            if name not in sizes and not name.startswith("_"):
+                size += 5 + len(name) + len(self._sections[name])
+        self._grow(size + 1)
+        return len(self._buf)
+
     def _fit(self, size, anchor):
         """Make both record buffers hold a copy of `size` bytes whose log anchor is `anchor`
         bytes, plus one byte (a longer copy read back must show as longer), keeping the
-        committed copy.  Grows them with room for a full log tail and _SLACK more."""
+        committed copy.  Grows them with room for a full log tail and _SLACK more: only for
+        a record larger than reserve() was told of (a store used without it)."""
         if len(self._scratch) > size:
             return
-        capacity = size + 1 + eventlog.MAX_ANCHOR - anchor + _SLACK
+        self._grow(size + 1 + eventlog.MAX_ANCHOR - anchor + _SLACK)
+
+    def _grow(self, capacity):
+        """Both buffers at least `capacity` bytes, the committed copy kept (MemoryError: as
+        they were)."""
+        if len(self._scratch) >= capacity:
+            return
         scratch = bytearray(capacity)
         committed = bytearray(capacity)
         memoryview(committed)[:self._length] = memoryview(self._buf)[:self._length]

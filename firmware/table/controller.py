@@ -123,7 +123,7 @@ SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round 
 # why a linked table's link is stopped (link_stop): nothing of it can be committed
 LINK_STOPPED = "RAM ERROR: the link ledger cannot be saved"
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 212-973 bytes measured (25 hits
-                                      # kept); the writer grows once for a larger one
+                                      # kept); fit_record makes it what the configuration needs
 
 
 # The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule,
@@ -293,6 +293,7 @@ class RoundController:
             self.jackpot, self.rec = decoded
             if self.link_factory is not None:
                 self._start_link()
+            self.fit_record(self.jackpot)   # while the heap is whole
         except ValueError as error:
             self._enter_ram_error("bad record: %s" % error)
             return self.phase
@@ -401,8 +402,25 @@ class RoundController:
         self._refresh_meter()
 
     def jackpot_sections(self):
-        """The jackpot's state as the critical-memory section to commit."""
+        """The jackpot's state as the critical-memory section to commit, after a change between
+        rounds (its configuration's): the buffers sized for it first (fit_record, MemoryError
+        when the heap has no room: the caller refuses the change)."""
+        self.fit_record(self.jackpot)
         return {SECTION_JACKPOT: jprecord.encode_into(self.jackpot, self._jp_writer)}
+
+    def fit_record(self, jp):
+        """Make the jackpot writer and critical memory's record buffers as large as the largest
+        record `jp`'s configuration can make (jprecord.size_bound, the round record, at a
+        linked table the link's sections): at boot and in a configuration change's own path,
+        before its commit, so that no round's commit ever needs a new buffer (after hours of
+        play the heap may have no piece that large).  MemoryError when it has none now."""
+        bound = jprecord.size_bound(jp)
+        if len(self._jp_writer.buf) < bound:
+            self._jp_writer.buf = bytearray(bound)
+        sizes = {SECTION_JACKPOT: bound, SECTION_ROUND: roundrecord.SIZE}
+        if self.linked is not None:
+            self.linked.section_bounds(sizes, jp.config.wager)
+        self.memory.reserve(sizes)
 
     def commit_admin(self, events, sections=None):
         """Commit events (and sections) outside the round steps, e.g. a change between rounds.

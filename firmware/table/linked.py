@@ -12,7 +12,8 @@ from firmware.jackpot import hits as hitplan
 from firmware.jackpot import meters as jm
 from firmware.jackpot import paytable as jpay
 from firmware.jackpot import pools
-from firmware.link.tablelink import MISMATCH
+from firmware.link.codec import to_json
+from firmware.link.tablelink import MISMATCH, ROUND_ENTRIES
 from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
@@ -29,6 +30,13 @@ from firmware.table.phases import (
 from firmware.table.screens import money, paid_lines
 
 _RETRY_MS = const(1000)        # wait before committing the link section again after a failure
+# section_bounds: a ledger entry's characters besides its amount and hits ("[n,e,r,lt,a,c,[]],"
+# with three 32-bit numbers), an awaited hit's ("[n,r],"), and the ledger's own numbers at
+# their widest, in the list section_bounds writes them in (message numbers to 2**53, entry
+# numbers 32 bits, five totals to 2**48, two pools' amounts 30 bits: codec)
+_ENTRY = const(13 + 3 * 10)
+_AWAITED = const(24)
+_NUMBERS = const(2 * 16 + 2 * 10 + (5 * 15 + 6) + (2 * 10 + 3) + 7)
 # LINK_REJECT entries: the first at once, then at most one a window, the rejects between
 # counted into it; the window doubles while rejects keep coming (a flood, a clock that is off)
 # up to an hour, and is back to its shortest after a window without any
@@ -153,7 +161,12 @@ class LinkedRound:
         """Commit events with the link section; on failure keep it dirty and retry later."""
         c = self.c
         lk = c.tablelink
-        problem = c.commit_admin(events, {SECTION_LINK: lk.section()})
+        try:
+            if c.jackpot is not None:
+                c.fit_record(c.jackpot)     # the ledger changed: a round's room after it
+            problem = c.commit_admin(events, {SECTION_LINK: lk.section()})
+        except MemoryError as error:
+            problem = str(error) or "MemoryError"
         if problem:
             lk.dirty = True
             self.retry = ticks_add(c.now_ms, _RETRY_MS)
@@ -308,11 +321,31 @@ class LinkedRound:
         c = self.c
         return ("%d %d" % (c.rec.round_no, self.lock_time)).encode()
 
+    def section_bounds(self, sizes, wager):
+        """The link's sections (into `sizes`, for RoundController.fit_record) at the most one
+        round makes of them: the ledger as it is, plus the entries a round may add
+        (tablelink.ROUND_ENTRIES: its contribution, reversals, one hit claim with a row for
+        every seat, awaited) and its numbers at their widest; the round section with two 32-bit
+        numbers.  (Sized again at each LOCK and each commit of the link's own.)"""
+        c = self.c
+        lk = c.tablelink
+        other = _ENTRY + len("%d" % (7 * wager))
+        hit = _ENTRY + 1 + c.seats * len("[7,4,%d]," % wager)
+        numbers = to_json([lk.sq_floor, lk.down_sq, lk.last_n, lk.acked, lk.totals, lk.pool])
+        sizes[SECTION_LINK] = (len(lk.section()) - len(numbers) + _NUMBERS + hit
+                               + (ROUND_ENTRIES - 1) * other + _AWAITED)
+        sizes[SECTION_LINK_ROUND] = 21
+
     def lock(self, seats, amount):
         """LOCK on a linked table: the accepted wagers (`seats`, `amount` cents) become a link
-        contribution, not a local one (ValueError if the link refuses); returns the mark for
-        rollback()."""
+        contribution, not a local one (ValueError if the link refuses, or if the heap has no
+        room for the record this round can make: its ledger grows in the round's commits);
+        returns the mark for rollback()."""
         c = self.c
+        try:
+            c.fit_record(c.jackpot)
+        except MemoryError as error:
+            raise ValueError("no heap for the record: %s" % (str(error) or "MemoryError")) from None
         before = self.mark()
         self.lock_time = c.wall
         if seats:

@@ -143,7 +143,12 @@ def apply_config(c, index):
             why = "see " + why[7:].split(":")[0]
             c._say("Config refused", why if len(why) <= WIDTH else why[4:])
         return
-    if c._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, c.jackpot_sections()):
+    try:
+        sections = c.jackpot_sections()
+    except MemoryError as error:    # no heap for the record it makes: refused, as committed
+        c._store_failed(error)
+        return
+    if c._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, sections):
         c._beep(BEEP_OK)
         when = "after next hit" if c._config_pending(key) else "from now on"
         c._say("%s %s" % (label, money(new)), when)
@@ -171,6 +176,7 @@ def ram_clear(c):
             kept = c.memory.section(SECTION_LINK)
             if section_ok(kept):
                 sections[SECTION_LINK] = kept
+        c.fit_record(jp)    # the buffers its configuration's record needs: or refused now
         # the pools' seed, operator additions on the meters: the RAM clear's entry says how
         # much, so the log accounts for them (a linked table's local pools, frozen while the
         # link pays its jackpots, included)
