@@ -300,3 +300,36 @@ def test_a_pool_above_the_signs_range_does_not_stop_the_table_nor_its_boot(tmp_p
     again = BoardRig(tmp_path)                   # the power comes back
     again.run(100)
     assert again.sign() == "10737418"
+
+
+def test_a_win_cut_short_by_a_power_cut_is_shown_again_after_the_boot(tmp_path):
+    # The power goes a moment after the payout: the sign came back with the new amount only,
+    # the winner's seat and amount never shown (the rings still said WINNER).
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    for seat in (1, 3):
+        b.table.mcp.cover(jackpot_spot(seat))
+        b.table.mcp.cover(ante_spot(seat))
+    b.run(200)
+    b.press("LOCK")
+    for line in ("S1 Ah", "S1 Kh", "S3 2h", "S3 7h", "D 9c", "D 9s",
+                 "B Qh", "B Jh", "B 3h", "B 4c", "B 9d"):
+        b.shoe(line)
+    b.press("SETTLE")
+    if b.app.controller.phase == tc.CONFIRM:
+        b.key(True)
+        b.press("OK")
+        b.key(False)
+    assert b.app.controller.phase == tc.RESULTS
+    b.run(100)
+    again = BoardRig(tmp_path)                   # the power comes back
+    seen = []
+    for _ in range(30000 // TICK_MS):
+        again.run(TICK_MS)
+        text = again.sign()
+        if not seen or seen[-1] != text:
+            seen.append(text)
+    after = RESET + 2 * PER_WAGER - 2 * FLUSH_PAY
+    assert "5EAt 1" in seen and "5EAt 3" in seen
+    assert "%d.%02d" % (FLUSH_PAY // 100, FLUSH_PAY % 100) in seen
+    assert seen[-1] == "%d.%02d" % (after // 100, after % 100)

@@ -588,6 +588,9 @@ class RoundController:
             jp = self.jackpot
             self.hits = [h for h in jp.hits if h[jm.H_ROUND] == self.rec.round_no] if jp else []
             self._make_results()
+            if self.linked is None and jp:
+                # a power cut within the wins' time on the sign: they are shown again
+                self._show_wins()
             if self.linked is not None:
                 # a linked table's jackpot is the link's: its lines come from the event log
                 self.results = self.results + self.linked.resumed_lines(self.rec.round_no)
@@ -940,6 +943,14 @@ class RoundController:
     def _say(self, first, second=""):
         self.message = first + "\n" + second
         self.message_until = ticks_add(self.now_ms, MESSAGE_MS)
+
+    def _show_wins(self):
+        """The round's jackpot wins (self.hits) for the sign, each on its pool's line."""
+        slots = self.jackpot.active_slots()
+        for hit in self.hits:
+            slot = hit[jm.H_POOL]
+            line = slots.index(slot) if slot in slots else 0
+            self._show_win(line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
 
     def _show_win(self, line, seat, amount, new):
         """A jackpot win for the sign: one more in view.wins (the app shows every one)."""
@@ -1412,10 +1423,7 @@ class RoundController:
         self.hits = plan.hits
         self.message = ""
         self._make_results()
-        for hit in plan.hits:               # the envy bonuses are no wins on the sign
-            slot = hit[jm.H_POOL]
-            line = self._sign_line(slot)
-            self._show_win(line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
+        self._show_wins()                   # the envy bonuses are no wins on the sign
         if plan.hits:
             self._beep(BEEP_JACKPOT)
         elif before != self.jackpot.value:
