@@ -184,6 +184,11 @@ def test_encode_text_font_and_decimal_points():
     assert shown_text("-- --") == "   -- --"
     assert shown_text("HELP") == "    HELP"
     assert shown_text("3.") == "       3."
+    # one shape a letter, whatever its case (the module docstring's list)
+    for text in ("ABCDEFGH", "abcdefgh"):
+        assert shown_text(text) == "AbCdEFGH"
+    assert shown_text("ijklmnop") == "IJKLMNoP"
+    assert shown_text("QRSTUVYZ") == "qr5tUuy2"
 
 
 def shown_text(text):

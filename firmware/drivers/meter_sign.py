@@ -31,9 +31,10 @@ What a person sees on a line:
   no amount to show: a table in RAM ERROR, or a game without a progressive).
 
 Text uses this module's own segment font (code-B decoding is switched off): digits,
-letters (some only as lower case shapes: b c d h n o r t u), space, ``-`` ``_`` ``=``,
-and ``.`` lighting the decimal point of the character before it.  ``S`` and ``5`` share a
-shape, as do ``2`` and ``Z``.  Characters with no shape (W, X, ...) are a ValueError.
+letters in either case, each with one shape (b d o q r t y lower case, the others capitals:
+``dn`` shows ``dN``), space, ``-`` ``_`` ``=``, and ``.`` lighting the decimal point of the
+character before it.  ``S`` and ``5`` share a shape, as do ``2`` and ``Z``, ``V`` and ``u``.
+Characters with no shape (W, X, ...) are a ValueError.
 
 The digit register DIGIT0 drives the rightmost digit of a module (the usual 8-digit board).
 Every ``refresh_ms`` (10 s) the configuration and all digits are sent again, so a module
