@@ -197,6 +197,22 @@ def test_up_held_across_the_tick_counter_wrap_repeats_on_time_with_small_ints():
     assert repeats == [150, 300, 450]              # every 150 ms, the wrap included
 
 
+def test_up_held_through_one_slow_loop_pass_repeats_once_then_at_its_pace():
+    # A loop pass of 2 s (a full heap collected, a slow flash write) while the supervisor
+    # holds UP: one REPEAT when the loop comes back, then one every 150 ms, never the 13
+    # missed ones in a burst at every pass (a value scrolled 13 steps past in 0.3 s).
+    panel, pins, key, door = make_panel(debounce_ms=30, long_ms=1000, repeat_ms=150)
+    pins[UP].level = 0
+    for now in range(0, 1500, 20):
+        panel.poll(now)
+    drain(panel.events)
+    seen = []
+    for now in range(3500, 4000, 20):            # the pass after the slow one, then on time
+        panel.poll(now)
+        seen += [now for e in drain(panel.events) if e == (REPEAT, UP)]
+    assert seen == [3500, 3660, 3800, 3960]
+
+
 def test_panel_configuration_errors():
     with pytest.raises(ValueError, match="6 button pins"):
         Panel([FakePin()] * 5, FakePin(), FakePin())

@@ -130,7 +130,12 @@ class Panel:
                         self.events.push(LONG, n)
                 elif self._repeat_mask & bit and not self._held_at_boot & bit:
                     if ticks_diff(now, self._next_repeat[n]) >= 0:
-                        self._next_repeat[n] = ticks_add(self._next_repeat[n], self.repeat_ms)
+                        due = ticks_add(self._next_repeat[n], self.repeat_ms)
+                        # after a slow loop pass: one REPEAT, then at the pace again, never
+                        # the missed ones in a burst (a value scrolled many steps at once)
+                        if ticks_diff(now, due) >= 0:
+                            due = ticks_add(now, self.repeat_ms)
+                        self._next_repeat[n] = due
                         self.events.push(REPEAT, n)
 
     def _edge(self, n, active, now):
