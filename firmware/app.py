@@ -39,6 +39,7 @@ TICK_MS = const(20)
 _EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
 _NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
 _NTP_RETRY_S = const(60)          # ... and every minute while it could not be set
+_CLOCK_READ_MS = const(1000)      # the loop's wall clock is kept a second between its reads
 _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
@@ -348,18 +349,33 @@ def run(hw, checks):
     # and corrects the wall clock the loop passes on (the RTC is set at boot only)
     sntp = link.sntp if link is not None else None
     retry = link is not None and link.clock_retry
-    next_ntp = time.time() + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
+    # Seconds since 1970 are past 2**30: each time.time(), and the wall clock made of it, is
+    # a new int on a 32-bit board's heap, which the idle loop must not fill.  Every pass is
+    # handed the same wall clock until its second is over: the clock is read again from a
+    # pass before the second's end, at every pass until it has moved on (2 or 3 reads a
+    # second, not 100; a clock that jumps is seen within the second).
+    clock = time.time()                                 # a float on the unix port
+    wall = int(clock) + offset
+    read_ms = time.ticks_ms()
+    next_ntp = clock + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
     while True:
         start_ms = time.ticks_ms()
-        app.step(start_ms, int(time.time()) + offset)   # a float on the unix port
+        if ticks_diff(start_ms, read_ms) >= 0:
+            clock = time.time()
+            if int(clock) + offset != wall:
+                wall = int(clock) + offset
+                read_ms = ticks_add(start_ms, _CLOCK_READ_MS - TICK_MS)
+        app.step(start_ms, wall)
         if sntp is not None:
             got = sntp.poll(start_ms)
             if got:
-                offset = got - int(time.time())
-                next_ntp = time.time() + _NTP_EVERY_S
-            elif time.time() >= next_ntp:
+                clock = time.time()
+                offset = got - int(clock)
+                wall = int(clock) + offset
+                next_ntp = clock + _NTP_EVERY_S
+            elif clock >= next_ntp:
                 sntp.ask(start_ms)
-                next_ntp = time.time() + _NTP_RETRY_S   # again in a minute unless it answers
+                next_ntp = clock + _NTP_RETRY_S   # again in a minute unless it answers
         spent = time.ticks_diff(time.ticks_ms(), start_ms)
         if spent < TICK_MS:
             time.sleep_ms(TICK_MS - spent)

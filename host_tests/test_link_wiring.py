@@ -963,16 +963,21 @@ class FakeClock:
         return UNIX_NOW + int(self.clock[0])
 
 
-def run_loop(monkeypatch, setup, clock, until=4000):
+def run_loop(monkeypatch, setup, clock, until=4000, reads=None):
     """app.run with a fake time module and a FakeApp; returns the (clock, wall, pass length)
-    of every pass."""
+    of every pass.  reads: a list that gets an item at every time.time() call."""
     import sys
     import types
 
     from firmware import app as appmod
 
+    def now_s():
+        if reads is not None:
+            reads.append(clock[0])
+        return clock[0]
+
     fake = types.SimpleNamespace(
-        time=lambda: clock[0], ticks_ms=lambda: int(clock[0] * 1000) & 0x3FFFFFFF,
+        time=now_s, ticks_ms=lambda: int(clock[0] * 1000) & 0x3FFFFFFF,
         ticks_diff=lambda a, b: ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000,
         sleep_ms=lambda ms: clock.__setitem__(0, clock[0] + ms / 1000.0),
         gmtime=lambda t: (2000, 1, 1, 0, 0, 0, 5, 1))
@@ -1023,6 +1028,31 @@ def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkey
         assert answered and all(abs(p[1] - (UNIX_NOW + p[0])) <= 1 for p in answered)
     else:
         assert done is None and all(p[1] < UNIX_NOW for p in passes)   # the board's clock
+
+
+@pytest.mark.parametrize("linked", [False, True])
+def test_the_loop_reads_the_boards_clock_a_few_times_a_second_not_at_every_pass(monkeypatch, linked):
+    # seconds since 1970 are past 2**30: every time.time() is a new int on the heap of a
+    # 32-bit board (and so is the wall clock made from it), 100 allocations a second at
+    # 50 passes a second, where the idle loop must allocate nothing.  Read a few times a
+    # second, the wall clock handed to each pass is the same object, and still on time.
+    clock = [0.0]
+    setup = None
+    if linked:
+        setup = linksetup.LinkSetup(TABLE, KEY, None)
+        setup.clock_retry = True
+        setup.sntp = FakeClock(clock, 30, 0)
+    reads = []
+    passes = run_loop(monkeypatch, setup, clock, until=100, reads=reads)
+    assert len(passes) > 4900
+    assert len(reads) <= 400
+    for at, wall, _ in passes:
+        if linked and 60 <= at < 60.5:      # the clock set by NTP at 60 s
+            continue
+        base = UNIX_NOW if linked and at > 60 else 946684800    # (the fake board counts from 2000)
+        assert 0 <= at - (wall - base) < 1.03     # int(): the second, as before
+    if linked:
+        assert setup.sntp.tries == [60]
 
 
 class FakeSockets:
