@@ -51,6 +51,23 @@ RESET_CAUSE_NAMES = (
 )
 
 
+# A soft reset (Ctrl-D at the REPL, machine.soft_reset()) starts the program again, not the
+# chip: machine.reset_cause() still gives the cause of the chip's last reset (the rp2 port
+# has no soft-reset cause), which the event log would record, and the dealer display show,
+# a second time.  The tick count restarts at every reset of the chip, not at a soft reset:
+# a board made this long after it was soft reset (the boot reaches make() within a second).
+SOFT_RESET_AFTER_MS = 10000
+SOFT_RESET = 5                          # machine.SOFT_RESET's value where a port defines it
+
+
+def soft_reset_cause(ticks_ms, machine_module):
+    """(code, "soft reset") when the board is made at tick ticks_ms (time.ticks_ms()) of a
+    program soft reset, else None."""
+    if ticks_ms < SOFT_RESET_AFTER_MS:
+        return None
+    return getattr(machine_module, "SOFT_RESET", SOFT_RESET), "soft reset"
+
+
 def reset_cause_name(code, machine_module):
     """Name of reset-cause code `code` using the constants `machine_module` defines."""
     for attribute, name in RESET_CAUSE_NAMES:

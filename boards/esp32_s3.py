@@ -183,11 +183,13 @@ def make(rs485=False, has_fram=HAS_FRAM):
         link_uart = machine.UART(LINK_UART_ID, baudrate=base.LINK_BAUD, tx=machine.Pin(LINK_TX),
                                  rx=machine.Pin(LINK_RX), rxbuf=512, timeout=0)
     cause = machine.reset_cause()
+    cause, cause_name = (base.soft_reset_cause(time.ticks_ms(), machine)
+                         or (cause, base.reset_cause_name(cause, machine)))
     return base.Board(
         name=NAME, i2c=i2c, spi=spi, cs=cs, pixel_pin=pixel_pin, write_pixels=write_pixels,
         buttons=buttons, key=key, door=door, mcp_int=mcp_int, buzzer=buzzer,
         shoe_uart=shoe_uart, link_uart=link_uart, link_de=link_de,
         make_wdt=_make_wdt, make_wlan=_make_wlan, reset_cause=cause,
-        reset_cause_name=base.reset_cause_name(cause, machine), has_fram=has_fram,
+        reset_cause_name=cause_name, has_fram=has_fram,
         pins=PIN_TABLE,
     )

@@ -116,7 +116,11 @@ def _make_wdt(timeout_ms):
 
 def reset_cause():
     """(code, name) of the last reset: machine.reset_cause(), with a commanded reboot that rp2
-    reports as WDT_RESET told apart from a watchdog timeout (HARD_RESET, "hard reset")."""
+    reports as WDT_RESET told apart from a watchdog timeout (HARD_RESET, "hard reset"), and a
+    soft reset from the chip's reset before it (base.soft_reset_cause)."""
+    soft = base.soft_reset_cause(time.ticks_ms(), machine)
+    if soft is not None:
+        return soft
     cause = machine.reset_cause()
     if cause == machine.WDT_RESET and machine.mem32[WATCHDOG_SCRATCH4] != WATCHDOG_ENABLED_MAGIC:
         return HARD_RESET, "hard reset"

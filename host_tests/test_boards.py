@@ -113,6 +113,8 @@ def fake_machine(monkeypatch):
     machine = FakeMachine()
     monkeypatch.setitem(sys.modules, "machine", machine)
     monkeypatch.setattr(time, "sleep_us", lambda us: None, raising=False)   # MicroPython's
+    # the tick count at make(): a boot after a reset of the chip (time.ticks_ms restarts)
+    monkeypatch.setattr(time, "ticks_ms", lambda: 700, raising=False)
     for name in BOARD_NAMES:
         monkeypatch.delitem(sys.modules, "boards." + name, raising=False)
     return machine
@@ -238,6 +240,25 @@ def test_pico_w_watchdog_timeout_is_named_a_watchdog(fake_machine):
     fake_machine.mem32[RP2040_WATCHDOG_SCRATCH4] = PICO_SDK_WATCHDOG_ENABLED
     board = load("pico_w").make()
     assert (board.reset_cause, board.reset_cause_name) == (3, "watchdog")
+
+
+@pytest.mark.parametrize("name", BOARD_NAMES)
+def test_a_soft_reset_is_logged_as_one_not_as_the_chips_last_reset_again(fake_machine, monkeypatch,
+                                                                        name):
+    # Ctrl-D at the REPL (or machine.soft_reset()) runs main.py again on a chip that was not
+    # reset: machine.reset_cause() still says the watchdog timeout of an hour ago, which the
+    # event log recorded then; recorded again, the lab counts two timeouts, and the dealer
+    # display says "Restarted after watchdog" again.  The tick count tells: it restarts with
+    # the chip only.
+    fake_machine.cause = fake_machine.WDT_RESET
+    monkeypatch.setattr(time, "ticks_ms", lambda: 3600000, raising=False)
+    board = load(name).make()
+    assert board.reset_cause_name == "soft reset"
+    assert board.reset_cause == fake_machine.SOFT_RESET
+    monkeypatch.delattr(type(fake_machine), "SOFT_RESET")   # rp2 has none: the number ports use
+    board = load(name).make()
+    assert (board.reset_cause, board.reset_cause_name) == (5, "soft reset")
+    assert eventlog.RESET_CAUSES.index(board.reset_cause_name) == 4     # logged by its name
 
 
 def test_esp32_s3_reset_cause_reads_no_rp2040_register(fake_machine):
