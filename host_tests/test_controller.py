@@ -1072,6 +1072,31 @@ def test_an_ante_placed_after_lock_gets_no_cards_at_uth(tmp_path):
     assert t.c._hole(0) == cards.parse("2s")
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_an_ante_spot_in_fault_at_lock_is_still_in_the_round(tmp_path, game):
+    # Seat 3's Ante sensor was in fault at LOCK with the chip on it (unseen, as a jackpot spot
+    # in fault at LOCK is no late bet); the fault then clears and the chip shows: its hand was
+    # refused as 'S3 no wager' and SETTLE did not wait for it, the wager never settled.
+    t = new_table(tmp_path, game)
+    t.c.aces_up_alone = False
+    t.chip(1, ante=True)
+    t.chip(3, ante=True)
+    t.c.spot(sens.FAULT, sens.ante_spot(3), t.tick(), sens.STUCK)
+    t.press(btn.LOCK)
+    assert t.c.phase == tc.LOCKED
+    t.c.spot(sens.CLEARED, sens.ante_spot(3), t.tick())
+    t.chip(3, ante=True)                         # the driver announces the chip anew
+    if game == tc.FCP:
+        t.deal([(1, "Qc Jd 8h 6s 2c"), (0, "Kc Kd 7h 5s 3c 2d")])
+    else:
+        t.deal([(8, "Th 9h"), (1, "Ah Kh Qh")])
+    t.c.card(3, cards.parse("2s")[0], t.tick())
+    assert t.c.last_refusal != "Card refused: S3 no wager"
+    assert t.c._hole(2) == cards.parse("2s")
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.LOCKED and "seat 3 1/" in t.screen()
+
+
 def test_big_raise_stud_lines_name_the_best_hands_whole(tmp_path):
     # Royal 500 to 1, straight flush 100, full house 8 [BRS 5.2]: "S1 Royal Flush 500:1" is
     # longer than the display, and a name cut to "Royal F" or "Full Hous" reads as a typo.

@@ -185,7 +185,7 @@ class RoundController:
         self.ante = 0            # Ante spots covered
         self.ante_marked = 0     # Ante confirmed on the panel
         self.marks_unknown = False  # a round resumed after a power cut: its panel marks are lost
-        self.ante_locked = 0     # the seats with an Ante, sensed or marked, when the round locked
+        self.ante_locked = 0     # the seats with an Ante sensed, marked or unseen (fault) at LOCK
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
         self.last_refusal = ""       # the last refusal or failure in full (_refuse)
@@ -1128,7 +1128,8 @@ class RoundController:
             self._refuse("LOCK refused", error)
             return
         self.rec.accepted = accepted
-        self.ante_locked = seats_ok
+        # (and the spots in fault then: unseen, their chips may have been down in time)
+        self.ante_locked = seats_ok | self.ante_faults
         # the panel's marks go with the round: a resumed round still asks for their hands
         self.rec.marks = roundrecord.MARKS_KEPT | self.ante_marked
         self._set_phase(LOCKED)
