@@ -925,7 +925,6 @@ class RoundController:
             self._acted |= self._waiting
             self._waiting = 0
         self.phase = phase
-        self.rec.phase = phase
 
     def _back_to(self, phase):
         """The phase again after a step's commit failed, unless the failure stopped the table

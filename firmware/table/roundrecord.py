@@ -20,8 +20,9 @@ decode() raises ValueError naming what is wrong: bad magic, version, length, a c
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
 
 The marks byte is the seats whose Ante (Risk) the dealer marked on the panel at LOCK, with
-MARKS_KEPT (0x80) set: a resumed round still asks for their hands.  Without that bit (0 from
-firmware before it; the first format's phase, 1) the marks are not known.
+MARKS_KEPT (0x80) set: a resumed round still asks for their hands.  Without that bit the
+marks are not known: firmware before it wrote the controller's phase there (0..9), which it
+never read back, so a record of either reads in the other.
 
 The game byte keeps a round locked before a power cut under its own game when the
 configuration file was changed meanwhile, and the table its game and seats when the file is
