@@ -771,10 +771,9 @@ def test_a_flapping_door_switch_is_counted_not_logged_change_by_change(table):
     assert [(e[3], e[4], e[5]) for e in door] == [(ev.DOOR_OPEN, 1, 0), (ev.DOOR_OPEN, 1, 50)]
 
 
-def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_the_door(table):
-    # Both copies refuse the DOOR_OPEN entry's commit: MEMORY FAULT is shown, and the entry
-    # waits DOOR_LOG_MS like a written one (as the shoe's log), not a failing write and an
-    # alarm at every 20 ms tick; once the store works it is written, the changes counted.
+def failing_commits(table):
+    """Both copies refuse every admin commit (EIO) from now: the times of the writes tried,
+    and the store's own commit_admin to put back."""
     writes = []
     commit_admin = table.memory.commit_admin
 
@@ -783,6 +782,14 @@ def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_the_door(table
         raise OSError(5, "EIO")
 
     table.memory.commit_admin = failing
+    return writes, commit_admin
+
+
+def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_the_door(table):
+    # Both copies refuse the DOOR_OPEN entry's commit: MEMORY FAULT is shown, and the entry
+    # waits DOOR_LOG_MS like a written one (as the shoe's log), not a failing write and an
+    # alarm at every 20 ms tick; once the store works it is written, the changes counted.
+    writes, commit_admin = failing_commits(table)
     start = table.tick()
     table.c.panel(btn.DOOR_OPEN, 0, start)
     assert "MEMORY FAULT" in table.c.last_refusal

@@ -7,7 +7,7 @@ from firmware.drivers import shoe as shoemod
 from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
-from host_tests.test_controller import events_of
+from host_tests.test_controller import events_of, failing_commits
 from host_tests.test_table_payout import BoardRig
 
 
@@ -93,14 +93,7 @@ def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_a_bad_line(tab
     # Both copies refuse the commit of the SHOE_REJECT entry: the dealer is told (MEMORY
     # FAULT), and the entry waits for the next interval, not a failing write (and an alarm)
     # at every 20 ms tick; once the store works again it is written with every line counted.
-    writes = []
-    commit_admin = table.memory.commit_admin
-
-    def failing(*args, **kwargs):
-        writes.append(table.now)
-        raise OSError(5, "EIO")
-
-    table.memory.commit_admin = failing
+    writes, commit_admin = failing_commits(table)
     start = table.tick()
     table.c.shoe_reject(shoemod.BAD_CARD, start)
     assert "MEMORY FAULT" in table.c.last_refusal
