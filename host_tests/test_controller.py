@@ -1606,6 +1606,30 @@ def test_a_seat_marked_on_the_panel_is_asked_for_after_a_power_cut_at_any_write_
     assert cut_at_every_write(tmp_path, make, action, check) == 2
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_a_resumed_round_with_a_marked_seat_to_deal_says_cards_again(tmp_path, game):
+    # Seat 3's Ante is marked on the panel; seats 1 and 2 are dealt with the dealer (BRS: the
+    # board), seat 2 voided, which commits the cards; the power goes.  The mark comes back
+    # with the round, and SETTLE asks for seat 3's hand, but the resumed round said
+    # "SETTLE again" (its cards were judged before the mark was read back).
+    hand, other = ("Qc Jd 8h 6s 2c", "Kc Kd 7h 5s 3c 2d") if game == tc.FCP else ("Qc Jd 8h", "Kc Kd")
+    t = new_table(tmp_path, game)
+    t.chip(1, ante=True)
+    t.chip(2, ante=True)
+    t.press(btn.UP)
+    t.press(btn.UP)                          # seat 3
+    t.press(btn.OK)                          # its Ante marked
+    t.press(btn.LOCK)
+    t.deal([(1, hand), (2, "9s 9d 4c 4d 7s"[:len(hand)]), (0 if game == tc.FCP else 8, other)])
+    t.press(btn.DOWN)                        # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2: the round's cards committed
+    t.key(False)
+    c = t.boot()
+    assert c.phase == tc.LOCKED and "need seat 3 0/" in t.screen()
+    assert "cards again" in t.screen() and "SETTLE again" not in t.screen()
+
+
 def books_agree_with_the_log(t):
     """The jackpot's books balance and its table meters are what the event log says since
     the last RAM clear: the wagers locked, returned by voids, the jackpots paid and the

@@ -327,6 +327,13 @@ class RoundController:
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)
+            # the Antes the dealer marked on the panel are committed with LOCK (not by firmware
+            # before it): a seat may have a wager the sensors do not see, so no seat's cards
+            # are refused as without one, and a marked seat's hand is still asked for (read
+            # back before the resumed message says whether cards are missing)
+            self.marks_unknown = True
+            if self.rec.marks & roundrecord.MARKS_KEPT:
+                self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
             self._say(screens.round_words(self.rec.round_no, "resumed", "Round"),
                       "SETTLE again" if not self._missing() else "cards again")
             if self.game != self.file_game:
@@ -344,12 +351,6 @@ class RoundController:
             # (counted from the loop's first pass: the boot's own time, critical memory read
             # and committed, can pass it on a board before the sensors are first read)
             self.boot_scan = _SCAN_WAITS
-            # the Antes the dealer marked on the panel are committed with LOCK (not by firmware
-            # before it): a seat may have a wager the sensors do not see, so no seat's cards
-            # are refused as without one, and a marked seat's hand is still asked for
-            self.marks_unknown = True
-            if self.rec.marks & roundrecord.MARKS_KEPT:
-                self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
         elif step == critical.STEP_CONFIRM:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)     # where a payout that cannot be made leaves it
