@@ -1701,3 +1701,19 @@ def test_a_payout_for_an_earlier_round_names_that_round_on_the_display(rig):
     rig.step(100, 10)
     pool = rig.events(ev.JACKPOT_HIT)[0][6]
     assert rig.c.message == "JP PAID r1\nS1 " + tc.money(pool)
+
+
+def test_a_new_link_at_a_split_table_lists_both_pools_not_known(tmp_path):
+    # a Minor and Major table's first link has heard no pool: its sign shows no amount on
+    # either line, but the audit menu listed only "pool 1 not known", as if it had one pool
+    from firmware.table import audit
+    from host_tests.link_support import SEEDED_SPLIT
+
+    r = Rig(tmp_path)
+    r.c = tc.RoundController(r.memory, SEEDED_SPLIT)
+    r.c.link_factory = r._factory
+    r.c.boot(r.now, WALL)
+    r.ram_clear()
+    assert not r.link.pool_known and len(r.c.view.meter_slots) == 2
+    menu = [line.strip() for line in audit.open_menu(r.c)]
+    assert "pool 1 not known" in menu and "pool 2 not known" in menu

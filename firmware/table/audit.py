@@ -483,7 +483,8 @@ def open_menu(c):
         if lk.mismatch_text:
             # what disagrees, for the technician: the sign only says LINK Err
             lines.extend(wrap(lk.mismatch_text.split(), _MISMATCH_LINES, " "))
-        for i in range(len(lk.amounts())):
+        # (none heard yet: as many as the table's sign shows, no amount)
+        for i in range(len(lk.amounts()) if lk.pool_known else len(c.view.meter_slots)):
             # numbered from 1, as tools.audit's report and export name them
             lines.extend(wrap(("pool %d" % (i + 1), money(lk.amounts()[i]) if lk.pool_known
                                else "not known"), 2))
