@@ -1643,6 +1643,9 @@ def test_a_link_with_other_pools_than_the_tables_keeps_the_jackpot_closed(tmp_pa
     assert r.link.state == MISMATCH and not r.c.jackpot_open()
     assert "pools differ: table 1, link 2" in r.link.mismatch_text
     assert r.c.view.meter_fault == "LINK Err"
+    # nor does the sign alternate the Minor's $1,000.00 with LINK Err as the table's pool:
+    # no pool of the table's was heard
+    assert r.c.view.meter[0] == -1 and not r.link.pool_known
     r.chips(1, 2)
     r.press(btn.LOCK)
     r.step(100, 5)

@@ -333,8 +333,11 @@ class TableLink:
     def _status(self, msg, now):
         n = msg.get("n")
         tot = msg.get("tot")
-        self.pool = list(msg.get("pool"))
-        self.pool_known = True
+        pool = msg.get("pool")
+        if self.pools is None or len(pool) == self.pools:
+            # (other pools than the table's are none of its: never shown as its own, below)
+            self.pool = list(pool)
+            self.pool_known = True
         self.remote = tot
         if n > self.last_n:
             self._mismatch("controller applied entry %d, table made only %d" % (n, self.last_n))
@@ -358,9 +361,9 @@ class TableLink:
             # the link pays claims at its own wager only: every claim would be refused
             self._mismatch("jackpot wager differs: table %d, link %d cents" % (self.wager, msg.get("w")))
             return
-        if self.pools is not None and len(self.pool) != self.pools:
+        if self.pools is not None and len(pool) != self.pools:
             # the sign would show one pool's amount as another's, or 0.00 for a pool
-            self._mismatch("pools differ: table %d, link %d" % (self.pools, len(self.pool)))
+            self._mismatch("pools differ: table %d, link %d" % (self.pools, len(pool)))
             return
         if n < self.last_n:
             return  # still resending; compare when every entry is applied
@@ -404,7 +407,8 @@ class TableLink:
         self.results.append(result)
         self.totals[codec.T_PAID] += result.total()
         self.totals[codec.T_HITS] += len(result.rows)
-        self.pool = list(msg.get("pa"))
+        if self.pools is None or len(result.after) == self.pools:
+            self.pool = list(result.after)
         self.dirty = True
         self._log(EV_PAID, "entry %d round %d paid %d" % (n, round_no, result.total()))
 
