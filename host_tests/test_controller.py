@@ -949,6 +949,12 @@ def test_a_ram_clear_without_room_for_its_records_buffers_is_refused(tmp_path, m
     t.ram_clear()
     assert t.c.phase == tc.OPEN and len(t.memory._buf) > 2048
 
+def void_cursor_seat(t):
+    """The supervisor's key + BACK: the cursor seat voided (its commit takes the round's cards)."""
+    t.key(True)
+    t.press(btn.BACK)
+    t.key(False)
+
 
 def new_table(tmp_path, game):
     t = Table(tmp_path, game)
@@ -1319,9 +1325,7 @@ def test_a_seat_whose_cards_a_power_cut_lost_is_asked_for_not_left_without_a_res
     t.press(btn.LOCK)
     t.deal([(1, hand), (2, "Ah Ad As 9c 4h"[:len(hand)]), (8 if game == tc.BRS else 0, dealer)])
     t.press(btn.UP)                          # seat 2
-    t.key(True)
-    t.press(btn.BACK)                        # void seat 2: the round's cards committed
-    t.key(False)
+    void_cursor_seat(t)                      # the round's cards committed
     t.deal([(3, "Kh Ks 7d 5c 3h"[:len(hand)])])
     c = t.boot()                             # seat 3's cards were after the last commit
     assert c.phase == tc.LOCKED and c._hole(2) == []
@@ -1622,9 +1626,7 @@ def test_a_resumed_round_with_a_marked_seat_to_deal_says_cards_again(tmp_path, g
     t.press(btn.LOCK)
     t.deal([(1, hand), (2, "9s 9d 4c 4d 7s"[:len(hand)]), (0 if game == tc.FCP else 8, other)])
     t.press(btn.DOWN)                        # seat 2
-    t.key(True)
-    t.press(btn.BACK)                        # void seat 2: the round's cards committed
-    t.key(False)
+    void_cursor_seat(t)                      # the round's cards committed
     c = t.boot()
     assert c.phase == tc.LOCKED and "need seat 3 0/" in t.screen()
     assert "cards again" in t.screen() and "SETTLE again" not in t.screen()
