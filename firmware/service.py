@@ -320,7 +320,10 @@ class Service:
             # link_problem: why the link is in MISMATCH (the sign only says LINK Err)
             return {"ok": True, "cmd": cmd, "round": c.rec.round_no, "linked": True,
                     "link": lk.state_name(), "link_problem": lk.mismatch_text,
-                    "pools": {"linked": list(lk.amounts())}, "table": linked, "audit": []}
+                    # (null: a new link has not heard the controller's pool, as its sign says)
+                    "pools": {"linked": list(lk.amounts()) if lk.pool_known
+                              else [None] * len(c.view.meter_slots)},
+                    "table": linked, "audit": []}
         pools = {}
         idle = {}       # a pool a split or merge took out of use: the table meters count it too
         for slot in range(jcfg.POOL_SLOTS):

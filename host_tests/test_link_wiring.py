@@ -1720,3 +1720,21 @@ def test_a_new_link_at_a_split_table_lists_both_pools_not_known(tmp_path):
     assert not r.link.pool_known and len(r.c.view.meter_slots) == 2
     menu = [line.strip() for line in audit.open_menu(r.c)]
     assert "pool 1 not known" in menu and "pool 2 not known" in menu
+
+
+def test_the_service_meters_of_a_new_link_say_its_pool_is_not_known(tmp_path):
+    # the sign and the audit menu say a new link's pool is not known, but the service's
+    # meters said pool 1 was 0 (and tools.audit printed pool 1 0): a supervisor's report of a
+    # pool emptied
+    from firmware.service import Service
+    from tools import audit as audit_tool
+
+    r = Rig(tmp_path)
+    r.ram_clear()
+    assert not r.link.pool_known
+    meters = Service(r.c).handle("meters")
+    assert meters["pools"]["linked"] == [None]
+    assert audit_tool.linked_pools(meters) == [("pool 1", None)]
+    assert "not known" in audit_tool.meters_table(meters)
+    r.step(100, 5)                                      # the controller's pool heard
+    assert Service(r.c).handle("meters")["pools"]["linked"] == [RESET]

@@ -309,7 +309,8 @@ def meters_table(meters):
     pools = _all_pools(meters)
     linked = linked_pools(meters)
     if linked is not None:
-        rows = [["LINKED POOL", "AMOUNT"]] + [[name, str(amount)] for name, amount in linked]
+        rows = [["LINKED POOL", "AMOUNT"]] + [
+            [name, "not known" if amount is None else str(amount)] for name, amount in linked]
     else:
         names = list(pools)
         rows = [["POOL METER"] + [n.upper() for n in names]]
