@@ -949,6 +949,7 @@ def test_a_ram_clear_without_room_for_its_records_buffers_is_refused(tmp_path, m
     t.ram_clear()
     assert t.c.phase == tc.OPEN and len(t.memory._buf) > 2048
 
+
 def void_cursor_seat(t):
     """The supervisor's key + BACK: the cursor seat voided (its commit takes the round's cards)."""
     t.key(True)
