@@ -82,10 +82,9 @@ class BoardRig(Simulation):
         return self.table.chain.text(0).strip()
 
 
-def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
-    b = BoardRig(tmp_path)
-    b.ram_clear()                            # opens the table
-    assert b.app.controller.phase == tc.OPEN
+def settle_two_wins(b):
+    """A round with jackpot wagers on seats 1 and 3 that both win (a flush on the flop for
+    seat 1, another for seat 3), settled and paid: the table in RESULTS."""
     for seat in (1, 3):
         b.table.mcp.cover(jackpot_spot(seat))
         b.table.mcp.cover(ante_spot(seat))
@@ -100,6 +99,13 @@ def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
         b.press("OK")
         b.key(False)
     assert b.app.controller.phase == tc.RESULTS
+
+
+def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
+    b = BoardRig(tmp_path)
+    b.ram_clear()                            # opens the table
+    assert b.app.controller.phase == tc.OPEN
+    settle_two_wins(b)
     # Read the sign every tick for 30 s from the payout: what a player at the table sees.
     seen = []
     for _ in range(30000 // TICK_MS):
@@ -307,20 +313,7 @@ def test_a_win_cut_short_by_a_power_cut_is_shown_again_after_the_boot(tmp_path):
     # the winner's seat and amount never shown (the rings still said WINNER).
     b = BoardRig(tmp_path)
     b.ram_clear()
-    for seat in (1, 3):
-        b.table.mcp.cover(jackpot_spot(seat))
-        b.table.mcp.cover(ante_spot(seat))
-    b.run(200)
-    b.press("LOCK")
-    for line in ("S1 Ah", "S1 Kh", "S3 2h", "S3 7h", "D 9c", "D 9s",
-                 "B Qh", "B Jh", "B 3h", "B 4c", "B 9d"):
-        b.shoe(line)
-    b.press("SETTLE")
-    if b.app.controller.phase == tc.CONFIRM:
-        b.key(True)
-        b.press("OK")
-        b.key(False)
-    assert b.app.controller.phase == tc.RESULTS
+    settle_two_wins(b)
     b.run(100)
     again = BoardRig(tmp_path)                   # the power comes back
     seen = []
