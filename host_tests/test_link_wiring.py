@@ -1738,3 +1738,43 @@ def test_the_service_meters_of_a_new_link_say_its_pool_is_not_known(tmp_path):
     assert "not known" in audit_tool.meters_table(meters)
     r.step(100, 5)                                      # the controller's pool heard
     assert Service(r.c).handle("meters")["pools"]["linked"] == [RESET]
+
+
+def test_a_payout_is_committed_when_the_heap_has_no_room_for_a_later_rounds_buffers(
+        rig, monkeypatch):
+    # the link's own commits size the buffers for a round after them, but that room is for the
+    # next LOCK to ask (and be refused): the payout itself fits the buffers it has, and was
+    # neither logged nor shown while a fragmented heap had no piece for the larger ones (the
+    # round in play commits the same ledger anyway)
+    from firmware.jackpot import codec as jcodec
+    from firmware.store import critical
+    from firmware.table import linked
+    from host_tests.test_controller import scarce_heap
+
+    heap = scarce_heap(monkeypatch, critical, jcodec, tc)
+    heap.limit = 1024
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.wire_up = False
+    rig.step(100, 3)
+    rig.deal(ROYAL)
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    assert rig.link.awaiting and not rig.events(ev.JACKPOT_HIT)
+    bounds = linked.LinkedRound.section_bounds
+
+    def larger(self, sizes, wager):
+        bounds(self, sizes, wager)
+        sizes[tc.SECTION_LINK] += 2048
+
+    monkeypatch.setattr(linked.LinkedRound, "section_bounds", larger)
+    rig.wire_up = True
+    rig.step(100, 10)
+    assert not rig.link.awaiting and len(rig.events(ev.JACKPOT_HIT)) == 1
+    assert not rig.link.dirty and "MEMORY FAULT" not in rig.c.last_refusal
+    rig.chips(1)
+    rig.press(btn.SETTLE)
+    rig.press(btn.LOCK)     # the next round's room: refused before anything is taken
+    assert rig.c.phase == tc.OPEN and "LOCK refused" in rig.c.last_refusal

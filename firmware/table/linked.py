@@ -164,6 +164,11 @@ class LinkedRound:
         try:
             if c.jackpot is not None:
                 c.fit_record(c.jackpot)     # the ledger changed: a round's room after it
+        except MemoryError:
+            # that room is the next LOCK's to ask (refused without it); this commit needs only
+            # its own, and a round in play commits the same ledger whether this one is or not
+            pass
+        try:
             problem = c.commit_admin(events, {SECTION_LINK: lk.section()})
         except MemoryError as error:
             problem = str(error) or "MemoryError"
