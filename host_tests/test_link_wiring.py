@@ -1778,3 +1778,37 @@ def test_a_payout_is_committed_when_the_heap_has_no_room_for_a_later_rounds_buff
     rig.press(btn.SETTLE)
     rig.press(btn.LOCK)     # the next round's room: refused before anything is taken
     assert rig.c.phase == tc.OPEN and "LOCK refused" in rig.c.last_refusal
+
+
+def test_a_round_without_jackpot_wagers_locks_when_the_heap_has_no_room_for_larger_buffers(
+        rig, monkeypatch):
+    # the room LOCK asks for is that of the entries a round's wagers make (contribution,
+    # reversals, claim): a round with none adds nothing to the ledger, and was refused all the
+    # same ('LOCK refused no heap for the record'), the base game stopped with the jackpot
+    from firmware.jackpot import codec as jcodec
+    from firmware.store import critical
+    from firmware.table import linked
+    from host_tests.test_controller import scarce_heap
+
+    heap = scarce_heap(monkeypatch, critical, jcodec, tc)
+    heap.limit = 1024
+    bounds = linked.LinkedRound.section_bounds
+
+    def larger(self, sizes, wager):
+        bounds(self, sizes, wager)
+        sizes[tc.SECTION_LINK] += 2048
+
+    monkeypatch.setattr(linked.LinkedRound, "section_bounds", larger)
+    last_n = rig.link.last_n
+    for seat in (1, 2):     # Antes alone
+        rig.c.spot(sens.PLACED, sens.ante_spot(seat), rig.now)
+    rig.press(btn.LOCK)
+    assert rig.c.phase == tc.LOCKED and "LOCK refused" not in rig.c.last_refusal
+    assert rig.link.last_n == last_n and rig.c.rec.accepted == 0
+    rig.deal([(1, "2c 7d"), (2, "3c 8d"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    rig.press(btn.SETTLE)
+    assert rig.c.phase == tc.RESULTS and rig.memory.step == 3
+    rig.press(btn.SETTLE)
+    rig.chips(1)                        # a jackpot wager: its room is asked for, and refused
+    rig.press(btn.LOCK)
+    assert rig.c.phase == tc.OPEN and "LOCK refused" in rig.c.last_refusal

@@ -344,13 +344,14 @@ class LinkedRound:
     def lock(self, seats, amount):
         """LOCK on a linked table: the accepted wagers (`seats`, `amount` cents) become a link
         contribution, not a local one (ValueError if the link refuses, or if the heap has no
-        room for the record this round can make: its ledger grows in the round's commits);
+        room for the record this round's wagers can make: its ledger grows in its commits);
         returns the mark for rollback()."""
         c = self.c
         try:
             c.fit_record(c.jackpot)
         except MemoryError as error:
-            raise ValueError("no heap for the record: %s" % (str(error) or "MemoryError")) from None
+            if seats:   # (a round without a wager adds nothing to the ledger: it plays on)
+                raise ValueError("no heap for the record: %s" % (str(error) or "MemoryError")) from None
         before = self.mark()
         self.lock_time = c.wall
         if seats:
