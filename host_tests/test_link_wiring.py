@@ -316,19 +316,19 @@ def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
     assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_UP)) == 2
 
 
-def test_a_linked_rounds_commits_need_no_new_record_buffer_and_a_lock_without_room_is_refused(
-        rig, monkeypatch):
-    # the link's ledger grows in the round's commits (its contribution, the hit claimed while
-    # the link is down): the buffers are made for a round's entries at LOCK, before anything
-    # is taken, so that a fragmented heap never refuses the round's SETTLE
+def scarce_link_heap(monkeypatch):
+    """No new bytearray of 1 KB or more from here on (test_controller.scarce_heap): the heap
+    of a table after hours of play, with no piece for larger record buffers."""
     from firmware.jackpot import codec as jcodec
     from firmware.store import critical
-    from firmware.table import linked
     from host_tests.test_controller import scarce_heap
 
-    heap = scarce_heap(monkeypatch, critical, jcodec, tc)
-    heap.limit = 1024
-    kept = {id(rig.memory._buf), id(rig.memory._scratch)}
+    scarce_heap(monkeypatch, critical, jcodec, tc).limit = 1024
+
+
+def royal_claimed_while_the_link_is_down(rig):
+    """Seats 1 and 2 locked, the link then down, a royal at seat 1 settled and confirmed by
+    the supervisor: its claim waits for the link."""
     rig.chips(1, 2)
     rig.press(btn.LOCK)
     rig.wire_up = False
@@ -338,9 +338,13 @@ def test_a_linked_rounds_commits_need_no_new_record_buffer_and_a_lock_without_ro
     rig.key(True)
     rig.press(btn.OK)
     rig.key(False)
-    assert rig.c.phase == tc.RESULTS and rig.link.awaiting and rig.memory.step == 3
-    assert {id(rig.memory._buf), id(rig.memory._scratch)} == kept
-    rig.press(btn.SETTLE)
+
+
+def link_room_larger_than_the_heap_has(monkeypatch):
+    """The link's sections asked 2 KB more room than a round's entries take: a size the
+    scarce heap has no piece for, so that sizing the buffers for a round fails."""
+    from firmware.table import linked
+
     bounds = linked.LinkedRound.section_bounds
 
     def larger(self, sizes, wager):
@@ -348,6 +352,20 @@ def test_a_linked_rounds_commits_need_no_new_record_buffer_and_a_lock_without_ro
         sizes[tc.SECTION_LINK] += 2048
 
     monkeypatch.setattr(linked.LinkedRound, "section_bounds", larger)
+
+
+def test_a_linked_rounds_commits_need_no_new_record_buffer_and_a_lock_without_room_is_refused(
+        rig, monkeypatch):
+    # the link's ledger grows in the round's commits (its contribution, the hit claimed while
+    # the link is down): the buffers are made for a round's entries at LOCK, before anything
+    # is taken, so that a fragmented heap never refuses the round's SETTLE
+    scarce_link_heap(monkeypatch)
+    kept = {id(rig.memory._buf), id(rig.memory._scratch)}
+    royal_claimed_while_the_link_is_down(rig)
+    assert rig.c.phase == tc.RESULTS and rig.link.awaiting and rig.memory.step == 3
+    assert {id(rig.memory._buf), id(rig.memory._scratch)} == kept
+    rig.press(btn.SETTLE)
+    link_room_larger_than_the_heap_has(monkeypatch)
     rig.wire_up = True
     rig.step(100, 10)
     assert rig.c.jackpot_open()
@@ -1746,30 +1764,10 @@ def test_a_payout_is_committed_when_the_heap_has_no_room_for_a_later_rounds_buff
     # next LOCK to ask (and be refused): the payout itself fits the buffers it has, and was
     # neither logged nor shown while a fragmented heap had no piece for the larger ones (the
     # round in play commits the same ledger anyway)
-    from firmware.jackpot import codec as jcodec
-    from firmware.store import critical
-    from firmware.table import linked
-    from host_tests.test_controller import scarce_heap
-
-    heap = scarce_heap(monkeypatch, critical, jcodec, tc)
-    heap.limit = 1024
-    rig.chips(1, 2)
-    rig.press(btn.LOCK)
-    rig.wire_up = False
-    rig.step(100, 3)
-    rig.deal(ROYAL)
-    rig.press(btn.SETTLE)
-    rig.key(True)
-    rig.press(btn.OK)
-    rig.key(False)
+    scarce_link_heap(monkeypatch)
+    royal_claimed_while_the_link_is_down(rig)
     assert rig.link.awaiting and not rig.events(ev.JACKPOT_HIT)
-    bounds = linked.LinkedRound.section_bounds
-
-    def larger(self, sizes, wager):
-        bounds(self, sizes, wager)
-        sizes[tc.SECTION_LINK] += 2048
-
-    monkeypatch.setattr(linked.LinkedRound, "section_bounds", larger)
+    link_room_larger_than_the_heap_has(monkeypatch)
     rig.wire_up = True
     rig.step(100, 10)
     assert not rig.link.awaiting and len(rig.events(ev.JACKPOT_HIT)) == 1
@@ -1785,20 +1783,8 @@ def test_a_round_without_jackpot_wagers_locks_when_the_heap_has_no_room_for_larg
     # the room LOCK asks for is that of the entries a round's wagers make (contribution,
     # reversals, claim): a round with none adds nothing to the ledger, and was refused all the
     # same ('LOCK refused no heap for the record'), the base game stopped with the jackpot
-    from firmware.jackpot import codec as jcodec
-    from firmware.store import critical
-    from firmware.table import linked
-    from host_tests.test_controller import scarce_heap
-
-    heap = scarce_heap(monkeypatch, critical, jcodec, tc)
-    heap.limit = 1024
-    bounds = linked.LinkedRound.section_bounds
-
-    def larger(self, sizes, wager):
-        bounds(self, sizes, wager)
-        sizes[tc.SECTION_LINK] += 2048
-
-    monkeypatch.setattr(linked.LinkedRound, "section_bounds", larger)
+    scarce_link_heap(monkeypatch)
+    link_room_larger_than_the_heap_has(monkeypatch)
     last_n = rig.link.last_n
     for seat in (1, 2):     # Antes alone
         rig.c.spot(sens.PLACED, sens.ante_spot(seat), rig.now)
