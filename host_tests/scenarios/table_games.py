@@ -65,18 +65,25 @@ deal(c, ((8, "Ac Ad"), (1, "Ah Kh 7c"), (2, "Kc Qd 2h")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("brs fold results", c.results, ["S1 fold High", "S2 One Pair 1:1"])
 
+def locked_fcp_round():
+    """The flash of a new Four Card Poker table, RAM-cleared, with a round locked on seat 1's
+    Ante: the power then goes (the caller boots another controller on it)."""
+    fs = MemFS({})
+    c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                           game=tc.FCP)
+    c.boot(0, 100)
+    c.panel(btn.KEY_ON, 0, 1)
+    c.panel(btn.LONG, btn.OK, 2)
+    c.panel(btn.PRESS, btn.OK, 3)
+    c.panel(btn.KEY_OFF, 0, 4)
+    c.spot(sens.PLACED, sens.ante_spot(1), 4)
+    c.panel(btn.PRESS, btn.LOCK, 5)
+    return fs
+
+
 # A Four Card Poker round locked, the file switched to UTH while the power was off: the round
 # resumes and settles as Four Card Poker, and the next round is UTH's.
-fs = MemFS({})
-memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
-c = tc.RoundController(memory, game=tc.FCP)
-c.boot(0, 100)
-c.panel(btn.KEY_ON, 0, 1)
-c.panel(btn.LONG, btn.OK, 2)
-c.panel(btn.PRESS, btn.OK, 3)
-c.panel(btn.KEY_OFF, 0, 4)
-c.spot(sens.PLACED, sens.ante_spot(1), 4)
-c.panel(btn.PRESS, btn.LOCK, 5)
+fs = locked_fcp_round()
 c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs))
 c.boot(0, 200)
 checker.check("switched: resumed as", (c.game, c.message), (tc.FCP, "Round 1 is FCP\nUTH next round"))
@@ -89,16 +96,7 @@ checker.check("switched: next round", (c.game, c.view.lines[1]), (tc.UTH, "JP OP
 # A Four Card Poker round locked, /config.json refused at the next boot (firmware.startup gives
 # no game): the table stays Four Card Poker, its round and the next, says CONFIG ERROR and its
 # game, and keeps the jackpot closed.
-fs = MemFS({})
-c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
-                       game=tc.FCP)
-c.boot(0, 100)
-c.panel(btn.KEY_ON, 0, 1)
-c.panel(btn.LONG, btn.OK, 2)
-c.panel(btn.PRESS, btn.OK, 3)
-c.panel(btn.KEY_OFF, 0, 4)
-c.spot(sens.PLACED, sens.ante_spot(1), 4)
-c.panel(btn.PRESS, btn.LOCK, 5)
+fs = locked_fcp_round()
 c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
                        game=None)
 c.boot(0, 200)
