@@ -820,24 +820,33 @@ def test_a_refused_or_missing_file_leaves_the_game_to_critical_memory(tmp_path):
     assert not ok and options == {"game": None} and "line 1" in text
 
 
+def boot_app_with_file(tmp_path, path):
+    """(App, simulated table): a simulated table (its flash and FRAM in tmp_path/state) booted
+    through the App with firmware.startup's check of the configuration file `path`, as
+    firmware.app.start wires them."""
+    from boards import simulated
+    from firmware.app import App
+    from firmware.store.slots import PathFS
+
+    options, link, ok, text = startup.check_config(simulated.NAME, str(path))
+    table = simulated.make(str(tmp_path / "state"))
+    app = App(table.board, PathFS(table.flash_dir), now=0, **options)
+    app.boot(0, 1000)
+    app.controller.set_config_status(ok, text)
+    return app, table
+
+
 def test_a_corrupted_file_at_a_four_card_poker_table_boots_it_as_four_card_poker(tmp_path):
     """The boot's checks through the App, as firmware.app.start wires them: the file good
     at the first boot, corrupted at the next, and the table still Four Card Poker."""
     from boards import simulated
-    from firmware.app import App
     from firmware.drivers import buttons as btn
-    from firmware.store.slots import PathFS
 
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"format": 1, "game": "fcp", "board": simulated.NAME}))
 
     def boot():
-        options, link, ok, text = startup.check_config(simulated.NAME, str(path))
-        table = simulated.make(str(tmp_path / "state"))
-        app = App(table.board, PathFS(table.flash_dir), now=0, **options)
-        app.boot(0, 1000)
-        app.controller.set_config_status(ok, text)
-        return app.controller
+        return boot_app_with_file(tmp_path, path)[0].controller
 
     c = boot()
     assert c.phase == tc.RAM_ERROR and c.config_ok

@@ -1098,21 +1098,15 @@ def test_the_rings_of_the_seats_a_table_without_its_file_does_not_play_stay_dark
     import json
 
     from boards import simulated
-    from firmware import startup
-    from firmware.app import App
-    from firmware.store.slots import PathFS
+    from host_tests.test_startup import boot_app_with_file
 
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"format": 1, "game": "fcp", "board": simulated.NAME,
                                 "rules": {"seats": 5}}))
 
     def boot():
-        options, link, ok, text = startup.check_config(simulated.NAME, str(path))
-        table = simulated.make(str(tmp_path / "state"))
-        app = App(table.board, PathFS(table.flash_dir), now=0, **options)
-        app.boot(0, 1000)
-        app.controller.set_config_status(ok, text)
-        app.step(20, 1000)
+        app, table = boot_app_with_file(tmp_path, path)
+        app.step(20, 1000)                  # the rings written
         return app, table
 
     app, table = boot()
