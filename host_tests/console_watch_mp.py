@@ -83,26 +83,22 @@ print("second_cmd", second.get("cmd"), int(second["ok"]))
 port.give(b"meters\n")
 if IS_MICROPYTHON:
     micropython.heap_lock()
-    try:
-        shell.service.poll(2)
-        survived = 1
-    except MemoryError:
-        survived = 0
-    finally:
-        micropython.heap_unlock()
 else:
     dumps = json.dumps
 
     def no_heap(*args):
         raise MemoryError()
 
-    sys.modules["firmware.service"].json.dumps = no_heap
-    try:
-        shell.service.poll(2)
-        survived = 1
-    except MemoryError:
-        survived = 0
-    finally:
+    sys.modules["firmware.service"].json.dumps = no_heap     # CPython's stand-in for a full heap
+try:
+    shell.service.poll(2)
+    survived = 1
+except MemoryError:
+    survived = 0
+finally:
+    if IS_MICROPYTHON:
+        micropython.heap_unlock()
+    else:
         sys.modules["firmware.service"].json.dumps = dumps
 print("full_heap_survived", survived)
 third = json.loads(port.lines()[2]) if len(port.lines()) > 2 else {"code": "none", "error": ""}

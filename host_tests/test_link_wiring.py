@@ -557,10 +557,9 @@ def test_the_meters_reply_of_a_linked_table_without_its_link_says_its_pool_is_fr
     assert "frozen since it was linked, not the live pool" in text
 
 
-def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path):
-    """firmware.app.start with a link section it could not build (no key file, the broker's
-    name not found): CONFIG ERROR, the jackpot closed, and the sign no amount of the local
-    pool, frozen since the table was linked (not the link's pool)."""
+def table_whose_link_was_not_built(tmp_path):
+    """The controller of a table RAM-cleared, then booted as firmware.app.start leaves one
+    whose link section it could not build (no key file): CONFIG ERROR, link required, down."""
     from host_tests.test_controller import Table
 
     t = Table(tmp_path)
@@ -569,8 +568,15 @@ def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path
     c.set_config_status(False, "link key /link.key: [Errno 2] ENOENT")
     c.link_required = True
     c.link(False, t.tick())
-    assert not c.jackpot_open() and c.view.meter_fault == "CONF Err" and c.view.meter[0] == -1
+    return c
 
+
+def test_a_linked_table_whose_link_was_not_built_shows_no_frozen_amount(tmp_path):
+    """firmware.app.start with a link section it could not build (no key file, the broker's
+    name not found): CONFIG ERROR, the jackpot closed, and the sign no amount of the local
+    pool, frozen since the table was linked (not the link's pool)."""
+    c = table_whose_link_was_not_built(tmp_path)
+    assert not c.jackpot_open() and c.view.meter_fault == "CONF Err" and c.view.meter[0] == -1
 
 
 def test_the_audit_of_a_table_whose_link_was_not_built_does_not_say_its_file_is_missing(
@@ -578,15 +584,9 @@ def test_the_audit_of_a_table_whose_link_was_not_built_does_not_say_its_file_is_
     # /config.json there, its link not built (no key file): the meters reply says the pool
     # is frozen, and tools.audit must not put it down to a missing configuration file
     from firmware.service import Service
-    from host_tests.test_controller import Table
     from tools.audit import read_all, report
 
-    t = Table(tmp_path)
-    t.ram_clear()
-    c = t.c
-    c.set_config_status(False, "link key /link.key: [Errno 2] ENOENT")
-    c.link_required = True
-    c.link(False, t.tick())
+    c = table_whose_link_was_not_built(tmp_path)
     service = Service(c, None)
     assert service.handle("meters")["frozen"] is True
     text = report(read_all(types.SimpleNamespace(request=service.handle)))
