@@ -127,4 +127,15 @@ c.panel(btn.PRESS, btn.OK, 300)
 check("double tap marks no ante", (tc.PHASE_NAMES[c.phase], c.ante_marked), ("OPEN", 0))
 c.panel(btn.PRESS, btn.OK, 1000)
 check("a later OK marks it", c.ante_marked, 1)
+
+# The key left on shows on the last line (OPEN), once the message above has gone; a chip put on
+# seat 2's Ante spot after LOCK is a late bet: its cards are refused.
+c.tick(6000, 200)
+c.panel(btn.KEY_ON, 0, 6001)
+check("key on shown", c.view.lines[7], "KEY ON")
+c.panel(btn.KEY_OFF, 0, 6002)
+c.panel(btn.PRESS, btn.LOCK, 6003)
+c.spot(sens.PLACED, sens.ante_spot(2), 6004)
+c.card(2, cards.parse("As")[0], 6005)
+check("late ante's card", c.last_refusal, "Card refused: S2 no wager")
 checker.finish()
