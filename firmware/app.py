@@ -31,6 +31,8 @@ from firmware.drivers.meter_sign import MAX_CENTS as SIGN_MAX_CENTS
 from firmware.drivers.meter_sign import MeterSign
 from firmware.drivers.oled import SSD1306
 from firmware.drivers.ticks import ticks_add, ticks_diff
+from firmware.heap import Stop
+from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot, FramSlot
 from firmware.table import controller as tc
@@ -60,6 +62,15 @@ _NEWLINE = const(10)
 _RETURN = const(13)
 _CONSOLE_CHUNK = const(64)        # bytes ConsoleWatch takes a pass (firmware.service.READ_CHUNK)
 _LINE_TIMEOUT_MS = const(2000)    # firmware.service.LINE_TIMEOUT_MS
+# A fault that stops the table (an exception out of its boot or its loop) is logged
+# (eventlog.LOOP_FAULT) and resets the board through the watchdog, but the table halts, with
+# no more resets, at the STOP_FAULTS-th boot in a row to end in a fault, each boot after the
+# first within QUICK_PASSES loop passes (10 minutes) of its start: a reset loop, whose
+# power-ups would push every older record out of the event log
+STOP_FAULTS = const(3)
+QUICK_PASSES = const(30000)
+_FAULT_LOOK_BACK = const(64)      # the newest entries searched for the boot before's fault
+_HALT_FEED_MS = const(200)
 
 # Beep pattern of each controller beep (index = tc.BEEP_*).
 BEEPS = (None, buz.ACCEPT, buz.ERROR, buz.TAMPER, buz.JACKPOT)
@@ -337,10 +348,21 @@ class _Strip:
 def run(hw, checks):
     """Start the table on the board `hw` with firmware.startup's checks and run the loop for
     ever (the second half of the board's boot, after firmware.startup.main; main.py says
-    on the console why it stopped, if it does)."""
+    on the console why it stopped, if it does).  A fault that stops the table is logged,
+    and the table halts at the STOP_FAULTS-th boot in a row to end in one (log_fault)."""
+    app, link = start(hw, checks)
+    try:
+        _loop(app, link)
+    except (Exception, Stop) as error:     # never KeyboardInterrupt (the technician's Ctrl-C)
+        faults = log_fault(app, error)
+        if faults < STOP_FAULTS:
+            raise           # main.py says why, and the watchdog resets the board
+        halt(app, error, faults)
+
+
+def _loop(app, link):
     import time
 
-    app, link = start(hw, checks)
     offset = _wall_offset()
     # a clock NTP did not set at boot (the network came up after the boot's wait, as after a
     # power cut of the whole floor) has every link message refused as stale: jackpot wagering
@@ -408,17 +430,92 @@ def start(hw, checks):
             print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
-    app.boot(time.ticks_ms(), int(time.time()) + _wall_offset(), program)
-    app.controller.set_config_status(config_ok, config_text)
-    if link_settings is not None and link is None:
-        # configured as linked but the link cannot be built: never fall back to the local pool
-        app.controller.link_required = True
-        app.controller.link(False, time.ticks_ms())
-    app.service = ConsoleWatch(app, program)
+    try:
+        app.boot(time.ticks_ms(), int(time.time()) + _wall_offset(), program)
+        app.controller.set_config_status(config_ok, config_text)
+        if link_settings is not None and link is None:
+            # configured as linked but the link cannot be built: never fall back to the
+            # local pool
+            app.controller.link_required = True
+            app.controller.link(False, time.ticks_ms())
+        app.service = ConsoleWatch(app, program)
+    except (Exception, Stop) as error:     # after the power-up's commit, as in the loop
+        faults = log_fault(app, error)
+        if faults < STOP_FAULTS:
+            raise
+        halt(app, error, faults)
     from firmware.heap import collect_often
 
     collect_often(False)                # loaded: the loop collects only when the heap is full
     return app, link
+
+
+def log_fault(app, error):
+    """Commit a LOOP_FAULT entry for `error`, which stops the table booted as `app`; its count
+    of boots in a row to end in a fault, which it returns: the count of the boot before's
+    fault + 1 when that boot ended in one and this one came within QUICK_PASSES passes of its
+    start, else 1.  The boot before's is the newest LOOP_FAULT entry with one power-up after it
+    (this boot's), among the log's newest _FAULT_LOOK_BACK entries.  0: nothing logged (the
+    memory cannot commit, or the fault cut a commit short, which left its copies unknown)."""
+    import gc
+    import time
+
+    from firmware.store.crc32 import crc32
+
+    gc.collect()            # what the failed pass left (a full heap is a likely fault)
+    try:
+        memory = app.controller.memory
+        log = memory.log
+        if memory.cut_short():
+            return 0
+        count = boots = 0
+        if app.ticks < QUICK_PASSES:
+            for entry in log.events(max(log.first_available(), log.count - _FAULT_LOOK_BACK)):
+                if entry[3] == ev.LOOP_FAULT:
+                    count, boots = entry[4], 0
+                elif entry[3] == ev.POWER_UP:
+                    boots += 1
+        count = min(count + 1, 0xFFFF) if boots == 1 else 1
+        what = crc32(("%s: %s" % (type(error).__name__, error)).encode()) & 0x7FFFFFFF
+        memory.commit_admin(None, [(ev.LOOP_FAULT, count, what, app.ticks)],
+                            (int(time.time()) + _wall_offset()) & 0xFFFFFFFF)
+    except Exception:       # noqa: BLE001 - the fault's own reset goes ahead
+        return 0
+    return count
+
+
+def halt(app, error, faults):
+    """Stop the table for good: the fault said on the console and the dealer display (TABLE
+    STOPPED, the error's type and its text), the buzzer silent, the seats' rings dark, and
+    STOPPED on the meter sign (never an amount frozen as it counted), then feed the watchdog
+    and nothing else, until the power is cut (or Ctrl-C)."""
+    import time
+
+    from firmware.heap import stopped_line
+
+    print(stopped_line(error))
+    print("table halted: %d boots in a row ended in a fault; no more resets (the event log "
+          "keeps its records): power off and on to try again" % faults)
+    try:
+        app.buzzer.stop()
+        app.lights.set_all(lights.OFF)
+        app.lights.render(0)
+        for line in range(app.board.meter_modules):
+            app.sign.blank(line, True)
+            app.sign.set_fault(line, "STOPPED")
+        app.sign.tick(time.ticks_ms())
+    except Exception:       # noqa: BLE001 - the outputs may be the fault
+        pass
+    try:
+        from firmware.startup import show_stop
+
+        show_stop(app.board, error)
+    except Exception:       # noqa: BLE001
+        pass
+    dog = app.watchdog
+    while True:
+        dog.feed_halted()
+        time.sleep_ms(_HALT_FEED_MS)
 
 
 def _has_dir(path):

@@ -14,7 +14,8 @@ from firmware.compat import IS_MICROPYTHON
 
 class Stop(BaseException):
     """The table must stop, and the watchdog restart it: no `except Exception` (the service
-    console's, a supervisor's action) may catch it and play on."""
+    console's, a supervisor's action) may catch it and play on.  (At the third boot in a row
+    to stop so, firmware.app halts the table instead: a reset loop.)"""
 
 
 class NotLoaded(Exception):

@@ -126,6 +126,9 @@ SHOWN = [
     # jackpot hands sent back unpaid: the seats, and what they would have been paid
     ((ev.JACKPOT_SENT_BACK, 1, 0b101, 1000140), [" unpaid S1,3", " $10001.40"]),
     ((ev.JACKPOT_SENT_BACK, 1, 0b1111111, 2147483647), [" unpaid S1234567", " $21474836.47"]),
+    # a fault that stopped the table: the boots in a row, and the fault's id (the same id:
+    # the same error again)
+    ((ev.LOOP_FAULT, 3, 0x593D425A, 1), [" fault x3", " id 593d425a"]),
 ]
 
 

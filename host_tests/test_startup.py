@@ -939,3 +939,268 @@ def test_a_table_that_ran_keyed_refuses_an_unkeyed_program_until_a_ram_clear(tmp
     c, facts = boot()
     assert c.phase == tc.OPEN and c.jackpot_open()
     assert "KEYED" not in c.memory.status_text()
+
+
+# ------------------------------------------------------------------ a fault at every boot
+
+class _PowerCut(BaseException):
+    """The test's end of a boot that does not stop by itself (a BaseException: never a fault
+    the table logs)."""
+
+
+class _ShoeUART:
+    """The shoe's UART failing from its `fail_at`-th read on (never with None): the loop's
+    pass raises."""
+
+    def __init__(self, fail_at):
+        self.fail_at = fail_at
+        self.reads = 0
+
+    def any(self):
+        self.reads += 1
+        if self.fail_at is not None and self.reads >= self.fail_at:
+            raise RuntimeError("shoe UART lost")
+        return 0
+
+
+def _commissioned(state, root=None):
+    """A simulated table (FRAM in `state`, flash files in `root`, default `state`/root)
+    RAM-cleared, as a supervisor commissions it: its log holds the RAM clear."""
+    from boards import simulated
+    from firmware.app import App
+    from firmware.drivers import buttons as btn
+    from firmware.store.slots import PathFS
+
+    root = root or state / "root"
+    root.mkdir(parents=True, exist_ok=True)
+    c = App(simulated.make(str(state)).board, PathFS(str(root)), now=0).controller
+    c.boot(0, 1000)
+    c.panel(btn.KEY_ON, 0, 10)          # key + long OK, then OK
+    for kind, ms in ((btn.PRESS, 20), (btn.LONG, 1100), (btn.RELEASE, 1200),
+                     (btn.PRESS, 1300), (btn.RELEASE, 1400)):
+        c.panel(kind, btn.OK, ms)
+    c.panel(btn.KEY_OFF, 0, 1500)
+    assert c.phase == tc.OPEN
+    return root
+
+
+def _logged(state, root):
+    """(kind, a, b, c) of every entry the table in `state` logged (less the power-up of the
+    boot that reads them)."""
+    from boards import simulated
+    from firmware.app import make_memory
+    from firmware.store.slots import PathFS
+
+    memory = make_memory(simulated.make(str(state)).board, PathFS(str(root)))
+    memory.boot(0)
+    events = [entry[3:7] for entry in memory.log.events()]
+    assert memory.log.verify() is None
+    return events[:-1]                  # less this read's own power-up
+
+
+def _board_run(monkeypatch, state, root, fail_at=1, passes=10 ** 6, checks=None):
+    """firmware.app.run on a simulated table in `state` as the board runs it (time faked),
+    its shoe UART failing at the pass `fail_at` (None: never), the power cut after `passes`
+    feeds of the watchdog.  Returns (how it ended: "reset", the fault out of run for the
+    watchdog to reset the board, or "cut"; the table; what the console said)."""
+    import sys
+    import types
+
+    from boards import simulated
+    from firmware import app as appmod
+    from firmware import console
+    from firmware.store import slots
+    from host_tests.fakes.pins import FakeWDT
+
+    _PathFS = slots.PathFS
+
+    clock = [1000.0]
+    fake = types.SimpleNamespace(
+        time=lambda: clock[0], ticks_ms=lambda: int(clock[0] * 1000) & 0x3FFFFFFF,
+        ticks_diff=lambda a, b: ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000,
+        sleep_ms=lambda ms: clock.__setitem__(0, clock[0] + ms / 1000.0),
+        gmtime=lambda t: (1970, 1, 1, 0, 0, 0, 3, 1))
+    table = simulated.make(str(state))
+    table.board.shoe_uart = _ShoeUART(fail_at)
+
+    class WDT(FakeWDT):
+        def feed(self):
+            clock[0] += 0.02
+            FakeWDT.feed(self)
+            if self.feeds >= passes:
+                raise _PowerCut()
+
+    table.board.make_wdt = lambda ms: setattr(table, "wdt", WDT(ms)) or table.wdt
+    said = []
+    monkeypatch.setitem(sys.modules, "time", fake)
+    # the board's flash root ("", "/"): here the folder `root`, never the host's "/"
+    monkeypatch.setattr(slots, "PathFS", lambda directory: _PathFS(str(root) + directory))
+    monkeypatch.setattr(appmod, "_has_dir", lambda path: False)
+    monkeypatch.setattr(console, "ConsolePort", lambda: types.SimpleNamespace(any=lambda: 0))
+    monkeypatch.setattr("builtins.print", lambda *args: said.append(" ".join(map(str, args))))
+    ended = "cut"
+    try:
+        appmod.run(table.board, checks or (None, {}, None, True, "defaults"))
+    except RuntimeError as error:
+        assert str(error) == "shoe UART lost"
+        ended = "reset"
+    except _PowerCut:
+        pass
+    finally:
+        monkeypatch.undo()
+    return ended, table, said
+
+
+def test_a_fault_at_every_boot_stops_the_table_at_the_third_and_its_power_ups_stop(
+        monkeypatch, tmp_path):
+    """A fault in the loop's first pass at every boot reset the board every 3 s (the
+    watchdog), each boot logging a power-up: within an hour the jackpot hits, RAM clears and
+    voids were out of the event log.  Each fault is logged (LOOP_FAULT: the boots in a row,
+    the fault's id, the passes run); the third boot in a row to end in one halts the table:
+    TABLE STOPPED and the error on the display, the buzzer silent, the watchdog fed by the
+    halt loop alone, STOPPED on the meter sign (not an amount frozen as it counted), the
+    rings dark, no more resets and no more power-ups.  A power cycle tries once more."""
+    from firmware.app import STOP_FAULTS
+    from firmware.store import eventlog as ev
+    from firmware.store.crc32 import crc32
+
+    state = tmp_path / "state"
+    root = _commissioned(state)
+    fault = crc32(b"RuntimeError: shoe UART lost") & 0x7FFFFFFF
+    for boot in range(1, 5):
+        ended, table, said = _board_run(monkeypatch, state, root, passes=3)
+        if boot < STOP_FAULTS:
+            assert ended == "reset" and table.wdt.feeds == 0, said    # the watchdog resets it
+            continue
+        # halted: fed 3 times by the halt loop (the loop itself never fed it: no pass ended)
+        assert ended == "cut" and table.wdt.feeds == 3
+        assert table.oled.lines()[:3] == ["TABLE STOPPED", "RuntimeError", "shoe UART lost"]
+        assert table.pwm.duty_u16() == 0
+        assert [table.chain.text(m).strip() for m in range(2)] == ["5toPPEd"] * 2    # STOPPED
+        assert not any(table.strip.lit_count(seat) for seat in range(7))
+        assert said[-2] == "table controller stopped: RuntimeError: shoe UART lost"
+        assert said[-1].startswith("table halted: %d boots in a row ended in a fault" % boot)
+    logged = _logged(state, root)
+    assert logged[0][0] == ev.RAM_CLEAR         # nothing older lost (a new board logs no
+                                                # power-up before its RAM clear)
+    assert logged[1:] == [(ev.POWER_UP, 0, 1, 0), (ev.LOOP_FAULT, 1, fault, 1)] + [
+        (ev.POWER_UP, 0, 1, 0), (ev.LOOP_FAULT, 2, fault, 1),
+        (ev.POWER_UP, 0, 1, 0), (ev.LOOP_FAULT, 3, fault, 1),
+        (ev.POWER_UP, 0, 1, 0), (ev.LOOP_FAULT, 4, fault, 1)]
+
+
+def test_only_a_reset_loop_stops_the_table(monkeypatch, tmp_path):
+    """A fault that happened once never stops the table: a boot that ended otherwise (a
+    power cut) between two faults starts the count again, and so does a fault after the
+    table ran QUICK_PASSES passes (a fault that comes back once in a while is not a table
+    that cannot run).  Three quick ones in a row after that do."""
+    from firmware import app as appmod
+    from firmware.store import eventlog as ev
+
+    state = tmp_path / "state"
+    root = _commissioned(state)
+    runs = [dict(), dict(fail_at=None, passes=20), dict(), dict(), dict(fail_at=60), dict(),
+            dict(fail_at=30, passes=40)]
+    ended = []
+    for run in runs:
+        monkeypatch.setattr(appmod, "QUICK_PASSES", 50)
+        ended.append(_board_run(monkeypatch, state, root, **run)[0])
+    assert ended == ["reset", "cut", "reset", "reset", "reset", "reset", "cut"]
+    faults = [(e[1], e[3]) for e in _logged(state, root) if e[0] == ev.LOOP_FAULT]
+    assert faults == [(1, 1), (1, 1), (2, 1), (1, 60), (2, 1), (3, 30)]
+
+
+def test_a_fault_in_the_boot_after_its_power_up_counts_as_one_in_the_loop(monkeypatch,
+                                                                          tmp_path):
+    """The boot's own code failing after the power-up's commit (here: a program check's
+    facts without their text) reset the board just the same: logged, and halted at the
+    third boot in a row."""
+    from firmware.store import eventlog as ev
+
+    state = tmp_path / "state"
+    root = _commissioned(state)
+    checks = ({"ok": True, "authenticated": False}, {}, None, True, "defaults")
+    ended = []
+    for _ in range(3):
+        try:
+            ended.append(_board_run(monkeypatch, state, root, checks=checks, passes=2)[0])
+        except KeyError as error:
+            ended.append("reset %s" % error)
+    assert ended == ["reset 'text'", "reset 'text'", "cut"]
+    assert [e[1] for e in _logged(state, root) if e[0] == ev.LOOP_FAULT] == [1, 2, 3]
+
+
+def test_a_table_in_ram_error_logs_no_fault_and_keeps_its_blank_memory(monkeypatch, tmp_path):
+    """No commit is possible in RAM ERROR (nor is a power-up committed before the RAM
+    clear): the fault resets the board as before, and the memory stays as it was."""
+    state = tmp_path / "state"
+    root = state / "root"
+    root.mkdir(parents=True)
+    for _ in range(4):
+        assert _board_run(monkeypatch, state, root)[0] == "reset"
+    assert sorted(p.name for p in root.iterdir()) == []
+
+
+FAULT_BOARD_PY = '''\
+from boards import simulated
+from host_tests.fakes.pins import FakeWDT
+
+table = None
+
+
+class ShoeLost:
+    def any(self):
+        raise RuntimeError("shoe UART lost")
+
+
+class WDT(FakeWDT):
+    def feed(self):     # no loop pass ends here: fed by a halted table alone, cut at its 3rd
+        FakeWDT.feed(self)
+        if self.feeds == 3:
+            print("halted", "|".join(table.oled.lines()[:3]), table.chain.text(0).strip())
+            raise SystemExit
+
+
+def make():
+    global table
+    table = simulated.make("/state")
+    table.board.shoe_uart = ShoeLost()
+    table.board.make_wdt = WDT
+    return table.board
+'''
+
+
+def test_a_fault_at_every_boot_of_the_board_stops_the_table_at_the_third_on_micropython(
+        tmp_path):
+    """The same through the board's own main.py on the MicroPython VM: the first two boots
+    end in the fault (said on the console, main.py stopped: the watchdog resets the board),
+    the third and the next (a power cycle) halt with TABLE STOPPED and the error shown, and
+    STOPPED on the meter sign; the log holds a power-up and a fault for each boot, nothing
+    older lost."""
+    from firmware import manifest
+    from firmware.store import eventlog as ev
+    from host_tests import runtimes
+
+    flash = tmp_path / "flash"
+    _program(flash)
+    (flash / "board.py").write_text(FAULT_BOARD_PY)
+    files = {p.relative_to(flash).as_posix(): p.read_bytes() for p in flash.rglob("*")
+             if p.suffix in (".py", ".mpy")}
+    (flash / manifest.MANIFEST_NAME).write_bytes(manifest.make("simulated", "rom-1", files))
+    _commissioned(flash / "state", flash)
+    for boot in range(1, 5):
+        done = runtimes.run_micropython(runtimes.ROOT / "host_tests" / "board_boot_mp.py",
+                                        ["-", str(flash)], heapsize=16 * 1024 * 1024,
+                                        timeout=120)
+        out = done.stdout.splitlines()
+        said = [line for line in out if line.startswith("table ")]
+        assert said[0].startswith("table controller stopped: RuntimeError: shoe UART lost"), out
+        if boot < 3:
+            assert len(said) == 1 and "stopped RuntimeError" in out, out
+            continue
+        assert said[1].startswith("table halted: %d boots in a row ended in a fault" % boot)
+        assert "halted TABLE STOPPED|RuntimeError|shoe UART lost 5toPPEd" in out, out
+    logged = _logged(flash / "state", flash)
+    assert logged[0][0] == ev.RAM_CLEAR
+    assert [e[0] for e in logged[1:9]] == [ev.POWER_UP, ev.LOOP_FAULT] * 4
+    assert [e[1] for e in logged[1:9] if e[0] == ev.LOOP_FAULT] == [1, 2, 3, 4]

@@ -4,6 +4,7 @@
     dog.check_in(SENSORS)      # each part of the loop checks in when its work succeeded
     dog.tick()                 # once per loop pass: feeds only if every required part checked in
     dog.stop_feeding()         # a fatal fault: let the watchdog reset the board
+    dog.feed_halted()          # a table halted for good (firmware.app) feeds it, doing nothing else
 
 The wrapped object needs only ``feed()`` (machine.WDT, or a fake).  Passing ``None`` gives a
 watchdog that counts but feeds nothing (the simulator, or a board without a WDT).  A pass
@@ -60,6 +61,12 @@ class Watchdog:
     def stop_feeding(self):
         """Never feed again: the hardware watchdog will reset the board."""
         self._stopped = True
+
+    def feed_halted(self):
+        """Feed the WDT without any check-in: only the halt loop of a table stopped for good
+        (firmware.app), which does nothing else, calls it; a board keeps no reset loop going."""
+        if self._wdt is not None:
+            self._wdt.feed()
 
 
 def reset_cause_text(cause, names):

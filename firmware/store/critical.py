@@ -434,6 +434,12 @@ class CriticalMemory:
         if self.status == STATUS_UNBOOTED:
             raise StoreError("critical memory used before boot()")
 
+    def cut_short(self):
+        """True when a commit was begun and neither made nor refused: an exception other than
+        a copy's I/O error stopped it, and which copies hold it is not known (firmware.app
+        then commits nothing more before the boot has read them)."""
+        return self.log.staged()
+
     def commit(self, round_no, step, sections=None, events=(), now=0):
         """Commit one step of a round with the sections it changed and its events.
 

@@ -80,7 +80,10 @@ JACKPOT_SENT_BACK = const(28)  # a supervisor id, b seats whose jackpot hands we
                             # (a card or a fold to correct), c what they would have been paid (cents)
 CARD_REMOVED = const(29)    # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): taken
                             # out of the round by the supervisor (a misread or mistyped card)
-LAST_KIND = const(29)
+LOOP_FAULT = const(30)      # a boots in a row that ended in a fault (firmware.app: at STOP_FAULTS the
+                            # table halts), b the fault's id (CRC-32 of "type: text", 31 bits),
+                            # c the boot's loop passes before it
+LAST_KIND = const(30)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 
@@ -270,6 +273,10 @@ class EventLog:
             self.count, self.head, self._length, self.base = self._staged
             self._anchor, self._spare = self._spare, self._anchor
             self._staged = None
+
+    def staged(self):
+        """True between a ``stage`` and its ``confirm`` or ``abandon``."""
+        return self._staged is not None
 
     def abandon(self):
         """Drop staged events (the record commit did not happen)."""

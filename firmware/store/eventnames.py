@@ -18,6 +18,7 @@ NAMES = {
     ev.CARD_DUPLICATE: "card dealt twice", ev.LINK_REFUSED: "jackpot claim refused by the link",
     ev.JACKPOT_ENVY: "envy bonus", ev.JACKPOT_SENT_BACK: "jackpot hands sent back unpaid",
     ev.CARD_REMOVED: "card removed by the supervisor",
+    ev.LOOP_FAULT: "table stopped by a fault",
 }
 
 # Names short enough for a dealer-display line with a leading column (at most 15 characters,
@@ -34,7 +35,7 @@ SHORT_NAMES = {
     ev.SENSOR_FAULT: "sensor fault", ev.DISPLAY_FAULT: "display fault",
     ev.CARD_DUPLICATE: "card twice", ev.LINK_REFUSED: "link refused",
     ev.JACKPOT_ENVY: "envy", ev.JACKPOT_SENT_BACK: "unpaid",
-    ev.CARD_REMOVED: "card removed",
+    ev.CARD_REMOVED: "card removed", ev.LOOP_FAULT: "fault",
 }
 
 # Short names of the CM_ERROR reason codes (eventlog.REASON_*), indexed by code

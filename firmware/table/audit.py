@@ -298,6 +298,9 @@ def values(kind, a, b, c, jackpot=True):
         return ("T " + ours, "L " + theirs)
     if kind == ev.SHOE_REJECT:
         return (_named(shoe.REASONS, a, "reason"), "x%d" % b)
+    if kind == ev.LOOP_FAULT:
+        # the boots in a row, and the fault's id (the same id: the same error again)
+        return ("x%d" % a, "id %08x" % (b & 0x7FFFFFFF))
     if kind == ev.SENSOR_FAULT:
         reason = _named(spot_sensors.FAULT_NAMES, c, "reason")
         if a == 0:
