@@ -56,6 +56,9 @@ RESET_CAUSE_NAMES = (
 # has no soft-reset cause), which the event log would record, and the dealer display show,
 # a second time.  The tick count restarts at every reset of the chip, not at a soft reset:
 # a board made this long after it was soft reset (the boot reaches make() within a second).
+# (The count wraps after 2**30 ms, 12.4 days: a soft reset in the 10 s after is taken for the
+# chip's reset.  ticks_us and ticks_cpu wrap with it, and the RTC may survive a chip reset:
+# no portable count tells them apart; docs/wiring.md says so.)
 SOFT_RESET_AFTER_MS = 10000
 SOFT_RESET = 5                          # machine.SOFT_RESET's value where a port defines it
 
