@@ -594,6 +594,35 @@ def test_a_claim_for_a_hand_the_linked_pay_table_does_not_pay_is_refused_not_pai
     assert link.state == UP
 
 
+def test_a_hand_the_linked_pay_table_does_not_pay_is_refused_alone_and_the_other_hands_are_paid(
+        tmp_path):
+    # one round: a royal at seat 1 and a flush at seat 3, which the link's pay table does not
+    # pay: the royal is paid, the flush refused with its reason (a [seat, hand, why] row, the
+    # controller's "hit refused" event), not the whole claim (nobody paid) as before
+    w = Wire(tmp_path, config={"main": {"reset": 1000000}, "pay": {"flush": [0, 0]}})
+    w.step(100, 5)
+    link = w.links[1]
+    link.contribute(1, NOW, 2, 200)
+    n = link.hit(1, NOW, [[1, 4, 100], [3, 0, 100]])
+    w.step(100, 5)
+    result = link.take_results()[0]
+    assert result.entry == n and result.rows[0][:2] == [1, 4] and result.rows[0][2] > 1000000
+    assert result.rows[1:] == [[3, 0, codec.REFUSED_HAND]]
+    assert link.totals[3:] == [result.rows[0][2], 1] == w.controller.totals(1)[3:]
+    assert result.total() == result.rows[0][2] and result.hits() == 1
+    refused = [e[2] for e in read_ledger(w.db)["events"] if e[1] == "hit refused"]
+    assert len(refused) == 1 and "seat 3" in refused[0] and "Flush" in refused[0]
+    assert "entry %d round 1" % n in refused[0]
+    assert read_ledger(w.db)["paid"][0][6]["refused"] == [[3, 0, codec.REFUSED_HAND]]
+    assert link.state == UP and w.controller.ledger()["audit"] == []
+    # the refused row has a form of its own, and a reason in range (a table before it: malformed)
+    for bad in (b"[[3,0,0]]", b"[[3,0,3]]", b"[[3,0]]"):
+        body = (b'{"v":1,"k":"paid","tb":1,"sq":5,"ts":1,"n":1,"pay":' + bad
+                + b',"pb":[1],"pa":[1]}')
+        with pytest.raises(codec.LinkError, match="field pay"):
+            codec.decode(KEY, resign(body), codec.DOWN_KINDS)
+
+
 def test_the_controller_logs_every_disagreement_the_table_finds_once_with_both_figures(tmp_path):
     # docs/link.md: ledgers that disagree are a MISMATCH and both sides log the figures; a
     # table in MISMATCH says hello every second, which must not add an event every second

@@ -863,6 +863,41 @@ def test_a_refused_claim_names_a_four_digit_round_whole_on_the_display(tmp_path)
     assert r.c.last_refusal.startswith("JP NOT PAID r1234")
 
 
+def test_a_hand_the_link_refuses_alone_is_told_with_its_reason_and_the_royal_beside_it_paid(rig):
+    # the link's pay table stops paying a flush while the table is up (its ledger made afresh
+    # with another pay table): a round with a royal at seat 1 and a flush at seat 2 pays the
+    # royal and refuses the flush alone, the seat, hand and reason told and logged
+    from firmware.jackpot import config as jcfg
+
+    rig.controller.config = jcfg.build({"main": {"reset": RESET}, "pay": {"flush": [0, 0]}})
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.deal([(1, "As Ks"), (2, "2s 3s"), (0, "4h 5h"), (8, "Qs Js Ts 9c 8d")])
+    rig.press(btn.SETTLE)
+    rig.key(True)
+    rig.press(btn.OK)
+    rig.key(False)
+    rig.step(100, 10)
+    round_no = rig.c.rec.round_no
+    assert [(e[4], e[5], e[6]) for e in rig.events(ev.JACKPOT_HIT)] == [(1, 4, RESET + 140)]
+    assert [(e[2], e[4], e[5], e[6]) for e in rig.events(ev.LINK_REFUSED)] == [
+        (round_no, 2, round_no, codec.REFUSED_HAND)]
+    assert "JP S2 NOT PAID" in rig.c.results and "JP S1 $10001.40" in rig.c.results
+    assert rig.c.message == "JP S2 NOT PAID\nFlush"
+    assert rig.c.last_refusal == ("JP S2 NOT PAID: r%d Flush: the link's pay table does not pay it"
+                                  % round_no)
+    assert rig.link.totals[3:] == [RESET + 140, 1] == rig.controller.totals(TABLE)[3:]
+    assert rig.link.state == UP and rig.c.view.beep == BEEP_ERROR
+    from firmware.table import audit
+
+    refused = rig.events(ev.LINK_REFUSED)[0]
+    assert audit.values(ev.LINK_REFUSED, *refused[4:7]) == ("S2", "pay table")
+    assert rig.c.linked.resumed_lines(round_no) == ["JP S1 $10001.40", "JP S2 NOT PAID"]
+    texts = [e[2] for e in rig.ledger()["events"] if e[1] == "hit refused"]
+    assert len(texts) == 1 and "seat 2" in texts[0] and "Flush" in texts[0]
+
+
 def royal_claimed(rig, link_up):
     """Seats 1 and 2 locked, seat 1 dealt a royal, confirmed by the supervisor and claimed;
     with the link down (link_up False) the claim waits."""

@@ -267,7 +267,8 @@ class Controller:
         if row is None or row[0] != "paid":
             return False
         result = json.loads(row[1])
-        self._send(table, codec.PAID, [n, result["rows"], sent(result["before"]), sent(result["after"])])
+        self._send(table, codec.PAID, [n, result["rows"] + result.get("refused", []),
+                                       sent(result["before"]), sent(result["after"])])
         return True
 
     # ------------------------------------------------------------------ receiving
@@ -470,15 +471,30 @@ class Controller:
                 self.hold_until = due       # nothing can be paid before this one can
                 break
             pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
+            payable, refused = [], []
             try:
-                paid_rows, before, after = pool.pay(json.loads(rows), self.config.wager)
+                for hit in json.loads(rows):
+                    why = pool.refusal(hit, self.config.wager)
+                    if why is None:
+                        payable.append(hit)
+                    else:
+                        # a hand the pay table cannot pay: refused alone, for the supervisor;
+                        # the round's other hands are paid
+                        refused.append([hit[0], hit[1], why[0]])
+                        self._event(tb, "hit refused", "entry %d round %d: %s" % (n, round_no, why[1]))
+                        self._say("hit refused: table %d entry %d: %s" % (tb, n, why[1]))
+                paid_rows, before, after = pool.pay(payable, self.config.wager)
             except ValueError as error:
-                # a claim the pay table cannot pay: answered with no payout, for the supervisor
-                self._event(tb, "hit refused", "entry %d: %s" % (n, error))
-                paid_rows, before, after = [], pool.amounts(), pool.amounts()
+                self._event(tb, "hit refused", "entry %d round %d: %s" % (n, round_no, error))
+                paid_rows, refused = [], []
+                before = after = pool.amounts()
             total = sum(r[2] for r in paid_rows)
             order += 1
             result = {"rows": paid_rows, "before": before, "after": after}
+            if paid_rows and refused:
+                # sent after the paid rows; a claim refused whole is answered with no rows
+                # (docs/link.md: a table's firmware before the refused rows rejects them)
+                result["refused"] = refused
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self.db.execute("UPDATE hits SET status='paid', paid_order=?, result=?, paid_at=? "

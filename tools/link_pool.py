@@ -12,6 +12,7 @@ from firmware.jackpot import config as cfg
 from firmware.jackpot import hits as hitplan
 from firmware.jackpot import paytable
 from firmware.jackpot.carry import owed_cents, share
+from firmware.link import codec
 
 # Per-slot meters, cents unless marked.
 METERS = ("wagered", "wagers", "reversed_wagers", "contrib", "reversed", "reserve_contrib",
@@ -108,13 +109,9 @@ class LinkedPool:
         before = self.amounts()
         winners = [[], [], []]
         for seat, hand, w in hits:
-            paytable.check_type(hand)
-            if w != wager:
-                raise ValueError("hit at seat %d has wager %d, the linked wager is %d" % (seat, w, wager))
-            if not self.config.pays(hand):
-                # the table's pay table differs from the link's: refused, not "paid" 0 as a hit
-                raise ValueError("hit at seat %d: the linked pay table does not pay a %s"
-                                 % (seat, paytable.type_name(hand)))
+            why = self.refusal([seat, hand, w], wager)
+            if why is not None:
+                raise ValueError(why[1])
             winners[self.config.pool_for(hand)].append((seat, hand))
         rows = []
         for slot in self.config.active_slots():
@@ -141,6 +138,20 @@ class LinkedPool:
             else:
                 self.value[slot] = left
         return rows, before, self.amounts()
+
+    def refusal(self, hit, wager):
+        """None when the pool can pay hit [seat, hand type, wager], else (codec.REFUSED_*,
+        the reason in words); ValueError for a hand type that does not exist."""
+        seat, hand, w = hit
+        paytable.check_type(hand)
+        if w != wager:
+            return codec.REFUSED_WAGER, ("hit at seat %d has wager %d, the linked wager is %d"
+                                         % (seat, w, wager))
+        if not self.config.pays(hand):
+            # the table's pay table differs from the link's: refused, not "paid" 0 as a hit
+            return codec.REFUSED_HAND, ("hit at seat %d: the linked pay table does not pay a %s"
+                                        % (seat, paytable.type_name(hand)))
+        return None
 
     def audit(self, net_wagers=None):
         """Broken accounting equations (empty when every cent is accounted for).

@@ -65,6 +65,11 @@ PAYOUT_COMING = const(4)      # the link paid a hit the table still waits to hea
 HAND_TYPES = const(5)  # firmware.jackpot.paytable: flush .. royal flush = 0..4
 _MAX_SEAT = const(7)
 
+# Why the link refused one hand of a claim (a ``paid`` row [seat, hand, why]): its wager is
+# not the linked wager, or the linked pay table does not pay that hand
+REFUSED_WAGER = const(1)
+REFUSED_HAND = const(2)
+
 MALFORMED = "malformed"
 FORGED = "forged"
 REPLAYED = "replayed"
@@ -161,15 +166,20 @@ def _int_list(obj, name, length_low, length_high, low, high):
     return value
 
 
-def _rows(obj, name, width, limits, high_count):
+def _rows(obj, name, width, limits, high_count, short=None):
+    """A list of rows of `width` integers within `limits` (low, high per column), or of
+    len(short) integers within `short` when given (a paid message's refused hands)."""
     value = obj[name]
     if not isinstance(value, list) or len(value) > high_count:
         _bad("field %s=%r is not a list of at most %d rows" % (name, value, high_count))
     for row in value:
-        if not isinstance(row, list) or len(row) != width:
+        ok = limits
+        if short is not None and isinstance(row, list) and len(row) == len(short):
+            ok = short
+        elif not isinstance(row, list) or len(row) != width:
             _bad("field %s row %r is not a list of %d integers" % (name, row, width))
-        for i in range(width):
-            low, high = limits[i]
+        for i in range(len(ok)):
+            low, high = ok[i]
             if not _is_int(row[i]) or row[i] < low or row[i] > high:
                 _bad("field %s row %r item %d is not an integer in %d..%d" % (name, row, i, low, high))
     return value
@@ -212,9 +222,10 @@ def _check(kind, obj):
             _bad("entry %d of type %d carries hits" % (obj["n"], e))
     elif kind == PAID:
         _int_in(obj, "n", 1, MAX_U32)
-        # a royal pays a whole pool, which may exceed MAX_MONEY: amounts as the ledger totals
+        # a royal pays a whole pool, which may exceed MAX_MONEY: amounts as the ledger totals;
+        # a hand the link refused is [seat, hand, why] (a table before them: malformed)
         _rows(obj, "pay", 4, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (0, MAX_TOTAL), (0, MAX_TOTAL)),
-              _MAX_HITS)
+              _MAX_HITS, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (REFUSED_WAGER, REFUSED_HAND)))
         _int_list(obj, "pb", 1, _MAX_SLOTS, 0, MAX_MONEY)
         _int_list(obj, "pa", 1, _MAX_SLOTS, 0, MAX_MONEY)
 

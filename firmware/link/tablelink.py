@@ -90,7 +90,8 @@ def _ticks_diff(later, earlier):
 
 
 class Result:
-    """A confirmed jackpot payout for one hit entry: rows are [seat, hand, amount, funded]."""
+    """A confirmed jackpot payout for one hit entry: rows are [seat, hand, amount, funded],
+    or [seat, hand, why] for a hand the link refused (codec.REFUSED_*), paid nothing."""
 
     def __init__(self, entry, round_no, rows, before, after):
         self.entry = entry
@@ -102,8 +103,17 @@ class Result:
     def total(self):
         t = 0
         for row in self.rows:
-            t += row[2]
+            if len(row) == 4:
+                t += row[2]
         return t
+
+    def hits(self):
+        """How many hands were paid (a refused one is no hit on either ledger)."""
+        n = 0
+        for row in self.rows:
+            if len(row) == 4:
+                n += 1
+        return n
 
 
 class TableLink:
@@ -406,7 +416,7 @@ class TableLink:
         result = Result(n, round_no, msg.get("pay"), msg.get("pb"), msg.get("pa"))
         self.results.append(result)
         self.totals[codec.T_PAID] += result.total()
-        self.totals[codec.T_HITS] += len(result.rows)
+        self.totals[codec.T_HITS] += result.hits()
         if self.pools is None or len(result.after) == self.pools:
             self.pool = list(result.after)
         self.dirty = True

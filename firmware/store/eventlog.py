@@ -73,7 +73,8 @@ SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot (both 0: the bus
 DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
 CARD_DUPLICATE = const(25)  # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): a card
                             # dealt a second time in a round, refused (the first of each round)
-LINK_REFUSED = const(26)    # b round: the link controller refused the round's claimed hit, paid nothing
+LINK_REFUSED = const(26)    # b round: the link controller refused the round's claimed hit, paid nothing;
+                            # a seat, c why (link codec REFUSED_*): that seat's hand refused alone
 JACKPOT_ENVY = const(27)    # a seat whose jackpot hand paid the envy bonus, b seats paid it, c each
                             # seat's bonus (cents)
 JACKPOT_SENT_BACK = const(28)  # a supervisor id, b seats whose jackpot hands were sent back unpaid

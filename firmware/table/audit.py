@@ -283,6 +283,9 @@ def values(kind, a, b, c, jackpot=True):
         return ("at #%d" % b,)
     if kind == ev.OPERATOR_ADDITION:
         return (_named(jcfg.POOL_KEYS, a, "pool"), money(c))
+    if kind == ev.LINK_REFUSED and a:
+        # one seat's hand refused (the round's others paid): why
+        return ("S%d" % a, "pay table" if c == 2 else "wager")
     if kind == ev.LINK_REJECT:
         return (_named(ev.LINK_REASONS, a - 1, "reason"), "x%d" % b)
     if kind == ev.LINK_MISMATCH:

@@ -42,6 +42,8 @@ _NUMBERS = const(2 * 16 + 2 * 10 + (5 * 15 + 6) + (2 * 10 + 3) + 7)
 # up to an hour, and is back to its shortest after a window without any
 _REJECT_LOG_MS = const(10000)
 _REJECT_LOG_MAX_MS = const(3600000)
+# Why the link refused a hand (codec.REFUSED_WAGER, REFUSED_HAND), for the service's status
+_REFUSALS = ("jackpot wager differs from the link's", "the link's pay table does not pay it")
 # Link ledger totals (firmware.link.codec T_*): wagers, count, reversed, paid, hits.
 TOTAL_NAMES = ("wagered", "wagers", "reversed", "paid", "hits")
 
@@ -191,7 +193,10 @@ class LinkedRound:
         for result in waiting:
             mine = []
             for row in result.rows:
-                mine.append((ev.JACKPOT_HIT, row[0], row[1], ev.clamp(row[2])))
+                if len(row) == 3:   # a hand the link refused: [seat, hand, why]
+                    mine.append((ev.LINK_REFUSED, row[0], ev.clamp(result.round), row[2]))
+                else:
+                    mine.append((ev.JACKPOT_HIT, row[0], row[1], ev.clamp(row[2])))
             if not result.rows:
                 # the controller answered the claim with no payout (a claim its pay table
                 # cannot pay): the supervisor must hear of it, the player was not paid
@@ -219,6 +224,20 @@ class LinkedRound:
                     why = "r%d refused" % result.round
                     c._say("JP NOT PAID", why if len(why) <= WIDTH else "round %d" % result.round)
             for row in result.rows:
+                if len(row) == 3:
+                    # this hand alone was refused (the round's others are paid): the dealer
+                    # sees the seat and the hand, the technician the reason too
+                    refused = True
+                    title = "JP S%d NOT PAID" % row[0]
+                    paid.append(title)
+                    name = jpay.NAMES[row[1]]
+                    c._refuse(title, "r%d %s: %s" % (result.round, name, _REFUSALS[row[2] - 1]))
+                    line = "r%d %s" % (result.round, name)
+                    # an earlier round's hand (paid after an outage): its round too, where the
+                    # line has room for it
+                    c._say(title, line if result.round != c.rec.round_no and len(line) <= WIDTH
+                           else name)
+                    continue
                 line = c._sign_line(c.jackpot.config.pool_for(row[1]))
                 new = result.after[line] if line < len(result.after) else 0
                 c._show_win(line, row[0], row[2], new)
@@ -276,7 +295,9 @@ class LinkedRound:
                     lines.extend(paid_lines("JP", seat, money(entry[6])))
                     paid.append(seat)
             elif kind == ev.LINK_REFUSED and entry[5] == round_no:
-                lines.append("JP NOT PAID")
+                # a seat's hand refused alone, or the whole claim (seat 0)
+                lines.append("JP S%d NOT PAID" % seat if seat else "JP NOT PAID")
+                paid.append(seat)
         for seat in claimed:
             if seat not in paid and "JP NOT PAID" not in lines:
                 lines.append("JP S%d claimed" % seat)
