@@ -68,6 +68,7 @@ def test_round_trip_of_every_kind():
         (codec.PING, [3, []]),
         (codec.STATUS, [3, [300, 3, 0, 0, 0], [1000210], 100]),
         (codec.PAID, [2, [[1, 4, 1000210, 0]], [1000210], [1000000]]),
+        (codec.PAYS, [[100, 150, 500, 1000, 10000, 0, 0, 0, 10, 100]]),
     ]
     for kind, values in cases:
         payload = codec.encode(KEY, kind, 12, 99, NOW, values)
@@ -621,6 +622,25 @@ def test_a_hand_the_linked_pay_table_does_not_pay_is_refused_alone_and_the_other
                 + b',"pb":[1],"pa":[1]}')
         with pytest.raises(codec.LinkError, match="field pay"):
             codec.decode(KEY, resign(body), codec.DOWN_KINDS)
+
+
+def test_pay_tables_are_compared_only_between_peers_that_send_them(tmp_path, monkeypatch):
+    # docs/link.md: a table that gives its pay table is not UP before the link's answer agrees;
+    # a table before the pays message never gets one (the controller only answers them), and a
+    # controller before it rejects the table's as malformed: that table stays closed
+    w = Wire(tmp_path, tables=(1, 2))
+    own = [100, 150, 500, 1000, 10000, 0, 0, 0, 10, 100]
+    w.links[1].paytable = own
+    w.step(100, 5)
+    assert w.links[1].state == UP and w.links[1].link_pays == own
+    assert w.links[2].state == UP and w.links[2].link_pays is None     # asked nothing, told nothing
+    monkeypatch.setattr(codec, "UP_KINDS", (codec.HELLO, codec.ENTRY, codec.PING))
+    (tmp_path / "old").mkdir()
+    w3 = Wire(tmp_path / "old", tables=(3,))
+    w3.links[3].paytable = own
+    w3.step(100, 30)                    # 3 s: a hello and a pays each second
+    assert w3.links[3].state == SYNCING and not w3.links[3].wagers_open()
+    assert w3.controller.rejects == {codec.MALFORMED: 3}
 
 
 def test_the_controller_logs_every_disagreement_the_table_finds_once_with_both_figures(tmp_path):

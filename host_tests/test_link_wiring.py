@@ -826,8 +826,17 @@ def rig_with_link_config(path, config):
 
 
 def _refusing_rig(path):
-    """A Rig whose link controller's pay table does not pay a royal (0 to 1 and 0%)."""
-    return rig_with_link_config(path, {"pay": {"royal_flush": [0, 0]}})
+    """A reconciled Rig whose link controller's pay table then stops paying a royal (0 to 1
+    and 0%): a table whose pay table differs when they reconcile never opens its jackpot
+    (test_a_pay_table_other_than_the_links_is_a_mismatch_that_keeps_the_jackpot_closed), so
+    a refused claim is one made before the link's changed."""
+    from firmware.jackpot import config as jcfg
+
+    r = Rig(path)
+    r.ram_clear()
+    r.step(100, 5)
+    r.controller.config = jcfg.build({"pay": {"royal_flush": [0, 0]}})
+    return r
 
 
 def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path):
@@ -835,8 +844,6 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
     # cannot pay the claim, and it answers with no payout (a wager that differs keeps the
     # table closed instead: test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed)
     r = _refusing_rig(tmp_path)
-    r.ram_clear()
-    r.step(100, 5)
     royal_at_seat_1(r)
     r.press(btn.OK)
     r.key(False)
@@ -851,8 +858,6 @@ def test_a_claim_the_link_refuses_is_told_and_logged_not_beeped_as_paid(tmp_path
 def test_a_refused_claim_names_a_four_digit_round_whole_on_the_display(tmp_path):
     # "JP NOT PAID r1234" is one column too many: cut, it named round 123
     r = _refusing_rig(tmp_path)
-    r.ram_clear()
-    r.step(100, 5)
     r.c.rec.round_no = 1234                 # a table that has played a while
     royal_at_seat_1(r)
     r.press(btn.OK)
@@ -1347,6 +1352,49 @@ def test_a_link_wager_other_than_the_tables_keeps_the_jackpot_closed(tmp_path):
     r.press(btn.LOCK)
     r.step(100, 5)
     assert r.ledger()["tables"][TABLE]["totals"] == [0, 0, 0, 0, 0]   # no wager taken
+
+
+def test_a_pay_table_other_than_the_links_is_a_mismatch_that_keeps_the_jackpot_closed(tmp_path):
+    # the link pays a four of a kind 400 to 1, the table 500 to 1: they reconciled as if they
+    # agreed, and the link then paid other amounts than the table showed, or refused a hand
+    # the table paid (a flush the link does not pay) after the round was played
+    r = rig_with_link_config(tmp_path, {"main": {"reset": RESET},
+                                        "pay": {"four_of_a_kind": [400, 0]}})
+    r.ram_clear()
+    r.step(100, 10)
+    text = "pay table differs: four_of_a_kind table 500 to 1 0%, link 400 to 1 0%"
+    assert r.link.state == MISMATCH and not r.c.jackpot_open()
+    assert r.link.mismatch_text == text and r.c.view.meter_fault == "LINK Err"
+    assert len(r.events(ev.LINK_MISMATCH)) == 1
+    from firmware.table import audit
+
+    menu = list(audit.open_menu(r.c))
+    at = menu.index("link MISMATCH")
+    assert text in " ".join(line.strip() for line in menu[at + 1:at + 7])
+    # the controller logs it once, with the same words, though the table asks again
+    r.step(100, 30)
+    assert [e[2] for e in r.ledger()["events"] if e[1] == "mismatch"] == [text]
+    r.chips(1, 2)
+    r.press(btn.LOCK)
+    r.step(100, 5)
+    assert r.ledger()["tables"][TABLE]["totals"] == [0, 0, 0, 0, 0]   # no wager taken
+    # a cleared mismatch asks the link again: still the same, still closed
+    r.key(True)
+    r.press(btn.BACK, long=True)
+    r.key(False)
+    r.step(100, 10)
+    assert r.link.state == MISMATCH and r.link.mismatch_text == text
+
+
+def test_a_ram_clear_that_brings_another_pay_table_closes_a_linked_jackpot_that_was_up(rig):
+    # config.json changed and the RAM cleared with the link up: the table now pays a flush
+    # 50 to 1, the link 100 to 1: closed at the next status, not at the next outage
+    from firmware.jackpot import config as jcfg
+
+    rig.c.jackpot.config = jcfg.build({"pay": {"flush": [50, 0]}})
+    rig.step(100, 5)
+    assert rig.link.state == MISMATCH and not rig.c.jackpot_open()
+    assert rig.link.mismatch_text == "pay table differs: flush table 50 to 1 0%, link 100 to 1 0%"
 
 
 def test_a_ram_clear_after_a_bad_record_keeps_the_link_ledger_and_its_waiting_claim(rig):

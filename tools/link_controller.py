@@ -161,6 +161,7 @@ class Controller:
         self.down_seq = {}
         self.due = {}  # (tb, n) -> ms tick when the hit may be paid
         self.mismatches = {}  # table -> the disagreement last logged for it (None: agrees)
+        self.pay_mismatches = {}  # table -> its pay table's difference last logged, likewise
         self.pool_dirty = True
         self.last_broadcast = None
         self.hold_until = None  # ms tick before which the waiting hits cannot be paid (_pay_waiting)
@@ -350,6 +351,10 @@ class Controller:
             self.reject(None, codec.MALFORMED, "topic or payload unreadable: %s" % error)
             return False
         self.windows[table] = (top, window)
+        if msg.kind == codec.PAYS:
+            self._compare_pays(table, msg.get("pt"))
+            self._send(table, codec.PAYS, [self.pays()])    # the table compares it too
+            return True
         if msg.kind == codec.ENTRY:
             self._entry(table, msg, now)
         elif msg.kind == codec.HELLO:
@@ -381,6 +386,19 @@ class Controller:
         if text is not None and self.mismatches.get(table) != text:
             self._event(table, "mismatch", text)
         self.mismatches[table] = text
+
+    def pays(self):
+        """The linked pay table as a pays message carries it: odds, then percent, per hand."""
+        return list(self.config.odds) + list(self.config.percent)
+
+    def _compare_pays(self, table, theirs):
+        """A table's pay table against the link's: a difference is logged as a `mismatch`
+        event (the table closes its jackpot wagering on it), once until it changes or ends."""
+        text = codec.pays_differ(theirs, self.pays()) or None
+        if text is not None and self.pay_mismatches.get(table) != text:
+            self._event(table, "mismatch", text)
+            self._say("mismatch at table %d: %s" % (table, text))
+        self.pay_mismatches[table] = text
 
     def _entry(self, table, msg, now):
         f = msg.fields

@@ -39,8 +39,9 @@ ENTRY = "entry"
 PING = "ping"
 STATUS = "status"
 PAID = "paid"
-UP_KINDS = (HELLO, ENTRY, PING)
-DOWN_KINDS = (STATUS, PAID)
+PAYS = "pays"       # the sender's jackpot pay table, both ways (a table's, the link's reply)
+UP_KINDS = (HELLO, ENTRY, PING, PAYS)
+DOWN_KINDS = (STATUS, PAID, PAYS)
 
 # Ledger entry types carried by an ENTRY message.
 CONTRIBUTION = const(1)
@@ -85,6 +86,7 @@ FIELDS = {
     PING: ("n", "hw"),
     STATUS: ("n", "tot", "pool", "w"),
     PAID: ("n", "pay", "pb", "pa"),
+    PAYS: ("pt",),
 }
 
 
@@ -228,6 +230,8 @@ def _check(kind, obj):
               _MAX_HITS, ((1, _MAX_SEAT), (0, HAND_TYPES - 1), (REFUSED_WAGER, REFUSED_HAND)))
         _int_list(obj, "pb", 1, _MAX_SLOTS, 0, MAX_MONEY)
         _int_list(obj, "pa", 1, _MAX_SLOTS, 0, MAX_MONEY)
+    elif kind == PAYS:
+        _int_list(obj, "pt", 2 * HAND_TYPES, 2 * HAND_TYPES, 0, MAX_MONEY)
 
 
 def peek_table(payload):
@@ -321,3 +325,18 @@ def compare_totals(table, link, awaiting):
         return PAYOUT_COMING if awaiting else UNCLAIMED_PAID
     return AGREE
 
+
+
+def pays_differ(table, link):
+    """"" when a table's pay table and the link's agree (a pays message's ``pt``: the odds
+    per hand type, then the percent), else what differs, its first hand named (the table and
+    the controller say it alike)."""
+    if table == link:
+        return ""
+    from firmware.jackpot.paytable import KEYS
+
+    hand = 0
+    while table[hand] == link[hand] and table[HAND_TYPES + hand] == link[HAND_TYPES + hand]:
+        hand += 1
+    return "pay table differs: %s table %d to 1 %d%%, link %d to 1 %d%%" % (
+        KEYS[hand], table[hand], table[HAND_TYPES + hand], link[hand], link[HAND_TYPES + hand])

@@ -148,6 +148,10 @@ class TableLink:
         self.remote = None  # controller's last totals
         self.wager = None  # this table's jackpot wager (cents), checked against the link's
         self.pools = None  # how many pools this table's sign shows (2: split), checked likewise
+        # this table's pay table (odds, then percent, per hand type: codec PAYS) and the link's
+        # as last heard since the link went down: not UP before they are compared
+        self.paytable = None
+        self.link_pays = None
         self.heard = 0
         self.last_ping = 0
         self.last_resend = 0
@@ -270,6 +274,9 @@ class TableLink:
         if self.state == UP:
             self._publish(codec.PING, [self.last_n, wait])
         else:
+            if self.paytable is not None and self.link_pays is None:
+                # first: the link's answer (its own) comes before the status that may reconcile
+                self._publish(codec.PAYS, [self.paytable])
             self._publish(codec.HELLO, [self.last_n, list(self.totals), wait])
 
     # -- time ---------------------------------------------------------------------------------
@@ -304,6 +311,7 @@ class TableLink:
         if self.state != DOWN:
             self._log(EV_DOWN, why)
         self.state = DOWN
+        self.link_pays = None   # asked again: the link may come back with another ledger
 
     def _log(self, code, text):
         if self.log is not None:
@@ -336,6 +344,8 @@ class TableLink:
         self.heard = now
         if msg.kind == codec.PAID:
             self._paid(msg)
+        elif msg.kind == codec.PAYS:
+            self.link_pays = msg.get("pt")  # compared at the next status
         elif not late:
             self._status(msg, now)  # a late status is older news than the last one: skipped
         return True
@@ -375,6 +385,12 @@ class TableLink:
             # the sign would show one pool's amount as another's, or 0.00 for a pool
             self._mismatch("pools differ: table %d, link %d" % (self.pools, len(pool)))
             return
+        if self.paytable is not None and self.link_pays != self.paytable:
+            if self.link_pays is not None:
+                # a hand one side pays and the other does not, or at other odds: the link
+                # would refuse or pay other amounts than the table shows
+                self._mismatch(codec.pays_differ(self.paytable, self.link_pays))
+            return  # (not heard yet: asked with every hello)
         if n < self.last_n:
             return  # still resending; compare when every entry is applied
         t = self.totals
@@ -394,6 +410,7 @@ class TableLink:
         if self.state == MISMATCH:
             self.state = DOWN
             self.mismatch_text = ""
+            self.link_pays = None
 
     def _mismatch(self, text):
         if self.state != MISMATCH:

@@ -75,11 +75,18 @@ class LinkedRound:
             if int(words[0]) == c.rec.round_no or int(words[0]) == c.memory.round_no:
                 self.lock_time = int(words[1])
         c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
+        self.config = None       # the jackpot configuration whose pay table the link has
         if c.jackpot is not None:
             c.tablelink.wager = c.jackpot.config.wager  # closed while the link's differs
             c.tablelink.pools = 2 if c.jackpot.config.split else 1  # and while its pools do
+            self._pays(c.jackpot.config)                # and while its pay table does
         c.link_required = True
         c.link_up = False
+
+    def _pays(self, config):
+        """Give the link this configuration's pay table (codec PAYS: odds, then percent)."""
+        self.config = config
+        self.c.tablelink.paytable = config.odds + config.percent
 
     def _log(self, code, text):
         """The link's log callback: rejects are counted, a mismatch is queued for the log."""
@@ -108,6 +115,8 @@ class LinkedRound:
         lk = c.tablelink
         lk.wager = c.jackpot.config.wager  # a RAM clear may have brought another configuration
         lk.pools = 2 if c.jackpot.config.split else 1
+        if self.config is not c.jackpot.config:
+            self._pays(c.jackpot.config)
         # after a failed commit, nothing is tried again before its retry time (payouts neither:
         # a failing store was tried, alarmed and read back at every tick)
         due = not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0

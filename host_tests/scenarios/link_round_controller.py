@@ -10,6 +10,7 @@ import sys
 from firmware.compat import micropython
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
+from firmware.jackpot import paytable as jpay
 from firmware.link import codec
 from firmware.link.tablelink import UP, TableLink
 from firmware.poker import cards
@@ -71,6 +72,8 @@ class Ledger:
                     self.tot[4] += 1
                     self.paid.append(won)
                     out.append(self.sign(codec.PAID, [self.n, rows, [before], [self.pool]]))
+            if msg.kind == codec.PAYS:      # the table's pay table: answered with the link's
+                out.append(self.sign(codec.PAYS, [list(jpay.DEFAULT_ODDS) + list(jpay.DEFAULT_PERCENT)]))
             if msg.kind in (codec.HELLO, codec.PING, codec.ENTRY):
                 out.append(self.sign(codec.STATUS, [self.n, list(self.tot), [self.pool], WAGER]))
         return out
