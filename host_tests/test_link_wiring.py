@@ -377,6 +377,51 @@ def test_a_linked_rounds_commits_need_no_new_record_buffer_and_a_lock_without_ro
     assert rig.link.last_n == last_n and rig.memory.seq == seq
 
 
+def test_payouts_arriving_after_the_polls_take_fit_the_room_the_lock_made_for_the_link(
+        rig, monkeypatch):
+    # LOCK sizes the record buffers for the link's section at the most the round can make of
+    # it, but a payout for an earlier claim sits in that section (its Result) from when it
+    # arrives until a poll takes it: one arriving after this pass's poll went into the SETTLE
+    # commit in no room made for it (here 16 of them, 2 KB: past the whole room), and a heap
+    # with no larger piece then fails the round's commit
+    rig.controller.order_window = 600000            # the link holds the payouts a while
+    for i in range(16):
+        # earlier rounds' flushes at every seat, claimed
+        rig.link.hit(100 + i, WALL, [[seat, 0, WAGER] for seat in range(1, 8)])
+        rig.step(100, 1)
+    assert len(rig.link.awaiting) == 16
+    rooms = []
+    reserve = rig.memory.reserve
+
+    def spy(sizes):
+        rooms.append(sizes[tc.SECTION_LINK])
+        return reserve(sizes)
+
+    monkeypatch.setattr(rig.memory, "reserve", spy)
+    rig.chips(1)
+    rig.press(btn.LOCK)
+    rig.step(100, 3)
+    rig.deal([(1, "2c 3d"), (0, "4h 6s"), (8, "Qs Jd 7h 8c Kh")])
+    for hit in rig.controller.due:
+        rig.controller.due[hit] = rig.now           # paid now: after this pass's poll
+    rig.step(100, 1)
+    written = []
+    commit = rig.memory.commit
+
+    def spy_commit(round_no, step, sections=None, *args, **kwargs):
+        written.append(len(sections[tc.SECTION_LINK]))
+        return commit(round_no, step, sections, *args, **kwargs)
+
+    monkeypatch.setattr(rig.memory, "commit", spy_commit)
+    rig.press(btn.SETTLE)
+    assert rig.c.phase == tc.RESULTS and written
+    assert written[-1] <= rooms[-1]
+    # every payout is still taken, one a pass, the rest asked for again
+    rig.step(100, 60)
+    assert rig.link.awaiting == [] and len(rig.events(ev.JACKPOT_HIT)) == 7 * 16
+    assert rig.link.totals[3:] == rig.controller.totals(TABLE)[3:] == [7 * 16 * 100 * WAGER, 7 * 16]
+
+
 def test_rejected_and_mismatching_messages_are_logged(rig):
     forged = b"0" * 64 + b'{"v":1}'
     rig.link.on_message(rig.link.topic_down, forged, rig.now)

@@ -143,6 +143,9 @@ class TableLink:
         self.totals = [0, 0, 0, 0, 0]
         self.awaiting = []  # [n, round] of hits not yet paid by the controller
         self.results = []  # Result objects not yet taken by the round controller
+        # how many may wait (more are dropped, asked for again): a linked table's round
+        # controller keeps room in its record for one (firmware.table.linked.section_bounds)
+        self.max_results = _MAX_RESULTS
         self.pool = [0]
         self.pool_known = False
         self.remote = None  # controller's last totals
@@ -426,7 +429,7 @@ class TableLink:
                 at = i
         if at < 0:
             return  # already recorded (a repeated answer to a ping)
-        if len(self.results) >= _MAX_RESULTS:
+        if len(self.results) >= self.max_results:
             return  # the round controller has not taken earlier ones yet; asked again later
         round_no = self.awaiting[at][1]
         self.awaiting.pop(at)

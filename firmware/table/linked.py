@@ -36,6 +36,10 @@ _RETRY_MS = const(1000)        # wait before committing the link section again a
 # numbers 32 bits, five totals to 2**48, two pools' amounts 30 bits: codec)
 _ENTRY = const(13 + 3 * 10)
 _AWAITED = const(24)
+# a payout not yet taken ("[n,r,[rows],[pb],[pa]],": two 32-bit numbers, two pools' amounts
+# before and after, 30 bits) and each of its rows ("[7,4,amount,funded],", amounts to 2**48)
+_RESULT = const(75)
+_RESULT_ROW = const(38)
 _NUMBERS = const(2 * 16 + 2 * 10 + (5 * 15 + 6) + (2 * 10 + 3) + 7)
 # LINK_REJECT entries: the first at once, then at most one a window, the rejects between
 # counted into it; the window doubles while rejects keep coming (a flood, a clock that is off)
@@ -75,6 +79,9 @@ class LinkedRound:
             if int(words[0]) == c.rec.round_no or int(words[0]) == c.memory.round_no:
                 self.lock_time = int(words[1])
         c.tablelink = c.link_factory(c.memory.section(SECTION_LINK), self._log)
+        # one payout waits in the link's section at a time (section_bounds keeps room for it
+        # in every commit): the others are asked for again once the poll has taken it
+        c.tablelink.max_results = 1
         self.config = None       # the jackpot configuration whose pay table the link has
         if c.jackpot is not None:
             c.tablelink.wager = c.jackpot.config.wager  # closed while the link's differs
@@ -360,15 +367,18 @@ class LinkedRound:
         """The link's sections (into `sizes`, for RoundController.fit_record) at the most one
         round makes of them: the ledger as it is, plus the entries a round may add
         (tablelink.ROUND_ENTRIES: its contribution, reversals, one hit claim with a row for
-        every seat, awaited) and its numbers at their widest; the round section with two 32-bit
-        numbers.  (Sized again at each LOCK and each commit of the link's own.)"""
+        every seat, awaited) and its numbers at their widest, and a payout arriving before the
+        poll takes it (one at a time: TableLink.max_results; a round commit may come first); the
+        round section with two 32-bit numbers.  (Sized again at each LOCK and each commit of the
+        link's own.)"""
         c = self.c
         lk = c.tablelink
         other = _ENTRY + len("%d" % (7 * wager))
         hit = _ENTRY + 1 + c.seats * len("[7,4,%d]," % wager)
         numbers = to_json([lk.sq_floor, lk.down_sq, lk.last_n, lk.acked, lk.totals, lk.pool])
         sizes[SECTION_LINK] = (len(lk.section()) - len(numbers) + _NUMBERS + hit
-                               + (ROUND_ENTRIES - 1) * other + _AWAITED)
+                               + (ROUND_ENTRIES - 1) * other + _AWAITED
+                               + _RESULT + c.seats * _RESULT_ROW)
         sizes[SECTION_LINK_ROUND] = 21
 
     def lock(self, seats, amount):
