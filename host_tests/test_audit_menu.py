@@ -72,6 +72,13 @@ SHOWN = [
     ((ev.CM_ERROR, 1, ev.REASON_BAD_CRC), [" CM error copy 1", " bad crc"]),
     ((ev.CM_RECOVERED, 1, 0, 77), [" CM recovered", " copy 1 from 0"]),
     ((ev.CM_RECOVERED, 0, 0xFFFF, 5), [" CM recovered", " copy 0 from RAM"]),
+    # the seed a RAM clear put in the pools (the service and tools.audit show it too), in
+    # place of the sequence number before the clear, which has no room beside it
+    ((ev.RAM_CLEAR, 1, 57, 1000000), [" RAM clear sup 1", " seed $10000.00"]),
+    ((ev.RAM_CLEAR, 1, 0, 0), [" RAM clear sup 1", " seed $0.00"]),
+    ((ev.RAM_CLEAR, 1, 3, 5000), [" RAM clear sup 1", " seed $50.00"]),
+    ((ev.RAM_CLEAR, 1, 3, 500), [" RAM clear sup 1", " seed $5.00"]),
+    ((ev.RAM_CLEAR, 1, 9, 2147483647), [" RAM clear sup 1", " $21474836.47"]),
     ((ev.LOCK, 0, 0b101, 200), [" lock S1,3 $2.00", ""]),
     ((ev.VOID, 1, 0b1, -100), [" void S1 -$1.00", ""]),
     ((ev.LOCK, 0, 0b11111, 500), [" lock S1,2,3,4,5", " $5.00"]),
@@ -351,8 +358,8 @@ def test_the_menu_indexes_and_slices_like_a_list_of_its_lines(table):
     lines = list(menu)
     assert len(lines) == len(menu)
     assert menu[:3] == lines[:3] == ["AUDIT  (BACK)", "OK=next section", "round 1"]
-    assert menu[-3:] == lines[-3:] == ["#0 00:16:40 r0", " RAM clear sup 1", " after #0"]
-    assert menu[-1] == " after #0" and menu[len(menu) - 5:len(menu) - 4] == [" tamper S1"]
+    assert menu[-3:] == lines[-3:] == ["#0 00:16:40 r0", " RAM clear sup 1", " seed $10000.00"]
+    assert menu[-1] == " seed $10000.00" and menu[len(menu) - 5:len(menu) - 4] == [" tamper S1"]
     with pytest.raises(IndexError, match="audit line"):
         menu[len(menu)]
 
@@ -628,3 +635,13 @@ def test_a_hit_paid_beyond_the_pool_shows_the_operator_funded_part_in_the_last_h
     for hit in t.c.jackpot.last_hits():
         audit.hit_lines(out, hit)
     assert out == ["S1 $20000.00", " Royal Flush r1", " shortfall", " $9998.60"]
+
+
+def test_a_ram_clear_at_a_game_without_the_jackpot_shows_the_sequence_before_it():
+    """No pool was seeded there (c is 0): the line shows the sequence number before the
+    clear, as it did before the seed was shown."""
+    from firmware.table import audit
+
+    entry = (7, WALL, 0, ev.RAM_CLEAR, 1, 57, 0, b"")
+    assert audit.entry_lines(entry, False) == ["#7 07:19:56 r0", " RAM clear sup 1", " after #57"]
+    assert audit.entry_lines(entry) == ["#7 07:19:56 r0", " RAM clear sup 1", " seed $0.00"]

@@ -228,7 +228,13 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.CM_RECOVERED:
         return ("copy %d" % a, "from RAM" if b == _FROM_RAM else "from %d" % b, "seq %d" % c)
     if kind == ev.RAM_CLEAR:
-        return ("sup %d" % a, "after #%d" % b)
+        if not jackpot:
+            return ("sup %d" % a, "after #%d" % b)
+        # the seed the reset values put in the pools, labelled where the label fits, on the
+        # line below the name: it takes the place of the sequence number before the clear,
+        # which has no room beside it (the service and tools.audit show that number)
+        seed = money(c)
+        return ("sup %d" % a, "seed " + seed if len(seed) + 6 < WIDTH else seed)
     if kind == ev.LOCK or kind == ev.VOID:
         who, amount = seats(b), money(c)
         name = eventnames.SHORT_NAMES.get(kind, "")
