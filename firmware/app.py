@@ -42,6 +42,9 @@ _EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time(
 _NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
 _NTP_RETRY_S = const(60)          # ... and every minute while it could not be set
 _CLOCK_READ_MS = const(1000)      # the loop's wall clock is kept a second between its reads
+# A clock reading before 2025-01-01 was never set: the Pico W starts its clock at 2021-01-01
+# after every power cut, the ESP32 at 2000 (critical memory marks such times as not known)
+_CLOCK_SET_FROM = 1735689600
 _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
@@ -180,6 +183,11 @@ class App:
             self.controller.set_program(program["ok"], program["text"], program["digest"])
         self._render(now, True)
         return self.controller.phase
+
+    def clock_set(self):
+        """The wall clock the loop passes on is a real time now (NTP answered): the log's
+        times are known again (docs/critical-memory.md, "Times")."""
+        self.controller.clock_set()
 
     def step(self, now, wall):
         """One loop pass at tick ``now`` (ms) and wall-clock ``wall`` (s)."""
@@ -395,6 +403,7 @@ def _loop(app, link):
                 offset = got - int(clock)
                 wall = int(clock) + offset
                 next_ntp = clock + _NTP_EVERY_S
+                app.clock_set()                 # the log's times are known again
             elif clock >= next_ntp:
                 sntp.ask(start_ms)
                 next_ntp = clock + _NTP_RETRY_S   # again in a minute unless it answers
@@ -430,8 +439,11 @@ def start(hw, checks):
             print("link: table %d through %s" % (link.table, link.client_name))
     app = App(hw, PathFS("/data") if _has_dir("/data") else PathFS(""), now=time.ticks_ms(),
               link=link, **options)
+    app.controller.memory.clock_from = _CLOCK_SET_FROM
     try:
         app.boot(time.ticks_ms(), int(time.time()) + _wall_offset(), program)
+        if link is not None and not link.clock_retry:
+            app.clock_set()             # NTP set the clock at boot: a real time
         app.controller.set_config_status(config_ok, config_text)
         if link_settings is not None and link is None:
             # configured as linked but the link cannot be built: never fall back to the
@@ -477,8 +489,8 @@ def log_fault(app, error):
                     boots += 1
         count = min(count + 1, 0xFFFF) if boots == 1 else 1
         what = crc32(("%s: %s" % (type(error).__name__, error)).encode()) & 0x7FFFFFFF
-        memory.commit_admin(None, [(ev.LOOP_FAULT, count, what, app.ticks)],
-                            (int(time.time()) + _wall_offset()) & 0xFFFFFFFF)
+        wall = int(time.time()) + _wall_offset() + memory.clock_shift    # as the table logs
+        memory.commit_admin(None, [(ev.LOOP_FAULT, count, what, app.ticks)], wall & 0xFFFFFFFF)
     except Exception:       # noqa: BLE001 - the fault's own reset goes ahead
         return 0
     return count

@@ -284,7 +284,8 @@ class Service:
                 "log_broken_at": c.memory.log_broken_at, "program_ok": c.program_ok,
                 "config_ok": config_ok, "config_text": config_text,
                 "link_up": c.link_up, "last_refusal": c.last_refusal,
-                "shoe_last_rejected": self._shoe_rejected()}
+                "shoe_last_rejected": self._shoe_rejected(), "time": c.wall,
+                "time_unsure": c.memory.clock_unsure}
 
     def _shoe_rejected(self):
         """The shoe's last rejected line with its reason, or '' (none yet, or no shoe)."""
@@ -367,13 +368,14 @@ class Service:
                 missing.append(seq)
             else:
                 e = ev.unpack(entry)
-                entries.append([e[0], e[1], e[2], e[3], e[4], e[5], e[6], _hex(e[7])])
+                entries.append([e[0], e[1], e[2], e[3], e[4], e[5], e[6], _hex(e[7]),
+                                ev.time_unsure(entry)])
             seq += 1
         following = seq if seq < log.count else None
         return {"ok": True, "cmd": cmd, "first": first, "count": log.count, "start": start,
                 "head": _hex(log.head), "base": None if log.base is None else _hex(log.base),
-                "fields": ["seq", "time", "round", "kind", "a", "b", "c",
-                                                   "link"],
+                "fields": ["seq", "time", "round", "kind", "a", "b", "c", "link",
+                           "time_unsure"],
                 "entries": entries, "missing": missing, "next": following}
 
     def _program(self, cmd, rest):

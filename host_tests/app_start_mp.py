@@ -25,4 +25,8 @@ table_app, link = app.start(table.board, (None, {}, None, True, "defaults"))
 print("loop", gc.threshold())
 print("link", link)
 print("phase", table_app.controller.phase)
+# a clock reading before 2025 was never set (a Pico W's after a power cut): its times are
+# marked; the VM's clock is the host's, set
+memory = table_app.controller.memory
+print("clock", memory.clock_from, memory.clock_unsure)
 print("files", " ".join(sorted(os.listdir(simulated.FLASH_DIR))) or "-")

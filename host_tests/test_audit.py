@@ -259,6 +259,41 @@ def test_chain_intact():
     assert result["intact"] is True and result["checked"] == 4 and result["broken_at"] is None
 
 
+def test_chain_of_entries_whose_time_the_table_did_not_know():
+    """Such an entry's kind field carries eventlog.CLOCK_UNSURE in its top bit, which the
+    service gives as time_unsure beside the kind: the chain is recomputed with it, the report
+    says which entries' times are not times of day, and the export has the column."""
+    marked = [(t, r, k | 0x8000 if i in (1, 2) else k, a, b, c)
+              for i, (t, r, k, a, b, c) in enumerate(ROWS)]
+    entries = chain(0, marked)
+    for i, e in enumerate(entries):
+        e["kind"] &= 0x7FFF
+        e["time_unsure"] = i in (1, 2)
+    assert audit.verify_chain(as_log(entries))["intact"] is True
+    entries[1]["time_unsure"] = False            # the mark removed: the chain breaks there
+    assert audit.verify_chain(as_log(entries))["broken_at"] == 1
+    entries[1]["time_unsure"] = True
+    data = {"status": {"phase": "OPEN", "round": 1, "memory": "ok", "memory_text": "MEMORY OK",
+                       "time_unsure": True},
+            "program": {"verified": False, "checked": False, "text": "not checked", "digest": ""},
+            "meters": None, "hits": [], "log": as_log(entries)}
+    data["chain"] = audit.verify_chain(data["log"])
+    assert "Times NOT KNOWN for 2 entries (1..2)" in audit.report(data)
+    assert "Clock: NOT SET" in audit.report(data)         # the table's status says so now
+    data["status"]["time_unsure"] = False
+    assert "Clock: NOT SET" not in audit.report(data)
+    assert "time_unsure" in audit.EVENT_FIELDS and "time_unsure" in audit.HIT_FIELDS
+
+
+def test_a_hits_time_is_marked_as_its_jackpot_hit_entry_is():
+    entries = [{"seq": 0, "round": 4, "kind": ev.JACKPOT_HIT, "a": 2, "time_unsure": True},
+               {"seq": 1, "round": 5, "kind": ev.JACKPOT_HIT, "a": 2, "time_unsure": False},
+               {"seq": 2, "round": 6, "kind": ev.LOCK, "a": 0, "time_unsure": True}]
+    hits = [{"round": 4, "seat": 2}, {"round": 5, "seat": 2}, {"round": 6, "seat": 1}]
+    audit.mark_hit_times(hits, entries)
+    assert [h["time_unsure"] for h in hits] == [True, False, None]   # None: left the ring
+
+
 def test_chain_changed_field():
     entries = chain(0, ROWS)
     entries[2]["c"] = 2000140

@@ -645,3 +645,46 @@ def test_a_ram_clear_at_a_game_without_the_jackpot_shows_the_sequence_before_it(
     entry = (7, WALL, 0, ev.RAM_CLEAR, 1, 57, 0, b"")
     assert audit.entry_lines(entry, False) == ["#7 07:19:56 r0", " RAM clear sup 1", " after #57"]
     assert audit.entry_lines(entry) == ["#7 07:19:56 r0", " RAM clear sup 1", " seed $0.00"]
+
+
+def test_after_a_power_cut_the_clock_behind_the_log_logs_no_earlier_time_and_says_so(table):
+    """A Pico W's clock starts again at a fixed date after a power cut (here 1970 and a bit):
+    the table goes on from the newest time its log holds, never before it (the hit's time
+    too), and the audit menu marks the times it could not know (?07:21:01) until a real time
+    comes (NTP: clock_set)."""
+    table.c.tick(table.tick(), WALL)
+    table.c.commit_admin([(ev.TAMPER, 1)])
+    raw = 1000 + table.now                  # what the clock reads at the boot (Table.boot)
+    c = table.boot()
+    assert c.wall == WALL and table.memory.clock_unsure
+    c.tick(table.tick(), raw + 65)          # a minute later by the board's clock
+    assert c.wall == WALL + 65
+    royal_round(table)
+    table.key(True)
+    table.press(btn.OK)                     # the supervisor confirms: paid
+    table.key(False)
+    assert c.jackpot.last_hits()[-1]["time"] == WALL + 65
+    hit = [raw for raw in table.memory.log.entries() if ev.unpack(raw)[3] == ev.JACKPOT_HIT]
+    assert len(hit) == 1 and ev.time_unsure(hit[0]) and ev.unpack(hit[0])[1] == WALL + 65
+    seq = ev.unpack(hit[0])[0]
+    table.press(btn.SETTLE)
+    menu = open_audit(table)
+    assert entry(menu, seq)[0] == "#%d ?07:21:01 r1" % seq
+    # the power-up: at the time of the tamper before it, not 1970; the tamper's time was known
+    power_up = [e[0] for e in table.memory.log.events() if e[3] == ev.POWER_UP][-1]
+    assert entry(menu, power_up)[:2] == ["#%d ?07:19:56 r0" % power_up, " power up"]
+    assert entry(menu, power_up - 1)[:2] == ["#%d 07:19:56 r0" % (power_up - 1), " tamper S1"]
+    # and the memory section says why (the table's clock is not set)
+    fixed = list(menu.fixed)
+    assert "clock NOT SET" in fixed and fixed.index("clock NOT SET") > fixed.index("memory ok")
+    table.press(btn.BACK)
+    table.key(False)
+    # NTP answers: the clock's own time, unmarked, from then on
+    c.clock_set()
+    c.tick(table.tick(), WALL + 86400 + 3600)
+    assert c.wall == WALL + 86400 + 3600
+    c.commit_admin([(ev.TAMPER, 2)])
+    menu = open_audit(table)
+    assert "clock NOT SET" not in list(menu.fixed)
+    assert entry(menu, table.memory.log.count - 1)[:2] == [
+        "#%d 08:19:56 r1" % (table.memory.log.count - 1), " tamper S2"]

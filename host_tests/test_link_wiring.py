@@ -1087,6 +1087,12 @@ def run_loop(monkeypatch, setup, clock, until=4000, reads=None):
     passes = []
 
     class FakeApp:
+        clock_set_at = None
+
+        def clock_set(self):
+            if self.clock_set_at is None:       # the first answer's
+                self.clock_set_at = clock[0]
+
         def step(self, now, wall):
             if passes:
                 passes[-1][2] = clock[0] - passes[-1][0]
@@ -1096,9 +1102,12 @@ def run_loop(monkeypatch, setup, clock, until=4000, reads=None):
                 raise _Stop()
 
     monkeypatch.setitem(sys.modules, "time", fake)
-    monkeypatch.setattr(appmod, "start", lambda hw, checks: (FakeApp(), setup))
+    app = FakeApp()
+    monkeypatch.setattr(appmod, "start", lambda hw, checks: (app, setup))
     with pytest.raises(_Stop):
         appmod.run(None, None)
+    if setup is not None:
+        setup.clock_set_at = app.clock_set_at
     return passes
 
 
@@ -1129,8 +1138,11 @@ def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkey
     if ntp_up_at < 4000:
         answered = [p for p in passes if p[0] > done + 0.01]
         assert answered and all(abs(p[1] - (UNIX_NOW + p[0])) <= 1 for p in answered)
+        # and the table is told: the log's times are real again (critical memory, "Times")
+        assert setup.clock_set_at is not None and 0 <= setup.clock_set_at - done < 0.05
     else:
         assert done is None and all(p[1] < UNIX_NOW for p in passes)   # the board's clock
+        assert setup.clock_set_at is None
 
 
 @pytest.mark.parametrize("linked", [False, True])

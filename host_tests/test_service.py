@@ -193,6 +193,27 @@ def test_log_pages_through_every_event_in_order(table):
     assert [e[0] for e in short["entries"]] == [5, 6, 7] and short["next"] == 8
 
 
+def test_log_says_which_times_the_table_did_not_know(table):
+    """After a power cut with the clock behind the log, the entries' times are counted on from
+    the newest one before (critical memory's clock_shift) and marked: each entry's last field,
+    time_unsure, says so (its kind stays the kind), until a real time comes (clock_set)."""
+    table.c.tick(table.tick(), 50000)
+    table.c.commit_admin([(ev.TAMPER, 1)])
+    assert [table.ask("status")[k] for k in ("time", "time_unsure")] == [50000, False]
+    table.boot()                                # the clock reads 1000 and a bit again
+    table.c.commit_admin([(ev.TAMPER, 2)])
+    # the status says the table goes on from its log's newest time, not knowing the time
+    assert [table.ask("status")[k] for k in ("time", "time_unsure")] == [50000, True]
+    table.c.clock_set()
+    table.c.tick(table.tick(), 60000)
+    table.c.commit_admin([(ev.TAMPER, 3)])
+    reply = table.ask("log")
+    assert reply["fields"][-1] == "time_unsure"
+    rows = [(e[1], e[3], e[4], e[8]) for e in reply["entries"][-4:]]
+    assert rows == [(50000, ev.TAMPER, 1, False), (50000, ev.POWER_UP, 0, True),
+                    (50000, ev.TAMPER, 2, True), (60000, ev.TAMPER, 3, False)]
+
+
 def test_log_gives_the_link_before_the_oldest_entry_of_a_wrapped_ring(table):
     log = table.memory.log
     assert table.ask("log")["base"] == "00" * 8            # the chain starts from eight zeros

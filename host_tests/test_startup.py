@@ -792,6 +792,7 @@ def test_heap_collected_often_while_loading_and_only_when_full_in_the_loop(tmp_p
     assert said["link"] == "None"
     assert said["phase"] == str(tc.RAM_ERROR)   # booted: blank memory waits for a RAM clear
     assert said["files"] == "-"                 # (its flash, the scratch folder's, untouched)
+    assert said["clock"] == "1735689600 False"  # 2025-01-01: earlier was never set
 
 
 def test_a_program_check_that_stops_on_an_error_fails_instead_of_stopping_the_boot(monkeypatch):

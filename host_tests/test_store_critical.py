@@ -1047,3 +1047,91 @@ def test_reserve_makes_the_buffers_for_the_largest_record_and_keeps_the_committe
     with pytest.raises(MemoryError):
         cm.reserve({"jackpot": 4000})
     assert buffers(cm) == kept and cm._record == committed == board.files["cm_b.bin"]
+
+
+# --- times: a board whose clock starts again at a fixed date after a power cut --------------
+
+def times(cm, first=0):
+    """(time, kind, marked unsure) of every entry from `first`."""
+    return [(eventlog.unpack(raw)[1], eventlog.unpack(raw)[3], eventlog.time_unsure(raw))
+            for raw in cm.log.entries(first)]
+
+
+def test_a_clock_earlier_than_the_log_after_a_power_cut_never_logs_a_time_before_it():
+    """A Pico W's clock reads 2021-01-01 again after every power cut: the log's times would go
+    back, and a supervisor would read events 'before' older ones.  The boot shifts the clock on
+    to the newest time the log holds (clock_shift) and marks every entry while it is so; the
+    clock moving on moves the times on from there."""
+    board, cm = ready()
+    cm.commit_admin(None, [(eventlog.DOOR_OPEN, 1)], 5000)
+    start = cm.log.count
+    again = board.boot(now=30)                  # the clock started again, far behind
+    assert board.status == "ok" and again.clock_unsure and again.clock_shift == 4970
+    again.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 30 + 4970 + 7)
+    assert times(again, start) == [(5000, eventlog.POWER_UP, True), (5007, eventlog.LOCK, True)]
+    assert again.log.verify() is None
+    # a real time (NTP) ends it: times are the clock's again, unmarked
+    again.clock_real()
+    assert (again.clock_shift, again.clock_unsure) == (0, False)
+    again.commit(1, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 5)], 90000)
+    assert times(again, start + 2) == [(90000, eventlog.SETTLE, False)]
+    # the next boot believes a clock that is not behind the log, and the mark is not kept
+    third = board.boot(now=90100)
+    assert not third.clock_unsure and times(third, start + 3) == [(90100, eventlog.POWER_UP, False)]
+
+
+def test_an_entry_of_earlier_firmware_reads_with_its_time_known():
+    """The mark is the top bit of the kind field, 0 in every entry logged before it: those
+    read as they did, their kind whole and their time known."""
+    log = eventlog.EventLog(MemFS({}))
+    log.stage([(eventlog.LOCK, 0, 1, 100)], 777, 3)
+    log.confirm()
+    raw = next(log.entries())
+    assert struct.unpack_from("<H", raw, 12)[0] == eventlog.LOCK
+    assert eventlog.unpack(raw)[1:7] == (777, 3, eventlog.LOCK, 0, 1, 100)
+    assert not eventlog.time_unsure(raw)
+    log.stage([(eventlog.LOCK, 0, 1, 100)], 778, 3, unsure=True)
+    log.confirm()
+    raw = list(log.entries())[1]
+    assert struct.unpack_from("<H", raw, 12)[0] == eventlog.LOCK | eventlog.CLOCK_UNSURE
+    assert eventlog.unpack(raw)[3] == eventlog.LOCK and eventlog.time_unsure(raw)
+    assert log.verify() is None
+
+
+def test_a_clock_that_was_never_set_is_marked_though_the_log_is_empty():
+    """A new board's first boot: nothing in the log to compare with, but a clock reading
+    before clock_from (the board's app: 2025) was never set."""
+    board = Board()
+    board.bus = FramBus(board.fram)
+    fs = MemFS(board.files)
+    cm = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(fs, "cm_b.bin")], fs)
+    cm.clock_from = 1735689600
+    assert cm.boot(1609459200) == "RAM ERROR"        # 2021-01-01: blank memory
+    assert cm.clock_unsure and cm.clock_shift == 0
+    cm.ram_clear({"jackpot": b"J0"}, 1609459205, 1, True)
+    assert times(cm) == [(1609459205, eventlog.RAM_CLEAR, True)]
+
+
+def test_a_ram_clear_that_finds_the_log_again_shifts_the_clock_and_what_waited():
+    """Both copies lost and the clock behind: the boot cannot read the log's newest time
+    (no anchor) until the RAM clear finds the log's pages again; then the entries that waited
+    (the power-up, each bad copy) and the clear itself are shifted on to it, in order."""
+    board, cm = ready()
+    for i in range(eventlog.PAGE_ENTRIES):               # a complete page on file
+        cm.commit_admin(None, [(eventlog.TAMPER, 1)], 6000 + i)
+    board.fram[:8192] = bytes(8192)
+    board.files["cm_b.bin"] = b"garbage"
+    again = board.boot(now=40)
+    assert board.status == "RAM ERROR" and again.clock_shift == 0
+    again.ram_clear({"jackpot": b"J0"}, 45, 1, True)
+    # the newest entry of the newest complete page (the unfinished page was lost with the record)
+    kept = times(again)[:-4]
+    newest = kept[-1][0]
+    assert kept[-1][1] == eventlog.TAMPER and newest > 6000 and not kept[-1][2]
+    logged = times(again, again.log.count - 4)
+    # (waited since the boot at 40, cleared at 45: five seconds apart, the first at the newest)
+    assert [t for t, _, _ in logged] == [newest, newest, newest, newest + 5]
+    assert [k for _, k, _ in logged] == [eventlog.POWER_UP, eventlog.CM_ERROR, eventlog.CM_ERROR,
+                                         eventlog.RAM_CLEAR]
+    assert all(unsure for _, _, unsure in logged) and again.clock_shift == newest - 40
+    assert again.log.verify() is None

@@ -36,10 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BAUD = 115200
 REPLY_TIMEOUT_S = 10.0
 LOG_PAGE = 32
-EVENT_FIELDS = ("seq", "time", "round", "kind", "a", "b", "c", "link")
+# time_unsure: the table did not know the time (its clock was not set after a power cut):
+# counted on from the entry before, in order, but no time of day (docs/critical-memory.md)
+EVENT_FIELDS = ("seq", "time", "round", "kind", "a", "b", "c", "link", "time_unsure")
+# a hit's time_unsure is its jackpot hit entry's in the log (empty: the entry has left the ring)
 HIT_FIELDS = ("time", "round", "seat", "hand", "pool", "cards", "amount", "shortfall",
               "pool_before", "pool_after", "envy_seats", "envy_each", "envy_shortfall", "cut",
-              "envy_cut")
+              "envy_cut", "time_unsure")
 
 
 class ServiceError(Exception):
@@ -216,6 +219,7 @@ def read_all(link):
         if not reply.get("ok") and reply.get("code") not in ("ram-error", "no-jackpot"):
             out["unread"][name] = "%s (%s)" % (reply.get("error"), reply.get("code"))
     out["log"] = read_log(link)
+    mark_hit_times(out["hits"], out["log"]["entries"])
     if out["status"]["memory"] == "RAM ERROR":
         out["chain"] = {"intact": False, "broken_at": None, "checked": 0,
                         "message": "event log NOT checked: critical memory is in RAM ERROR, so the "
@@ -223,6 +227,17 @@ def read_all(link):
     else:
         out["chain"] = verify_chain(out["log"])
     return out
+
+
+def mark_hit_times(hits, entries):
+    """Give each hit the time_unsure of its jackpot hit entry (same round and seat) in the
+    log entries read; None where the log no longer holds it (or a table before the mark)."""
+    unsure = {}
+    for e in entries:
+        if e["kind"] == eventlog.JACKPOT_HIT and "time_unsure" in e:
+            unsure[(e["round"], e["a"])] = e["time_unsure"]
+    for h in hits:
+        h["time_unsure"] = unsure.get((h["round"], h["seat"]))
 
 
 # ---------------------------------------------------------------------- checking
@@ -254,7 +269,8 @@ def verify_chain(log):
         if seq != expected:
             return broken(expected, "entry missing (next entry read is %d)" % seq)
         try:
-            body = eventlog.make_body(seq, e["time"], e["round"], e["kind"], e["a"], e["b"], e["c"])
+            kind = e["kind"] | (eventlog.CLOCK_UNSURE if e.get("time_unsure") else 0)
+            body = eventlog.make_body(seq, e["time"], e["round"], kind, e["a"], e["b"], e["c"])
             link = bytes.fromhex(e["link"])
         except (ValueError, TypeError) as error:
             return broken(seq, "entry unreadable (%s)" % error)
@@ -335,6 +351,9 @@ def report(data):
     s, p = data["status"], data["program"]
     out.append("Table: phase %s, round %d, memory %s, %s" % (s["phase"], s["round"], s["memory"],
                                                              s["memory_text"]))
+    if s.get("time_unsure"):
+        out.append("Clock: NOT SET (lost in a power cut): the table's times go on from its log's "
+                   "newest, in order, but are no times of day until NTP sets it")
     verdict = "VERIFIED" if p["verified"] else "FAILED" if p.get("checked", True) else "NOT CHECKED"
     out.append("Program: %s  %s" % (verdict, p["text"]))
     out.append("Program digest: %s" % (p["digest"] or "(none)"))
@@ -403,6 +422,11 @@ def report(data):
     else:
         out.append("Event log: no entries held")
     out.append(data["chain"]["message"])
+    unsure = [e["seq"] for e in log.get("entries", []) if e.get("time_unsure")]
+    if unsure:
+        out.append("Times NOT KNOWN for %d entries (%d..%d): the table's clock was not set after a "
+                   "power cut; counted on from the entry before them, in order, but no time of day"
+                   % (len(unsure), unsure[0], unsure[-1]))
     return "\n".join(out)
 
 

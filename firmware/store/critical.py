@@ -156,6 +156,16 @@ class CriticalMemory:
         self.key = False    # set before boot: the program check authenticated this program
                             # with the board's key, so every commit marks the record (_KEYED)
         self.keyed = False  # the record is marked: kept by every commit, until a RAM clear
+        # The table's clock (docs/critical-memory.md, "Times"): a board with no battery clock
+        # starts it again at a fixed date after every power cut.  clock_from: a reading before
+        # it was never set (the board's app sets it; 0: every reading is believed unless it is
+        # earlier than the newest time the log holds).  clock_shift: seconds the caller adds to
+        # its clock, so that no entry goes back in time; clock_unsure: the times are not known
+        # (entries marked eventlog.CLOCK_UNSURE) until clock_real() says a real time came.
+        self.clock_from = 0
+        self.clock_shift = 0
+        self.clock_unsure = False
+        self.clock_known = False
 
     # --- what the application reads --------------------------------------------------------
     @property
@@ -257,6 +267,7 @@ class CriticalMemory:
                 found.append(str(error))
         best = _newest_usable(found, check)
         if best is None:
+            now = self._check_clock(now)
             self.status = STATUS_RAM_ERROR
             blank = True
             for item in found:
@@ -274,6 +285,7 @@ class CriticalMemory:
             return self.status
         seq, sections, raw = found[best]
         self._load(seq, sections, raw)
+        now = self._check_clock(now)
         events = [(eventlog.POWER_UP, reset_cause & 0xFFFF, cause)]
         repaired = False
         for i in range(len(self.copies)):
@@ -297,6 +309,39 @@ class CriticalMemory:
             events.append((eventlog.LOG_ERROR, 0, self.log_broken_at))
         self._write_log_later_if_refused(events, now, self.round_no, self.step)
         return self.status
+
+    def _check_clock(self, now):
+        """The clock reading `now` (at boot, or at a RAM clear that found the log again)
+        against the newest time the log holds: a reading earlier than it (or an entry waiting to
+        be logged, timed earlier) is shifted on to it (clock_shift grows by the difference), and
+        it, or one before clock_from, makes the times unsure, unless clock_real() has said the
+        clock is set.  Returns now shifted."""
+        if self.clock_known or not isinstance(now, int):
+            return now      # (a time that is no integer: refused by the commit)
+        newest = 0
+        count = self.log.count
+        for raw in self.log.entries(count - 1 if count else 0, count):
+            if raw is not None:
+                newest = struct.unpack_from("<I", raw, 4)[0]
+        earliest = now
+        for event in self._pending:     # what waits to be logged, timed by the same clock
+            earliest = min(earliest, event[4])
+        if earliest < newest:
+            add = newest - earliest
+            self.clock_shift += add
+            self.clock_unsure = True
+            self._pending = [event[:4] + (event[4] + add,) for event in self._pending]
+            now += add
+        elif now < self.clock_from:
+            self.clock_unsure = True
+        return now
+
+    def clock_real(self):
+        """The clock now reads a real time (NTP, or set by a person): times are known again,
+        and read from it as it is (no shift)."""
+        self.clock_shift = 0
+        self.clock_unsure = False
+        self.clock_known = True
 
     def _write_log_later_if_refused(self, events, now, round_no, step):
         """Commit events of the store's own (power-up, repairs); if they cannot be written now
@@ -494,6 +539,7 @@ class CriticalMemory:
         if self.status == STATUS_RAM_ERROR or self.status == STATUS_UNBOOTED:
             previous = self._highest_seen
             self.log.recover_anchor()
+            now = self._check_clock(now)
         # the new rounds are numbered after every round of the kept log, so that no number
         # stands for two rounds in it (an entry whose link fails is garbled: not believed)
         highest = self.log.highest_round()
@@ -540,7 +586,7 @@ class CriticalMemory:
             # as many as the commit has room for, oldest first; the rest wait for the next
             carried = max(0, min(len(self._pending), eventlog.MAX_EVENTS_PER_COMMIT - len(events)))
             events = self._pending[:carried] + list(events)
-        new[LOG] = self.log.stage(events, now, round_no)
+        new[LOG] = self.log.stage(events, now, round_no, self.clock_unsure)
         base = self.log.base_section()
         if base is None:
             new.pop(LOG_BASE, None)

@@ -85,6 +85,11 @@ LOOP_FAULT = const(30)      # a boots in a row that ended in a fault (firmware.a
                             # table halts), b the fault's id (CRC-32 of "type: text", 31 bits),
                             # c the boot's loop passes before it
 LAST_KIND = const(30)
+# The top bit of an entry's kind field: its time was not known (the table's clock read earlier
+# than the newest time the log held, or had never been set, after a power cut of a board with
+# no battery clock): counted on from the newest time before it, so the entries stay in order,
+# but it is no time of day.  `unpack` gives the kind without it; `time_unsure` reads it.
+CLOCK_UNSURE = const(0x8000)
 
 # The kinds' and reason codes' names for people are in firmware.store.eventnames.
 
@@ -149,8 +154,15 @@ def make_body(seq, time, round_no, kind, a=0, b=0, c=0):
 
 
 def unpack(entry):
-    """Return (seq, time, round, kind, a, b, c, link) of a 32-byte entry."""
-    return struct.unpack_from(_BODY, entry, 0) + (bytes(entry[_BODY_SIZE:ENTRY_SIZE]),)
+    """Return (seq, time, round, kind, a, b, c, link) of a 32-byte entry (kind without the
+    CLOCK_UNSURE mark: time_unsure reads it)."""
+    seq, time, round_no, kind, a, b, c = struct.unpack_from(_BODY, entry, 0)
+    return (seq, time, round_no, kind & 0x7FFF, a, b, c, bytes(entry[_BODY_SIZE:ENTRY_SIZE]))
+
+
+def time_unsure(entry):
+    """True when the 32-byte entry's time was not known (CLOCK_UNSURE): no time of day."""
+    return entry[13] & 0x80 != 0
 
 
 class EventLog:
@@ -217,12 +229,14 @@ class EventLog:
         self.base = self._link_before(self.first_available())
 
     # --- appending ------------------------------------------------------------------------
-    def stage(self, events, time, round_no):
+    def stage(self, events, time, round_no, unsure=False):
         """Chain events [(kind, a, b, c), ...] after the committed ones; write any page they
         complete; return the anchor section for the record, as a memoryview of a buffer that
         stays valid until the next ``stage``.  Nothing counts until ``confirm``.  An event
         logged late (kept while it could not be written) carries its own time as a fifth item,
-        (kind, a, b, c, time); the others get `time`."""
+        (kind, a, b, c, time); the others get `time`.  unsure: the times are not known (each
+        kind is marked CLOCK_UNSURE)."""
+        mark = CLOCK_UNSURE if unsure else 0
         count, head, base = self.count, self.head, self.base
         if len(events) > MAX_EVENTS_PER_COMMIT:
             raise ValueError("%d events in one commit, at most %d" % (len(events), MAX_EVENTS_PER_COMMIT))
@@ -233,10 +247,9 @@ class EventLog:
             kind = event[0]
             if not isinstance(kind, int) or kind < POWER_UP or kind > LAST_KIND:
                 raise ValueError("unknown event kind %r" % (event[0],))
-            if len(event) == 5:
-                bodies.append(make_body(0, event[4], round_no, *event[:4]))
-            else:
-                bodies.append(make_body(0, time, round_no, *event))  # validates before any write
+            # validates before any write
+            bodies.append(make_body(0, event[4] if len(event) == 5 else time, round_no,
+                                    kind | mark, *event[1:4]))
         buf = self._spare
         view = memoryview(buf)
         pos = self._length

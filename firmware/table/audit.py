@@ -4,8 +4,9 @@
 fixed part (meters, hits, status), built once when the menu opens, then every event the log
 still holds, newest first, ``ENTRY_LINES`` lines each::
 
-    #12 07:19:56 r5         sequence number, wall clock (UTC), round (from the hundredth
-                            entry on, on the lowest line below with room for it)
+    #12 07:19:56 r5         sequence number, wall clock (UTC; ?07:19:56 where the table
+                            did not know the time), round (from the hundredth entry on, on
+                            the lowest line below with room for it)
      jackpot hit S3         short name, then the values that matter for the kind
      $10001.40 Royal        (amounts in dollars, seats as S3, reasons by name)
 
@@ -318,10 +319,11 @@ def values(kind, a, b, c, jackpot=True):
     return ()
 
 
-def entry_lines(entry, jackpot=True):
-    """The ENTRY_LINES display lines of one unpacked event log entry (jackpot: as values)."""
+def entry_lines(entry, jackpot=True, unsure=False):
+    """The ENTRY_LINES display lines of one unpacked event log entry (jackpot: as values;
+    unsure: its time was not known, eventlog.time_unsure, shown ``?07:19:56``)."""
     seq, time, round_no, kind, a, b, c = entry[:7]
-    top = "#%d %s" % (seq, clock(time))
+    top = "#%d %s%s" % (seq, "?" if unsure else "", clock(time))
     if len(top) > WIDTH:
         # a seventh digit of the sequence (a busy table's millionth entry): hh:mm, not a
         # cut second
@@ -458,7 +460,8 @@ class AuditMenu:
                 else:
                     entry = ev.unpack(raw)
                     # a page overwritten since the menu opened holds newer entries
-                    out.append(entry_lines(entry, self.jackpot) if entry[0] == seq
+                    out.append(entry_lines(entry, self.jackpot, ev.time_unsure(raw))
+                               if entry[0] == seq
                                else _missing(seq, "overwritten"))
                 seq += 1
         except Exception:  # noqa: BLE001 - the audit shows what it can read
@@ -532,6 +535,9 @@ def open_menu(c):
         lines.extend(wrap(("copy %d" % i, c.memory.copy_status[i]), 2))
     if c.memory.keyed:
         lines.append("keyed table")     # critical memory's mark: it needs /manifest.key
+    if c.memory.clock_unsure:
+        # the entries' times since the power cut are marked ?07:21:01: not times of day
+        lines.append("clock NOT SET")
     config_ok, config_text = c.config_state()
     lines.append("config " + ("ok" if config_ok else "FAILED"))
     for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):

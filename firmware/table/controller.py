@@ -180,7 +180,9 @@ class RoundController:
         self._jp_writer = jpcodec.Writer(bytearray(_JACKPOT_SECTION_BYTES))
         self.phase = OPEN
         self.now_ms = 0
-        self.wall = 0
+        self.wall = 0            # the clock's seconds, shifted on (memory.clock_shift) where
+        self._wall_in = 0        # it read earlier than the log after a power cut; the reading
+        self._shift = 0          # and the shift it was made of
         self.placed = 0          # jackpot spots covered (debounced, not faulted)
         self.ante = 0            # Ante spots covered
         self.ante_marked = 0     # Ante confirmed on the panel
@@ -276,6 +278,7 @@ class RoundController:
         # each copy is decoded before the boot takes it: one that does not decode is a bad copy,
         # never the one the others are rebuilt from
         status = self.memory.boot(wall, reset_cause, cause, self._decode_copy)
+        self._clock(wall)
         if self.game_unknown and self.link_factory is None and self.memory.section(SECTION_LINK):
             # no file at a table that was linked: never its local pool, frozen since then (the
             # RAM clear of a bad record keeps the link's ledger too)
@@ -516,10 +519,23 @@ class RoundController:
 
     # ------------------------------------------------------------------ inputs
 
+    def _clock(self, wall):
+        """The time logged from the clock's reading `wall`: shifted on where critical memory
+        found it earlier than its log (a new int only when the reading or the shift changed)."""
+        shift = self.memory.clock_shift
+        if wall != self._wall_in or shift != self._shift:
+            self._wall_in, self._shift = wall, shift
+            self.wall = wall + shift
+
+    def clock_set(self):
+        """The clock reads a real time now (NTP): the times logged from it are known again."""
+        self.memory.clock_real()
+        self._clock(self._wall_in)
+
     def tick(self, now_ms, wall):
         """Advance time; clears an expired message.  Allocates nothing when nothing happens."""
         self.now_ms = now_ms
-        self.wall = wall
+        self._clock(wall)
         # times are ticks, which wrap (every 2**30 ms, 12.4 days, on a board): compared by
         # ticks_diff, and a rate limit's window closed here so that its time never goes stale
         if self.message and ticks_diff(now_ms, self.message_until) >= 0:

@@ -117,6 +117,22 @@ cm, status = boot(5003, 1)
 print("after a RAM clear without the key:", status, cm.keyed, fram_memory[3])
 check(not cm.keyed and fram_memory[3] == 0, "RAM clear kept the key mark")
 
+# a board with no battery clock: after a power cut its clock reads far behind the log; the boot
+# goes on from the newest time logged (never before it) and marks the times it could not know,
+# until a real time comes (clock_real: NTP)
+newest = eventlog.unpack(list(cm.log.entries(cm.log.count - 1))[0])[1]
+cm, status = boot(10, 1)
+shift = cm.clock_shift
+cm.commit(1, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 10 + shift + 3)
+cm.clock_real()
+cm.commit(1, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 0)], 90000)
+logged = [(eventlog.unpack(raw)[1], eventnames.NAMES[eventlog.unpack(raw)[3]], eventlog.time_unsure(raw))
+          for raw in cm.log.entries(cm.log.count - 3)]
+print("clock behind the log:", status, shift, logged, "chain", cm.log.verify())
+check(logged == [(newest, "power up", True), (newest + 3, "lock", True), (90000, "settle", False)],
+      "a clock behind the log went back in time or was not marked")
+check(cm.log.verify() is None, "the marked entries broke the chain")
+
 if failures:
     print("FAILED:", failures)
     sys.exit(1)

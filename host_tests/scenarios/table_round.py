@@ -138,4 +138,24 @@ c.panel(btn.PRESS, btn.LOCK, 6003)
 c.spot(sens.PLACED, sens.ante_spot(2), 6004)
 c.card(2, cards.parse("As")[0], 6005)
 check("late ante's card", c.last_refusal, "Card refused: S2 no wager")
+
+# A board with no battery clock: after a power cut its clock reads earlier than the log (100,
+# the log's newest 200).  The table goes on from the newest time logged, never before it, and
+# the audit menu marks the times it could not know, until a real time comes (NTP: clock_set).
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs))
+c.boot(0, 100)
+check("clock behind the log", (c.wall, c.memory.clock_unsure), (200, True))
+c.tick(7000, 160)
+c.commit_admin([(ev.TAMPER, 3)])
+check("a minute on from the log", c.wall, 260)
+from firmware.table import audit  # noqa: E402 - the menu's code, loaded as the table loads it
+
+newest = list(c.memory.log.entries(c.memory.log.count - 1))[0]
+check("marked in the audit menu", audit.entry_lines(ev.unpack(newest), True, ev.time_unsure(newest))[:2],
+      ["#%d ?00:04:20 r2" % ev.unpack(newest)[0], " tamper S3"])
+c.clock_set()
+c.tick(7100, 90000)
+c.commit_admin([(ev.TAMPER, 4)])
+newest = list(c.memory.log.entries(c.memory.log.count - 1))[0]
+check("real time again", (ev.unpack(newest)[1], ev.time_unsure(newest)), (90000, False))
 checker.finish()
