@@ -999,10 +999,10 @@ def _logged(state, root):
     return events[:-1]                  # less this read's own power-up
 
 
-def _board_run(monkeypatch, state, root, fail_at=1, passes=10 ** 6, checks=None):
+def _board_run(monkeypatch, state, root, fail_at=1, passes=10 ** 6, checks=None, start=1000.0):
     """firmware.app.run on a simulated table in `state` as the board runs it (time faked),
     its shoe UART failing at the pass `fail_at` (None: never), the power cut after `passes`
-    feeds of the watchdog.  Returns (how it ended: "reset", the fault out of run for the
+    feeds of the watchdog, its clock reading `start` seconds at the boot.  Returns (how it ended: "reset", the fault out of run for the
     watchdog to reset the board, or "cut"; the table; what the console said)."""
     import sys
     import types
@@ -1015,7 +1015,7 @@ def _board_run(monkeypatch, state, root, fail_at=1, passes=10 ** 6, checks=None)
 
     _PathFS = slots.PathFS
 
-    clock = [1000.0]
+    clock = [start]
     fake = types.SimpleNamespace(
         time=lambda: clock[0], ticks_ms=lambda: int(clock[0] * 1000) & 0x3FFFFFFF,
         ticks_diff=lambda a, b: ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000,
@@ -1109,6 +1109,29 @@ def test_only_a_reset_loop_stops_the_table(monkeypatch, tmp_path):
     assert ended == ["reset", "cut", "reset", "reset", "reset", "reset", "cut"]
     faults = [(e[1], e[3]) for e in _logged(state, root) if e[0] == ev.LOOP_FAULT]
     assert faults == [(1, 1), (1, 1), (2, 1), (1, 60), (2, 1), (3, 30)]
+
+
+def test_a_fault_logged_after_a_clock_restart_is_not_timed_before_the_log(monkeypatch,
+                                                                          tmp_path):
+    """A board whose clock restarted (no battery clock) logs its fault on from the newest
+    time the log holds, marked as a time it could not know, as the table's own entries are:
+    the fault's entry was timed by the clock's bare reading, before the entries it follows."""
+    from boards import simulated
+    from firmware.app import make_memory
+    from firmware.store import eventlog as ev
+    from firmware.store.slots import PathFS
+
+    state = tmp_path / "state"
+    root = _commissioned(state)                 # its RAM clear logged at 1000 s
+    assert _board_run(monkeypatch, state, root, passes=3, start=400.0)[0] == "reset"
+    memory = make_memory(simulated.make(str(state)).board, PathFS(str(root)))
+    memory.boot(0)
+    raw = [entry for entry in memory.log.entries()][:-1]     # less this read's power-up
+    kinds = [ev.unpack(entry)[3] for entry in raw]
+    assert kinds == [ev.RAM_CLEAR, ev.POWER_UP, ev.LOOP_FAULT]
+    times = [ev.unpack(entry)[1] for entry in raw]
+    assert times[2] >= times[1] >= times[0] >= 1000, times
+    assert [ev.time_unsure(entry) for entry in raw] == [False, True, True]
 
 
 def test_a_fault_in_the_boot_after_its_power_up_counts_as_one_in_the_loop(monkeypatch,
