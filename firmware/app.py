@@ -114,6 +114,7 @@ class App:
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
                                              seats, game, aces_up_alone)
         self.controller.chord_ms = tc.CHORD_MS    # the panel's buttons can be hit together
+        self.controller.batch = True    # its view drawn once a pass (_render), not per event
         self.link_setup = link
         self.station = None      # firmware.link.station.Station of a linked table, after boot
         if link is not None:
@@ -252,6 +253,7 @@ class App:
         if view.version == self.rendered and not force:
             return
         self.rendered = view.version
+        self.controller.draw()      # the pass's events drawn once, however many came
         for seat in range(len(view.seat_light)):
             self.lights.set(seat, view.seat_light[seat])
         for row in range(_OLED_LINES):

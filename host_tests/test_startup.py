@@ -834,6 +834,7 @@ def boot_app_with_file(tmp_path, path):
     app = App(table.board, PathFS(table.flash_dir), now=0, **options)
     app.boot(0, 1000)
     app.controller.set_config_status(ok, text)
+    app.controller.draw()       # the view as the loop's first pass draws it (controller.batch)
     return app, table
 
 

@@ -6,9 +6,11 @@ rings) and goes to the event log, and the part is taken back when it answers aga
 from boards import base
 from firmware.drivers import buttons as btn
 from firmware.drivers import buzzer as buz
+from firmware.drivers import shoe
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.drivers.spot_sensors import ante_spot, jackpot_spot
+from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
 from host_tests.fakes.mcp23017 import FakeMCP23017
@@ -387,3 +389,90 @@ def test_an_alarm_and_a_refusal_in_one_loop_pass_sound_the_alarm(table):
     table.c.panel(btn.RELEASE, btn.SETTLE, table.tick())
     table.press(btn.SETTLE)                 # a later pass: its own beep
     assert table.c.view.beep == tc.BEEP_ERROR
+
+
+class _PassCounts:
+    """What each loop pass of the rig costs: the bytes the I2C bus clocks, those the dealer
+    display takes, the display's lines drawn and the critical-memory commits made."""
+
+    def __init__(self, b, monkeypatch):
+        from firmware.table import screens
+
+        self.b = b
+        self.oled_bytes = self.drawn = self.commits = 0
+        oled, draw, memory = b.table.oled, screens.render_lines, b.app.controller.memory
+        commit, commit_admin, write = memory.commit, memory.commit_admin, oled.i2c_write
+
+        def counted_draw(c):
+            self.drawn += 1
+            draw(c)
+
+        def counted_write(buf, *args):
+            self.oled_bytes += len(buf) + 1         # and the address byte
+            write(buf, *args)
+
+        def counted(store):
+            def call(*args, **kwargs):
+                self.commits += 1
+                return store(*args, **kwargs)
+            return call
+
+        monkeypatch.setattr(screens, "render_lines", counted_draw)
+        monkeypatch.setattr(oled, "i2c_write", counted_write)
+        monkeypatch.setattr(memory, "commit", counted(commit))
+        monkeypatch.setattr(memory, "commit_admin", counted(commit_admin))
+
+    def passes(self, count):
+        """(bus bytes, display bytes, draws, commits) of each of the next count passes."""
+        out = []
+        i2c = self.b.table.i2c
+        for _ in range(count):
+            start = (i2c.wire_bytes, self.oled_bytes, self.drawn, self.commits)
+            self.b.run(20)
+            out.append((i2c.wire_bytes - start[0], self.oled_bytes - start[1],
+                        self.drawn - start[2], self.commits - start[3]))
+        return out
+
+
+_PAGE_BYTES = 2 + 4 + 129     # a page's select and its data, each behind the address byte
+# 32 lines of a shoe that resends and has a noisy line: the hand of seats 1 and 3, the dealer
+# and the flop, each card twice (the second refused, the duplicate logged once a round), lines
+# the driver rejects for each reason in between
+_BURST = ["S1 Ah", "S1 Zz", "S1 Ah", "S1 Kh", "X1 Kh", "S1 Kh", "S3 2h", "S3 2h*00", "S3 2h",
+          "S3 7h", "S3 7h 1", "S3 7h", "D 9c", "D 9c", "D\x01 9s", "D 9s", "B Qh", "S9 Qh",
+          "B Qh", "B Jh", "Bx Jh", "B Jh", "B 3h", "B 3h*zz", "B 3h", "S1 Ah", "S1 Zh",
+          "D 9c", "B Ah*1", "B Qh", "S3 2x", "S1 Xs"]
+
+
+def test_a_burst_of_shoe_lines_draws_the_display_once_a_pass(tmp_path, monkeypatch):
+    # A shoe that resends its lines, or a noisy line, brings up to 64 bytes (10 lines) a pass:
+    # each line drew the display's eight lines again (strings built anew, 10 times a pass).
+    # However many lines come in a pass, the lines are drawn once and the display takes one
+    # page of the I2C bus; the dealer sees the last line's text, and every bad line is logged.
+    b = _locked_with_seats_1_and_3(tmp_path)
+    c = b.app.controller
+    b.shoe("S1 Zz")                           # one bad line alone: its entry's commit
+    b.run(tc.SHOE_LOG_MS)                     # the shoe's log may take the next at once
+    counts = _PassCounts(b, monkeypatch)
+    logged = len(events_of(c.memory, ev.SHOE_REJECT))
+    rejects = sum(b.app.shoe.rejects)
+    assert len(_BURST) == 32
+    b.table.shoe.inject("".join(line + "\n" for line in _BURST).encode())
+    passes = counts.passes(10)
+    assert sum(p[2] for p in passes) <= 5     # 4 passes read the burst, each one draw
+    for _bus, display, drawn, _commits in passes:
+        assert drawn <= 1 and display <= _PAGE_BYTES
+    b.run(200)                                # the display catches up, a page a pass
+    shown = [line.strip() for line in b.table.oled.lines()]
+    assert shown == [line.strip() for line in c.view.lines]
+    assert shown[2:4] == ["B Qh Jh 3h", "D 9c 9s"] and shown[4].startswith("S1 Ah Kh")
+    assert shown[6:8] == ["Shoe line bad", "bad card"]       # the last line's refusal
+    assert bytes(c.rec.hole[:2]) == bytes(cards.parse("Ah Kh"))
+    # every rejected line is counted in the log, under the last reason, once its window is over
+    bad = sum(b.app.shoe.rejects) - rejects
+    assert bad == 12
+    b.run(tc.SHOE_LOG_MS + 100)
+    entries = events_of(c.memory, ev.SHOE_REJECT)[logged:]
+    assert sum(e[5] for e in entries) == bad
+    assert entries[-1][4] == shoe.BAD_CARD
+    assert len(events_of(c.memory, ev.CARD_DUPLICATE)) == 1

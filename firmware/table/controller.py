@@ -23,7 +23,8 @@ Inputs, from the app's drivers::
 
 Output: ``view`` (seat light patterns, dealer display lines, meter amounts and faults, one-shot
 win and beep requests with serial numbers) which the app renders when ``view.version``
-changes.
+changes; with ``batch`` set (the App) the lines and lights are drawn by ``draw``, once a loop
+pass however many events came in it.
 
 The dealer's round [rules.md 2, 5]:
 
@@ -249,6 +250,11 @@ class RoundController:
         # Buttons hit together (panel): 0 leaves it off, for callers that send each press on
         # its own (the service, scripted tests); the App sets CHORD_MS for the dealer's panel.
         self.chord_ms = 0
+        # Set by the App, whose loop pass may bring many events (a burst of shoe lines): the
+        # view's lines and lights are drawn once a pass, when it reads them (draw), not at
+        # each event.  False: drawn at every event, for callers that read the view after each.
+        self.batch = False
+        self._stale = False      # (batch) an event changed the view since it was drawn
         self._changed_by = -1    # the button whose PRESS changed the phase less than chord_ms
         self._changed_ms = 0     # ago and is still held (else -1), and when it did (from the
         self._changed_new = False    # next loop pass's tick once that has come: tick)
@@ -1594,8 +1600,17 @@ class RoundController:
         return ""
 
     def _render(self):
-        view = self.view
-        view.version += 1
+        self.view.version += 1
+        self._stale = True
+        if not self.batch:
+            self.draw()
+
+    def draw(self):
+        """Draw the view's seat lights and lines for the present state, if an event changed
+        it since they were last drawn (the App, once a loop pass: batch)."""
+        if not self._stale:
+            return
+        self._stale = False
         for s in range(self.seats):
-            view.seat_light[s] = screens.seat_light(self, s)
+            self.view.seat_light[s] = screens.seat_light(self, s)
         screens.render_lines(self)
