@@ -802,6 +802,26 @@ def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_the_door(table
     assert "DOOR OPEN" in table.screen()
 
 
+def test_entries_held_in_a_pass_go_in_its_lock_commit_not_a_failed_one_of_their_own(table):
+    # Under the App (batch) the entries of a pass are held for one commit.  Committed on
+    # their own before the LOCK's, a failure of theirs read the jackpot back as committed,
+    # dropping the LOCK's contribution in RAM, and the LOCK then committed the round's wagers
+    # with none of their money in the pool.  They go in the LOCK's commit.
+    c = table.c
+    c.batch = True
+    table.chip(1)
+    table.chip(1, ante=True)
+    c.panel(btn.DOOR_OPEN, 0, table.tick())   # held for the pass's commit
+    writes, commit_admin = failing_commits(table)   # an admin commit would fail; a round's works
+    table.press(btn.LOCK)
+    table.memory.commit_admin = commit_admin
+    c.tick(table.tick(), 2000)
+    assert c.rec.accepted == 1 and c.jackpot.value[0] == RESET + PER_WAGER
+    assert writes == []
+    assert [e[4] for e in events_of(table.memory, ev.DOOR_OPEN)] == [1]
+    assert table.boot().jackpot.value[0] == RESET + PER_WAGER
+
+
 def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):
     table.c.link_required = True
     table.c.link(False, table.tick())

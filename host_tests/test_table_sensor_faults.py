@@ -59,6 +59,82 @@ def test_a_chattering_ante_sensor_on_the_board_is_caught_by_the_driver_and_logge
     assert c.ante & (1 << 2) == 0
 
 
+def _commits_a_pass(b, passes):
+    """The critical-memory commits of each of the next passes of the rig."""
+    memory, counts = b.app.controller.memory, []
+    commit_admin = memory.commit_admin
+
+    def counted(*args, **kwargs):
+        counts[-1] += 1
+        return commit_admin(*args, **kwargs)
+
+    memory.commit_admin = counted
+    for _ in range(passes):
+        counts.append(0)
+        b.run(20)
+    del memory.commit_admin
+    return counts
+
+
+def test_every_sensor_chattering_at_once_is_one_commit_of_every_entry(tmp_path):
+    # A noisy sensor cable flickers every spot together: all 14 went into fault in one loop
+    # pass, and each entry was a commit of its own (a FRAM write and a flash sector erase,
+    # about 110 ms on the reference board: 1.5 s in one pass, past the 2 s watchdog with a
+    # slow erase).  They are one commit now, with every spot's entry in it.
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    spots = [jackpot_spot(seat) for seat in range(1, 8)] + [ante_spot(seat) for seat in range(1, 8)]
+    counts = []
+    for flicker in range(20):
+        for spot in spots:
+            (b.table.mcp.cover if flicker % 2 == 0 else b.table.mcp.uncover)(spot)
+        counts += _commits_a_pass(b, 1)
+    assert max(counts) == 1 and sum(counts) == 1
+    found = sorted(e[4:7] for e in events_of(c.memory, ev.SENSOR_FAULT))
+    assert found == sorted([(seat, JACKPOT_SPOT, sens.CHATTER) for seat in range(1, 8)]
+                           + [(seat, ANTE_SPOT, sens.CHATTER) for seat in range(1, 8)])
+    assert all(light == lights.FAULT for light in c.view.seat_light)
+
+
+def test_every_accepted_chip_swept_at_once_is_one_commit_of_every_tamper(tmp_path):
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    for seat in range(1, 8):
+        b.table.mcp.cover(jackpot_spot(seat))
+        b.table.mcp.cover(ante_spot(seat))
+    b.run(200)
+    b.press("LOCK")
+    c = b.app.controller
+    assert c.rec.accepted == 0x7F
+    for seat in range(1, 8):                  # the dealer sweeps the felt before the settle
+        b.table.mcp.uncover(jackpot_spot(seat))
+    assert max(_commits_a_pass(b, 10)) == 1
+    assert sorted(e[4] for e in events_of(c.memory, ev.TAMPER)) == list(range(1, 8))
+    assert all(light == lights.TAMPER for light in c.view.seat_light)
+
+
+def test_entries_a_failing_store_refused_are_kept_and_tried_again_not_every_pass(tmp_path):
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    c = b.app.controller
+    memory = c.memory
+    tried = []
+    commit_admin = memory.commit_admin
+
+    def failing(*args, **kwargs):
+        tried.append(b.now)
+        raise OSError(5, "EIO")
+
+    memory.commit_admin = failing
+    b.table.open_door()
+    b.run(tc.SHOE_LOG_MS - 200)               # (the door is seen a few passes after it opens)
+    assert len(tried) == 1 and "MEMORY FAULT" in c.last_refusal     # not a write every pass
+    memory.commit_admin = commit_admin        # the store works again: the entry is written
+    b.run(500)
+    assert [e[4] for e in events_of(memory, ev.DOOR_OPEN)] == [1]
+
+
 def test_chips_that_stayed_put_through_a_sensor_bus_glitch_are_still_taken_at_lock(tmp_path):
     # A short on the expander's bus faults every spot at once; when it clears, the chips that
     # never moved are seen again (ring, display) and their wagers are taken at LOCK.

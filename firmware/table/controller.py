@@ -253,8 +253,12 @@ class RoundController:
         # Set by the App, whose loop pass may bring many events (a burst of shoe lines): the
         # view's lines and lights are drawn once a pass, when it reads them (draw), not at
         # each event.  False: drawn at every event, for callers that read the view after each.
+        # The entries of what happened (_evidence) are then committed together, once a pass.
         self.batch = False
         self._stale = False      # (batch) an event changed the view since it was drawn
+        self._held = []          # (batch) the pass's entries, for one commit at its tick
+        self._held_wait = False  # their commit failed: tried again from _held_retry
+        self._held_retry = 0
         self._changed_by = -1    # the button whose PRESS changed the phase less than chord_ms
         self._changed_ms = 0     # ago and is still held (else -1), and when it did (from the
         self._changed_new = False    # next loop pass's tick once that has come: tick)
@@ -408,7 +412,7 @@ class RoundController:
         if not ok:
             self._beep(BEEP_ERROR)
             if not self.display_logged:
-                self.display_logged = self._log_admin(ev.DISPLAY_FAULT, 1)
+                self.display_logged = self._evidence(ev.DISPLAY_FAULT, 1)
         self._refresh_meter()
 
     def jackpot_sections(self):
@@ -438,12 +442,17 @@ class RoundController:
         Returns '' when committed (or, when critical memory is unusable, kept to be logged with
         the RAM clear), else what went wrong; then the committed jackpot has been put back."""
         if self.jackpot is None or self.memory.ram_error:
+            if self._held:
+                self.memory.defer(self._held, self.wall)    # the pass's entries: the same
+                self._held = []
             if not sections:
                 self.memory.defer(events, self.wall)  # a door opened in RAM ERROR is evidence too
             return ""
+        held, events = self._take_held(events)
         try:
             self.memory.commit_admin(sections, events, self.wall)
         except Exception as error:  # noqa: BLE001 - any store failure must leave money as committed
+            self._hold_again(held)
             self._store_failed(error)
             self._render()
             return str(error) or type(error).__name__
@@ -568,6 +577,10 @@ class RoundController:
         if self._changed_by >= 0 and not self._chord_starts(now_ms) and \
                 ticks_diff(now_ms, self._changed_ms) >= self.chord_ms:
             self._changed_by = -1
+        if self._held_wait and ticks_diff(now_ms, self._held_retry) >= 0:
+            self._held_wait = False
+        if self._held and not self._held_wait:
+            self._commit_held()
 
     def _chord_starts(self, now_ms):
         """True at the first loop pass after a button's PRESS changed the phase: the window of
@@ -597,7 +610,7 @@ class RoundController:
             return
         changes = self.door_changes
         kind = ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE
-        if self._log_admin(kind, 1, changes if changes > 1 else 0):
+        if self._evidence(kind, 1, changes if changes > 1 else 0):
             self.door_changes = 0
         # a commit that failed (MEMORY FAULT shown) is tried again in DOOR_LOG_MS with its
         # changes counted (as the shoe's log): not a failing write and an alarm at every tick
@@ -649,7 +662,7 @@ class RoundController:
         self.tamper |= 1 << seat
         self._beep(BEEP_ALARM)
         self._say("TAMPER seat %d" % (seat + 1), why)
-        self._log_admin(ev.TAMPER, seat + 1)
+        self._evidence(ev.TAMPER, seat + 1)
 
     def spot(self, kind, spot, now_ms, reason=0):
         """A bet-spot sensor event (firmware.drivers.spot_sensors kinds); for FAULT, reason is
@@ -729,7 +742,7 @@ class RoundController:
                       "FAULT " + why)
             logged = bit << SEATS if ante else bit
             entry = (ev.SENSOR_FAULT, seat + 1, 2 if ante else 1, reason)
-        if not self.faults_logged & logged and not self.commit_admin([entry]):
+        if not self.faults_logged & logged and self._evidence(*entry):
             self.faults_logged |= logged
 
     def panel(self, kind, button, now_ms):
@@ -822,7 +835,7 @@ class RoundController:
             if problem.endswith(_TWICE) and self.duplicate_logged != self.rec.round_no:
                 # a card seen twice may be a fouled deck: the supervisor must be able to find
                 # it later (once a round: a shoe repeating itself cannot fill the log)
-                if self._log_admin(ev.CARD_DUPLICATE, dest, card):
+                if self._evidence(ev.CARD_DUPLICATE, dest, card):
                     self.duplicate_logged = self.rec.round_no
         self._render()
 
@@ -849,7 +862,7 @@ class RoundController:
     def _log_shoe_rejects(self, now_ms):
         if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) < SHOE_LOG_MS:
             return
-        if self._log_admin(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
+        if self._evidence(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
         # a commit that failed (MEMORY FAULT shown) is tried again in SHOE_LOG_MS, with the
         # count kept: not a failing write and an alarm at every tick
@@ -862,7 +875,7 @@ class RoundController:
         if up == self.link_up:
             return
         self.link_up = up
-        self._log_admin(ev.LINK_UP if up else ev.LINK_DOWN, 0)
+        self._evidence(ev.LINK_UP if up else ev.LINK_DOWN, 0)
         self._refresh_meter()
         self._render()
 
@@ -1005,15 +1018,51 @@ class RoundController:
 
     def _commit(self, step, events):
         """Commit this round's step; on failure reload the committed jackpot and say so."""
+        held, events = self._take_held(events)
         try:
             self.memory.commit(self.rec.round_no, step, self._sections(), events, self.wall)
             return True
         except Exception as error:  # noqa: BLE001 - any store failure must leave money as committed
+            self._hold_again(held)
             self._store_failed(error)
             return False
 
     def _log_admin(self, kind, a=0, b=0, c=0, sections=None):
         return not self.commit_admin([(kind, a, b, c)], sections)
+
+    def _evidence(self, kind, a=0, b=0, c=0):
+        """Log what happened (a fault, a tamper, the door, the shoe, the link): at once, or
+        with batch set (the App) held for the one commit of every such entry of the loop pass
+        at its tick: a pass in which each spot's sensor chattered made 14 commits, each a FRAM
+        write and a flash sector erase (about 110 ms on the reference board), past the 2 s
+        watchdog.  True when committed or held (False: the caller keeps what it counts)."""
+        if not self.batch:
+            return self._log_admin(kind, a, b, c)
+        if len(self._held) >= ev.MAX_EVENTS_PER_COMMIT:
+            return False            # a store failing for long: no more than one commit holds
+        self._held.append((kind, a, b, c))
+        return True
+
+    def _commit_held(self):
+        self.commit_admin([])
+
+    def _take_held(self, events):
+        """(held, events): the pass's held entries put before the events of a commit, in the
+        same commit (the log keeps their order) when it has room for them (else they wait
+        for the pass's tick)."""
+        held = self._held
+        if not held or len(held) + len(events) > ev.MAX_EVENTS_PER_COMMIT:
+            return (), events
+        self._held = []
+        return held, held + list(events)
+
+    def _hold_again(self, held):
+        if held:
+            # not committed (MEMORY FAULT shown): kept, and tried again in SHOE_LOG_MS (or
+            # with the next commit), not a failing write and an alarm at every pass
+            self._held = held + self._held
+            self._held_wait = True
+            self._held_retry = ticks_add(self.now_ms, SHOE_LOG_MS)
 
     def _store_failed(self, error):
         self._beep(BEEP_ALARM)
