@@ -51,7 +51,9 @@ READ_CHUNK = const(64)          # bytes taken from the port per poll
 LINE_TIMEOUT_MS = const(2000)   # an unfinished line older than this is dropped
 LOG_PAGE = const(32)            # most log entries in one reply
 # a pass answers no further line once its replies reach this many bytes (the rest wait in the
-# read buffer): a write to a 115,200-baud console blocks, and the loop feeds a 2 s watchdog
+# read buffer): a write to a 115,200-baud console blocks, and the loop feeds a 2 s watchdog.
+# Nor after a line that committed critical memory (a FRAM write and a flash sector erase,
+# about 110 ms on the reference board)
 PASS_REPLY_BYTES = const(1024)
 _MAX_NUMBER_DIGITS = const(10)
 SETTING_BASE = jcfg.SETTING_BASE   # CONFIG_CHANGE setting id of a service change: 100 + key index
@@ -145,7 +147,9 @@ class Service:
             return
         taken = 0
         self._sent = 0
-        while self._sent < PASS_REPLY_BYTES:
+        memory = self.controller.memory
+        seq = memory.seq
+        while self._sent < PASS_REPLY_BYTES and memory.seq == seq:
             if self._next >= self._have:
                 if taken >= READ_CHUNK or not port.any():
                     break

@@ -279,6 +279,22 @@ def test_config_set_with_the_key_changes_commits_and_logs(table):
     assert table.c.jackpot.config.wager == 200
 
 
+def test_config_set_lines_pasted_together_commit_once_a_pass(table):
+    # Each commit writes the FRAM and erases a flash sector (about 110 ms on the reference
+    # board, 400 ms at worst): lines of one 64-byte read were all answered in one pass, a
+    # commit each.  A pass answers no further line after one that committed.
+    table.key(True)
+    table.port.rx += b'config_set {"wager":200}\nconfig_set {"wager":300}\n'
+    commits = []
+    for _ in range(3):
+        seq = table.memory.seq
+        table.service.poll(table.tick())
+        commits.append(table.memory.seq - seq)
+    assert commits == [1, 1, 0]
+    assert [r["ok"] for r in table.port.replies()] == [True, True]
+    assert table.c.jackpot.config.wager == 300
+
+
 def test_config_set_of_a_pool_in_use_waits_for_its_next_hit(table):
     table.key(True)
     reply = table.ask('config_set {"main": {"rate": [60, 100]}}')
