@@ -3,7 +3,8 @@
 # payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
 # once; an envy bonus paid, logged and listed; a jackpot hand sent back and a misread card
 # taken out by the supervisor; the dealer display unplugged and plugged back;
-# test mode lights every sign digit; an idle pass still allocates nothing (heap_lock).
+# test mode lights every sign digit; a burst of shoe lines drawn and committed once a pass; an
+# idle pass still allocates nothing (heap_lock).
 # Amounts: the default configuration (100-cent wager, 70 cents to a $10,000.00 pool) and a
 # flush paid 100 to 1 [rules.md 11.7, 11.9].
 from boards import base, simulated
@@ -151,6 +152,36 @@ press("LOCK", 1200)
 check("test mode: every sign digit lit", table.chain.text(0), "8." * 8)
 press("BACK")
 key(False)
+# 32 shoe lines at once, cards refused (bets are open) and bad lines: 64 bytes a pass are read,
+# the display's lines drawn once a pass and its entries one commit; the last line's text shows
+draws = [0]
+commits = [0]
+draw = c.draw
+commit_admin = c.memory.commit_admin
+
+
+def counted_draw():
+    draws[-1] += 1
+    draw()
+
+
+def counted_commit(*args):
+    commits[-1] += 1
+    return commit_admin(*args)
+
+
+c.draw = counted_draw
+c.memory.commit_admin = counted_commit
+table.shoe.inject(b"S1 Ah\nS1 Zz\nD 9c\nX1 Kh\n" * 8)
+for _ in range(6):
+    draws.append(0)
+    commits.append(0)
+    run(TICK_MS)
+check("shoe burst: drawn, committed once a pass", (max(draws), max(commits)), (1, 1))
+del c.draw
+c.memory.commit_admin = commit_admin
+run(400)
+check("shoe burst: the last line shown", oled.lines()[6:], ["Shoe line bad", "bad destination"])
 run(20000)
 run(2 * TICK_MS)
 micropython.heap_lock()
