@@ -1938,3 +1938,32 @@ def test_a_round_without_jackpot_wagers_locks_when_the_heap_has_no_room_for_larg
     rig.chips(1)                        # a jackpot wager: its room is asked for, and refused
     rig.press(btn.LOCK)
     assert rig.c.phase == tc.OPEN and "LOCK refused" in rig.c.last_refusal
+
+
+def test_a_payout_and_rejected_messages_in_one_pass_are_one_commit(rig):
+    # The link's work of a pass (a burst of messages: a payout, forged ones) was a commit for
+    # the payout and another for the rejects' entry, each a FRAM write and a flash sector
+    # erase (about 110 ms on the reference board): the entry waits for the next pass.
+    royal_at_seat_1(rig)
+    rig.press(btn.OK)
+    rig.key(False)
+    for _ in range(20):
+        if rig.link.results:
+            break
+        rig.step(100)
+    assert rig.link.results
+    forged = b"0" * 64 + b'{"v":1}'
+    rig.link.on_message(rig.link.topic_down, forged, rig.now)
+    commit_admin, commits = rig.memory.commit_admin, []
+
+    def counted(*args, **kwargs):
+        commits[-1] += 1
+        return commit_admin(*args, **kwargs)
+
+    rig.memory.commit_admin = counted
+    for _ in range(3):
+        commits.append(0)
+        rig.step(100)
+    assert commits[:2] == [1, 1]
+    assert len(rig.events(ev.JACKPOT_HIT)) == 1
+    assert [e[5] for e in rig.events(ev.LINK_REJECT)] == [1]

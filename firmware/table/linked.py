@@ -129,7 +129,7 @@ class LinkedRound:
         due = not self.retry_wait or ticks_diff(now_ms, self.retry) >= 0
         if due and lk.results:
             self._results()
-            due = not self.retry_wait
+            due = False     # one commit a pass (about 110 ms on a board): the rest next pass
         if self.reject_logged and ticks_diff(now_ms, self.reject_logged_ms) >= self.reject_window:
             self.reject_logged = False
             self.reject_window = (min(self.reject_window * 2, _REJECT_LOG_MAX_MS) if self.rejects
