@@ -1003,8 +1003,9 @@ def _logged(state, root):
 def _board_run(monkeypatch, state, root, fail_at=1, passes=10 ** 6, checks=None, start=1000.0):
     """firmware.app.run on a simulated table in `state` as the board runs it (time faked),
     its shoe UART failing at the pass `fail_at` (None: never), the power cut after `passes`
-    feeds of the watchdog, its clock reading `start` seconds at the boot.  Returns (how it ended: "reset", the fault out of run for the
-    watchdog to reset the board, or "cut"; the table; what the console said)."""
+    feeds of the watchdog, its clock reading `start` seconds at the boot.  Returns (how it
+    ended: "reset", the fault out of run for the watchdog to reset the board, or "cut"; the
+    table; what the console said)."""
     import sys
     import types
 
