@@ -66,6 +66,34 @@ def test_one_seat_cannot_be_voided_while_the_jackpot_is_checked(tmp_path):
     assert events_of(t.memory, ev.VOID) == []
 
 
+@pytest.mark.parametrize("game, hands, results", [
+    (tc.FCP, [(1, "Qc Jd 8h 6s 2c"), (2, "Ah Ad"), (0, "Kc Kd 7h 5s 3c 2d")],
+     ["D One Pair", "S1 High L", "S2 void"]),
+    (tc.BRS, [(1, "Qc Jd 8h"), (2, "Ah"), (8, "Kc Kd")], ["S1 One Pair 1:1", "S2 void"]),
+    (tc.UTH, [(1, "Qc Jd"), (2, "Ah"), (8, "Kc Kd 7h 5s 3c"), (0, "9c 9d")],
+     ["S1 One Pair L", "S2 void"]),
+])
+def test_a_seat_voided_before_its_hand_was_dealt_whole_is_on_the_results(
+        tmp_path, game, hands, results):
+    """Seat 2 takes its cards before the deal is over (cards collected early [FCP 11.15]): the
+    supervisor voids it with part of a hand.  The results listed 'S2 void' only for a seat
+    voided with its whole hand, and nothing for this one, so the dealer paying from them had
+    no word that seat 2's wagers are returned."""
+    t = _open(tmp_path, game)
+    for seat in (1, 2):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal(hands)
+    t.press(btn.UP)                          # seat 2
+    t.key(True)
+    t.press(btn.BACK)                        # void seat 2
+    t.key(False)
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS and t.c.results == results
+    t.boot()                                 # the power goes: the same results again
+    assert t.c.phase == tc.RESULTS and t.c.results == results
+
+
 def test_a_void_seat_cannot_fold(tmp_path):
     t = _open(tmp_path)
     t.chip(2)

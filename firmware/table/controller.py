@@ -1519,10 +1519,10 @@ class RoundController:
         for s in range(SEATS):
             bit = 1 << s
             hole = self._hole(s)
-            if len(hole) < self.seat_cards:
-                continue
             if self.rec.voided & bit:
-                lines.append("S%d void" % (s + 1))
+                lines.append("S%d void" % (s + 1))     # (its hand whole or not)
+                continue
+            if len(hole) < self.seat_cards:
                 continue
             if len(board) < FLOP:
                 if self.rec.folded & bit:

@@ -114,11 +114,12 @@ def _side_line(lines, s, value, bet, label):
 
 
 def _seat_status(c, s, hole):
-    """None for a seat to show with its hand; '' for a seat without a hand; else its line."""
-    if len(hole) < c.seat_cards:
-        return ""
+    """None for a seat to show with its hand; '' for a seat without a hand; else its line (a
+    void seat's, though voided before its hand was whole: its wagers are returned)."""
     if c.rec.voided & (1 << s):
         return "S%d void" % (s + 1)
+    if len(hole) < c.seat_cards:
+        return ""
     return None
 
 
