@@ -1162,3 +1162,34 @@ def test_a_card_for_a_seat_the_table_does_not_play_says_so(tmp_path):
     t.deal([(6, "As")])
     assert "Card refused\nS6 not in play" in t.screen() and c.last_refusal.endswith("S6 not in play")
     assert bytes(c.rec.hole[25:30]) == b"\xff" * 5
+
+
+def test_the_panels_reset_at_split_pools_names_the_major_pool(tmp_path):
+    """With split pools the menu's Reset is the Major pool's (the Minor's is the service's):
+    the screen said only "Reset" and the log "config Reset", read as the only pool's reset.
+    The screen now names the pool and the log the setting, as the service logs it."""
+    from firmware.table import audit
+
+    t = Table(tmp_path, jackpot_config={"split": True, "minor": {"reset": 100000},
+                                        "major": {"reset": 1000000}})
+    t.ram_clear()
+    _config_menu(t)
+    lines = t.screen().split("\n")
+    assert lines[2] == " Reset $10000.00" and lines[3] == "  of Major pool"
+    t.press(btn.DOWN)
+    t.press(btn.OK)                          # $10,000.00 -> off
+    assert t.c.jackpot.requested_config().pools[jcfg.MAJOR].reset == 0
+    assert t.c.jackpot.requested_config().pools[jcfg.MINOR].reset == 100000
+    major_reset = [k for k, _ in jcfg.default().items()].index("major.reset")
+    logged = [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)]
+    assert logged == [(jcfg.SETTING_BASE + major_reset, 1000000, 0)]
+    assert audit.values(ev.CONFIG_CHANGE, *logged[0]) == ("major reset", "to $0.00")
+
+
+def test_the_panels_reset_of_the_only_pool_is_logged_as_before(tmp_path):
+    t = _open(tmp_path)
+    _config_menu(t)
+    assert "Major" not in t.screen()
+    t.press(btn.DOWN)
+    t.press(btn.OK)
+    assert [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)] == [(2, 1000000, 0)]

@@ -329,6 +329,8 @@ def render_lines(c):
             later = "*" if c._config_pending(item[1]) else ""
             pending = pending or later
             lines[1 + i] = _setting(mark, item[0], money(c._config_value(item[1])), later)
+        if c.jackpot.config.split:
+            lines[1 + len(CONFIG_ITEMS)] = "  of Major pool"     # the reset's (_top_slot)
         if pending:
             lines[5] = "*after next hit"
         lines[6] = "UP/DN OK=change"

@@ -148,7 +148,12 @@ def apply_config(c, index):
     except MemoryError as error:    # no heap for the record it makes: refused, as committed
         c._store_failed(error)
         return
-    if c._log_admin(ev.CONFIG_CHANGE, index + 1, old, new, sections):
+    logged = (index + 1, old, new)
+    if key != "wager" and c.jackpot.config.split:
+        # the Major pool's reset: logged by its key (major.reset), as the service logs it,
+        # not as the menu's "Reset", which reads as the only pool's
+        logged = jcfg.logged_change(c.jackpot.config, "major.reset", old, new)
+    if c._log_admin(ev.CONFIG_CHANGE, logged[0], logged[1], logged[2], sections):
         c._beep(BEEP_OK)
         when = "after next hit" if c._config_pending(key) else "from now on"
         c._say("%s %s" % (label, money(new)), when)
