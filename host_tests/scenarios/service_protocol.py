@@ -18,7 +18,7 @@ from host_tests.fakes.flash import MemFS
 from host_tests.fakes.pins import FakeUART
 from host_tests.scenario_support import Checker
 
-checker = Checker(40)
+checker = Checker(42)
 check = checker.check
 
 
@@ -172,6 +172,22 @@ except MemoryError:
     allocated = 1
 micropython.heap_unlock()
 check("idle poll allocates", allocated, 0)
+
+# Split pools: the panel's Reset is the Major pool's, named on the screen and logged by its key
+# (117, major.reset), as the service logs a change.
+split_fs = MemFS({})
+split = tc.RoundController(CriticalMemory([FileSlot(split_fs, "a.bin"), FileSlot(split_fs, "b.bin")],
+                                          split_fs), {"split": True, "major": {"reset": 1000000}})
+split.boot(0, 100)
+split.panel(btn.KEY_ON, 0, 1)
+split.panel(btn.LONG, btn.OK, 2)
+split.panel(btn.PRESS, btn.OK, 3)           # RAM clear
+split.panel(btn.LONG, btn.SETTLE, 1000)     # the configuration menu
+check("split config screen", split.view.lines[2:4], [" Reset $10000.00", "  of Major pool"])
+split.panel(btn.PRESS, btn.DOWN, 1100)
+split.panel(btn.PRESS, btn.OK, 1200)        # $10,000.00 -> off
+check("split reset logged", [e[4:7] for e in split.memory.log.events() if e[3] == ev.CONFIG_CHANGE],
+      [(117, 1000000, 0)])
 
 # A Four Card Poker table has no progressive: meters and hits say so, config still answers.
 fcp_fs = MemFS({})
