@@ -1801,3 +1801,39 @@ def test_a_reset_waiting_for_a_hit_takes_effect_with_it_whatever_write_the_power
         books_agree_with_the_log(t)
 
     assert cut_at_every_write(tmp_path, make, action, check) >= 8
+
+
+@pytest.mark.parametrize("cut", [0, 1])
+def test_a_cut_at_the_commit_after_a_copy_failed_never_takes_the_table_back_before_its_payout(
+        tmp_path, monkeypatch, cut):
+    """The second copy (b.bin) refuses its writes while a royal is confirmed and paid: the
+    payout stands on copy 0 alone (MEMORY FAULT ... COPY 1 WRITE FAILED).  The flash takes
+    writes again and the power goes at a copy's write in the next commit (a door entry).
+    The table must come back with the payout made, never in the round before it, where
+    SETTLE again would pay the royal a second time."""
+    t = Table(tmp_path)
+    t.fs = CutFS(str(tmp_path))
+    t.boot()
+    t.ram_clear()
+    royal_round(t)
+    real = t.fs.open
+
+    def refuse_copy_1(name, mode):
+        if "w" in mode and name == "b.bin":
+            raise OSError(5, "flash write failed")
+        return real(name, mode)
+
+    monkeypatch.setattr(t.fs, "open", refuse_copy_1)
+    t.key(True)
+    t.press(btn.OK)                         # paid
+    t.key(False)
+    assert t.c.phase == tc.RESULTS and "COPY 1" in t.memory.status_text()
+    monkeypatch.undo()
+    t.fs.cut_at = t.fs.writes + cut         # the door entry's commit writes the two copies
+    with pytest.raises(PowerCut):
+        t.c.panel(btn.DOOR_OPEN, 0, t.tick())
+    t.fs.cut_at = None
+    c = t.boot()
+    assert c.phase == tc.RESULTS and "settled" in t.screen()
+    assert len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
+    assert c.view.meter[0] == RESET

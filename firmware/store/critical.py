@@ -603,7 +603,18 @@ class CriticalMemory:
         data = memoryview(self._scratch)[:length]
         written = 0
         why = ""
+        # A copy that does not hold the last commit (its write or rebuild failed) is written
+        # first: a cut then tears it, never the only copy that does, which would take the
+        # boot back to the stale one's older state (a payout lost, and made again).
+        stale = 0
         for i in range(len(self.copies)):
+            if self.copy_status[i] != "ok":
+                stale |= 1 << i
+        count = len(self.copies)
+        for n in range(2 * count):
+            i = n % count
+            if (n < count) != bool(stale >> i & 1):
+                continue
             try:
                 self.copies[i].write(data)
                 self.copy_status[i] = "ok"
