@@ -1655,19 +1655,25 @@ def test_a_resumed_round_with_a_marked_seat_to_deal_says_cards_again(tmp_path, g
 
 def books_agree_with_the_log(t):
     """The jackpot's books balance and its table meters are what the event log says since
-    the last RAM clear: the wagers locked, returned by voids, the jackpots paid and the
-    operator's additions (the RAM clear's seed among them); no round locked twice in the
-    whole log; the chain intact."""
+    the last RAM clear: the wagers locked, returned by voids, the jackpots (and envy
+    bonuses) paid and the operator's additions (the RAM clear's seed among them); no round
+    locked twice in the whole log; the chain intact."""
     assert t.c.jackpot.audit() == []
     meters = t.c.jackpot.table_meters()
     logged_c = {}
+    envy = []
     for e in t.memory.log.events():
         if e[3] == ev.RAM_CLEAR:
             logged_c = {}
+            envy = []
         logged_c.setdefault(e[3], []).append(e[6])
+        if e[3] == ev.JACKPOT_ENVY:
+            envy.append((e[5], e[6]))
     assert sum(logged_c.get(ev.LOCK, [])) == meters["wagered"]
     assert sum(logged_c.get(ev.VOID, [])) == meters["voided"]
-    assert sum(logged_c.get(ev.JACKPOT_HIT, [])) == meters["paid"]
+    # an envy bonus entry: b the seats paid, c each one's bonus
+    envied = sum(bin(seats).count("1") * each for seats, each in envy)
+    assert sum(logged_c.get(ev.JACKPOT_HIT, [])) + envied == meters["paid"]
     assert (sum(logged_c.get(ev.RAM_CLEAR, [])) + sum(logged_c.get(ev.OPERATOR_ADDITION, []))
             == meters["operator_additions"])
     rounds = [e[2] for e in events_of(t.memory, ev.LOCK)]
