@@ -529,9 +529,9 @@ class Jackpot:
         if not isinstance(hands, (list, tuple)):
             raise ValueError("hands must be a list of (seat, hole cards, played), got %r" % (hands,))
         seen_seats = 0
-        seen_cards = 0
+        seen_cards = bytearray(cardlib.DECK_SIZE)   # not a 52-bit mask: a big int on 32 bits
         for c in flop:
-            seen_cards |= 1 << c
+            seen_cards[c] = 1
         entries = []
         for entry in hands:
             if not isinstance(entry, (list, tuple)) or len(entry) != 3:
@@ -547,9 +547,9 @@ class Jackpot:
                 continue
             cardlib.check(hole, 2, "seat %d hole cards" % seat)
             for c in hole:
-                if seen_cards & (1 << c):
+                if seen_cards[c]:
                     raise ValueError("seat %d: card %s dealt twice" % (seat, cardlib.name(c)))
-                seen_cards |= 1 << c
+                seen_cards[c] = 1
             if played and self.open_seats & (1 << (seat - 1)):
                 entries.append((seat, hole))
         missing = self.open_seats & ~seen_seats

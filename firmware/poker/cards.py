@@ -89,12 +89,13 @@ def check(cards, count=None, what="hand"):
         raise ValueError("%s: cards must be a list, got %r" % (what, cards))
     if count is not None and len(cards) != count:
         raise ValueError("%s: expected %d cards, got %d" % (what, count, len(cards)))
-    seen = 0
-    for card in cards:
+    # compared with the cards before it, not marked in a 52-bit mask: on a 32-bit port a bit
+    # above 2**30 is a big int, made anew for every card (the check runs at every settlement)
+    for i in range(len(cards)):
+        card = cards[i]
         if not isinstance(card, int) or isinstance(card, bool) or card < 0 or card >= DECK_SIZE:
             raise ValueError("%s: bad card %r: expected an int 0..51" % (what, card))
-        bit = 1 << card
-        if seen & bit:
-            raise ValueError("%s: duplicate card %s" % (what, name(card)))
-        seen |= bit
+        for j in range(i):
+            if cards[j] == card:
+                raise ValueError("%s: duplicate card %s" % (what, name(card)))
     return cards
