@@ -960,8 +960,10 @@ def test_a_ram_clear_without_room_for_its_records_buffers_is_refused(tmp_path, m
     from firmware.store import critical
 
     heap = scarce_heap(monkeypatch, critical, codec, tc)
+    # no room for them when the table is set up either (it makes them then, for a RAM clear)
+    heap.limit = critical.RECORD_CAPACITY + 1
     t = Table(tmp_path, jackpot_config=ENVY_SPLIT)      # blank memory: RAM ERROR
-    heap.limit = len(t.memory._buf) + 1
+    assert heap.limit == len(t.memory._buf) + 1
     t.ram_clear()
     assert t.c.phase == tc.RAM_ERROR and "RAM clear failed" in t.c.last_refusal
     assert t.memory.ram_error and t.memory.seq == 0

@@ -67,6 +67,7 @@ from firmware.heap import NotLoaded
 from firmware.jackpot import codec as jpcodec
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
+from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
 from firmware.poker import cards as cardlib
 from firmware.poker import hands
@@ -272,6 +273,14 @@ class RoundController:
         self.shoe_logged_ms = 0
         self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
         self._decoded = None         # (jackpot, round record) of the copy the boot takes
+        try:
+            # the record buffers as large as a RAM clear's record needs, now, while the heap
+            # is whole: the RAM clear does not then grow them beside the smaller ones (the
+            # boot fits them again to the jackpot it reads; no memory: the game's rules alone)
+            if memory is not None:
+                self.fit_record(pools.Jackpot(self.jackpot_config, self.game == UTH))
+        except MemoryError:
+            pass    # the RAM clear asks again, and is refused without the room
 
     # ------------------------------------------------------------------ boot
 
