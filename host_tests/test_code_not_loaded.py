@@ -103,3 +103,15 @@ def test_the_console_configuration_without_heap_for_its_checks_is_refused(table,
     assert reply["ok"] is False and reply["code"] == "refused"
     assert "cannot load firmware.jackpot.configcheck" in reply["error"]
     assert table.c.jackpot.config.wager == 100
+
+
+def test_the_books_check_without_its_module_is_not_loaded_never_books_that_do_not_balance(refuse):
+    # Jackpot.audit, which the boot's reading of a record runs, loads its check for the call:
+    # a damaged module must not read as a bad record (RAM ERROR, then a RAM clear of good pools)
+    from firmware.jackpot import pools
+
+    jp = pools.Jackpot()
+    refuse("firmware.jackpot.meternames", ValueError("incompatible .mpy file"))
+    with pytest.raises(NotLoaded, match="cannot load firmware.jackpot.meternames: "
+                                        "ValueError: incompatible .mpy file"):
+        jp.audit()

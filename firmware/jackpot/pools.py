@@ -29,18 +29,17 @@ MAX_SEATS = const(7)
 MAX_TIME = 0xFFFFFFFF
 
 
-# (whole, part) pool meters: a part can never exceed its whole
-_PARTS = ((m.PAID, m.SHORTFALL), (m.CONTRIB, m.REVERSED), (m.RESERVE_CONTRIB, m.RESERVE_REVERSED),
-          (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS),
-          (m.HITS, m.RESETS))                  # a pool resets only after a hit of its own
-_TABLE_PARTS = ((m.T_WAGERED, m.T_VOIDED), (m.T_WAGERS, m.T_VOIDS),
-                (m.T_RETENTION, m.T_RETENTION_REVERSED), (m.T_WAGERS, m.T_ROUNDS))
-# (table meter, pool meter) pairs: the table's equals the sum of the pools'
-_TABLE_SUMS = (((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
-                (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
-                (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT), (m.T_CUT, m.CUT))
-               + tuple((m.T_HIT_COUNT + h, m.HIT_COUNT + h) for h in range(paytable.HAND_TYPES))
-               + tuple((m.T_HIT_AMOUNT + h, m.HIT_AMOUNT + h) for h in range(paytable.HAND_TYPES)))
+def _books(name, jp):
+    """firmware.jackpot.meternames's `name` of jp (the books for people, loaded on use as
+    for pool_meters; heap.NotLoaded when it cannot be loaded: a full heap, or a damaged .mpy,
+    whose ValueError must not pass for books that do not balance)."""
+    try:
+        from firmware.jackpot import meternames as mn
+    except Exception as error:  # noqa: BLE001
+        from firmware.heap import not_loaded
+
+        raise not_loaded("firmware.jackpot.meternames", error) from None
+    return getattr(mn, name)(jp)
 
 
 def _is_int(value):
@@ -202,18 +201,8 @@ class Jackpot:
         return out
 
     def last_hits(self):
-        """The last (up to 25) jackpot hits as dicts, oldest first."""
-        out = []
-        for h in self.hits:
-            out.append({"time": h[m.H_TIME], "round": h[m.H_ROUND], "seat": h[m.H_SEAT],
-                        "hand": paytable.NAMES[h[m.H_HAND]], "pool": cfg.POOL_KEYS[h[m.H_POOL]],
-                        "cards": cardlib.names(h[m.H_CARDS:m.H_CARDS + 5]),
-                        "amount": h[m.H_AMOUNT], "shortfall": h[m.H_SHORTFALL],
-                        "pool_before": h[m.H_BEFORE], "pool_after": h[m.H_AFTER],
-                        "envy_seats": mask_seats(h[m.H_ENVY_SEATS]),
-                        "envy_each": h[m.H_ENVY_EACH], "envy_shortfall": h[m.H_ENVY_SHORTFALL],
-                        "cut": h[m.H_CUT], "envy_cut": h[m.H_ENVY_CUT]})
-        return out
+        """The last (up to 25) jackpot hits as dicts, oldest first (firmware.jackpot.meternames)."""
+        return _books("last_hits", self)
 
     def requested_config(self):
         """The configuration with every pending pool change in place (what was last asked)."""
@@ -224,75 +213,9 @@ class Jackpot:
         return c
 
     def audit(self):
-        """List of broken accounting equations (empty when the books balance to the cent)."""
-        problems = []
-        wagers = self.table[m.T_WAGERED] - self.table[m.T_VOIDED]
-        credited = 0
-        for slot in range(cfg.POOL_SLOTS):
-            pm = self.meters[slot]
-            if m.pool_value_from_meters(pm) != self.value[slot]:
-                problems.append("%s value %d != meters %d" % (
-                    cfg.POOL_KEYS[slot], self.value[slot], m.pool_value_from_meters(pm)))
-            if m.reserve_from_meters(pm) != self.reserve[slot]:
-                problems.append("%s reserve %d != meters %d" % (
-                    cfg.POOL_KEYS[slot], self.reserve[slot], m.reserve_from_meters(pm)))
-            credited += (pm[m.CONTRIB] - pm[m.REVERSED] + pm[m.RESERVE_CONTRIB]
-                         - pm[m.RESERVE_REVERSED])
-            awarded = pm[m.ENVY_AMOUNT]
-            counted = 0
-            for hand in range(paytable.HAND_TYPES):
-                awarded += pm[m.HIT_AMOUNT + hand]
-                counted += pm[m.HIT_COUNT + hand]
-            if awarded != pm[m.PAID] or counted != pm[m.HITS]:
-                problems.append("%s paid %d in %d hits != hands and envy %d in %d" % (
-                    cfg.POOL_KEYS[slot], pm[m.PAID], pm[m.HITS], awarded, counted))
-            if pm[m.ENVY_AMOUNT] < pm[m.ENVY_COUNT] or (pm[m.ENVY_AMOUNT] and not pm[m.ENVY_COUNT]):
-                # every envy bonus is at least a cent
-                problems.append("%s envy paid %d for %d bonuses" % (
-                    cfg.POOL_KEYS[slot], pm[m.ENVY_AMOUNT], pm[m.ENVY_COUNT]))
-            for gross, part in _PARTS:
-                if pm[part] > pm[gross]:
-                    # the equations hold whatever these are; a part above its whole is still
-                    # money from nowhere (a shortfall above what was paid raises the pool)
-                    from firmware.jackpot import meternames as mn
-
-                    problems.append("%s %s %d above %s %d" % (
-                        cfg.POOL_KEYS[slot], mn.POOL_METER_NAMES[part], pm[part],
-                        mn.POOL_METER_NAMES[gross], pm[gross]))
-            ceiling = self.config.pools[slot].ceiling
-            if ceiling and slot in self.active_slots() and self.value[slot] > ceiling:
-                problems.append("%s value %d above its ceiling %d" % (
-                    cfg.POOL_KEYS[slot], self.value[slot], ceiling))
-        retention = self.table[m.T_RETENTION] - self.table[m.T_RETENTION_REVERSED]
-        if wagers != credited + retention + self.carried_cents():
-            problems.append("wagers %d != increments %d + retention %d + carried %d" % (
-                wagers, credited, retention, self.carried_cents()))
-        for gross, part in _TABLE_PARTS:
-            if self.table[part] > self.table[gross]:
-                from firmware.jackpot import meternames as mn
-
-                problems.append("table %s %d above %s %d" % (
-                    mn.TABLE_METER_NAMES[part], self.table[part], mn.TABLE_METER_NAMES[gross],
-                    self.table[gross]))
-        t = self.table
-        held = _count(self.open_seats) * self.open_wager
-        taken = t[m.T_COLLECTED] + t[m.T_VOIDED] + held
-        if taken != t[m.T_WAGERED]:
-            # each wager is collected after its round's payout [11.12], voided, or still in
-            # the open round: exactly one of them
-            problems.append("table collected %d + voided %d + open round %d %s wagered %d" % (
-                t[m.T_COLLECTED], t[m.T_VOIDED], held,
-                "above" if taken > t[m.T_WAGERED] else "below", t[m.T_WAGERED]))
-        for tm, pmi in _TABLE_SUMS:
-            total = 0
-            for slot in range(cfg.POOL_SLOTS):
-                total += self.meters[slot][pmi]
-            if total != self.table[tm]:
-                from firmware.jackpot import meternames as mn
-
-                problems.append("table %s %d != pools %d" % (mn.TABLE_METER_NAMES[tm],
-                                                              self.table[tm], total))
-        return problems
+        """List of broken accounting equations (empty when the books balance to the cent;
+        firmware.jackpot.meternames)."""
+        return _books("audit", self)
 
     # ----------------------------------------------------------------- rounds
 

@@ -96,6 +96,7 @@ def decode(data):
     finally:
         let_go("firmware.jackpot.restore")
         let_go("firmware.jackpot.configcheck")      # restore's, loaded with it
+        let_go("firmware.jackpot.meternames")       # its check of the books (Jackpot.audit)
 
 
 def _width(v):
