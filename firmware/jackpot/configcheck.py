@@ -1,9 +1,13 @@
 """Validating a jackpot configuration: what firmware.jackpot.config.build and from_ints do
-(see that module for the keys).  Loaded for each call and let go after (config._checked):
+(see that module for the keys), and a table's change to a new one (Jackpot.set_config: a
+pool's change pending, pools merged or split).  Loaded for each call and let go after
+(config._checked):
 the table builds a configuration only at boot, at a RAM clear and for a supervisor's
 change, so its checks and their messages take no heap while the table plays."""
 
 from firmware.compat import const
+from firmware.jackpot import config as cfg
+from firmware.jackpot import meters as m
 from firmware.jackpot import paytable
 from firmware.jackpot.config import (
     CONFIG_INTS,
@@ -186,3 +190,114 @@ def from_ints(values):
             raise ValueError("config shortfall: %r is not 0 or 1" % (values[-1],))
         changes["shortfall"] = SHORTFALLS[values[-1]]
     return build(changes)
+
+
+def set_config(jp, changes):
+    """Change the configuration between rounds.  Returns a ConfigChange.
+
+    Wager and pay table change at once.  A pool's parameters change at once while the
+    pool is not in use, else after that pool's next hit (pending).  Merging or splitting
+    the pools changes every parameter at once and moves the money: on a split the pool
+    becomes the Major pool and the Minor pool starts at its reset amount; on a merge both
+    sub-pools (values, reserves and carried fractions) go into the one pool.
+    """
+    from firmware.jackpot.pools import ConfigChange
+
+    if jp.open_round:
+        raise ValueError("config: cannot change while round %d is open" % jp.open_round)
+    requested = jp.requested_config()
+    new = cfg.build(changes, requested)
+    result = ConfigChange()
+    if new.split == jp.config.split:
+        _check_mixed_shares(jp, new)
+    result_changes = cfg.diff(requested, new)
+    if not result_changes:
+        return result
+    if new.split != jp.config.split:
+        result.changes = cfg.diff(jp.config, new)
+        _change_layout(jp, new, result)
+        jp.pending = [None, None, None]
+    else:
+        pools = list(jp.config.pools)
+        for slot in range(cfg.POOL_SLOTS):
+            if new.pools[slot].same(jp.config.pools[slot]):
+                jp.pending[slot] = None
+            elif slot in jp.active_slots():
+                jp.pending[slot] = new.pools[slot]
+            else:
+                pools[slot] = new.pools[slot]
+        old = jp.config
+        jp.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools, new.envy,
+                               new.shortfall)
+        result.changes = cfg.diff(old, jp.config)
+        result.pending = cfg.diff(jp.config, jp.requested_config())
+    jp.table[m.T_CONFIG_CHANGES] += 1
+    return result
+
+
+def _check_mixed_shares(jp, new):
+    """While a change waits for a hit, old and new rates may be in force together."""
+    total = 0
+    for slot in new.active_slots():
+        a = jp.config.pools[slot].rate_ppm() + jp.config.pools[slot].reserve_ppm()
+        b = new.pools[slot].rate_ppm() + new.pools[slot].reserve_ppm()
+        total += a if a > b else b
+    if total > cfg.RATE_UNIT:
+        raise ValueError("config minor/major: the rates now in force and the new ones, which "
+                         "take effect at each pool's next hit, could add up to %d ppm of a wager "
+                         "(over %d)" % (total, cfg.RATE_UNIT))
+
+
+def _move(jp, src, dst, result):
+    """Move a pool's value, reserve and carried fractions into another slot."""
+    value = jp.value[src]
+    reserve = jp.reserve[src]
+    jp.meters[src][m.MOVED_OUT] += value
+    jp.meters[dst][m.MOVED_IN] += value
+    jp.meters[src][m.RESERVE_MOVED_OUT] += reserve
+    jp.meters[dst][m.RESERVE_MOVED_IN] += reserve
+    jp.value[dst] += value
+    jp.reserve[dst] += reserve
+    jp.value[src] = 0
+    jp.reserve[src] = 0
+    carry = jp.carry[dst] + jp.carry[src]
+    reserve_carry = jp.reserve_carry[dst] + jp.reserve_carry[src]
+    jp.carry[src] = 0
+    jp.reserve_carry[src] = 0
+    # Two carried fractions can add up to a whole cent: it is owed to the pool now.
+    if carry >= cfg.RATE_UNIT:
+        carry -= cfg.RATE_UNIT
+        jp.value[dst] += 1
+        jp.meters[dst][m.CONTRIB] += 1
+    if reserve_carry >= cfg.RATE_UNIT:
+        reserve_carry -= cfg.RATE_UNIT
+        jp.reserve[dst] += 1
+        jp.meters[dst][m.RESERVE_CONTRIB] += 1
+    jp.carry[dst] = carry
+    jp.reserve_carry[dst] = reserve_carry
+    result.moves.append([src, dst, value, reserve])
+
+
+def _change_layout(jp, new, result):
+    jp.config = new
+    if new.split:
+        _move(jp, cfg.MAIN, cfg.MAJOR, result)
+        minor = new.pools[cfg.MINOR]
+        if jp.value[cfg.MINOR] < minor.reset:
+            need = minor.reset - jp.value[cfg.MINOR]
+            from_reserve = need if need <= jp.reserve[cfg.MINOR] else jp.reserve[cfg.MINOR]
+            jp.value[cfg.MINOR] += from_reserve
+            jp.reserve[cfg.MINOR] -= from_reserve
+            jp.meters[cfg.MINOR][m.RESERVE_FUNDED] += from_reserve
+            jp._addition(cfg.MINOR, need - from_reserve)
+            result.starts.append([cfg.MINOR, from_reserve, need - from_reserve])
+    else:
+        _move(jp, cfg.MINOR, cfg.MAIN, result)
+        _move(jp, cfg.MAJOR, cfg.MAIN, result)
+    for slot in new.active_slots():
+        ceiling = new.pools[slot].ceiling
+        if ceiling and jp.value[slot] > ceiling:
+            over = jp.value[slot] - ceiling
+            jp.value[slot] -= over
+            jp.reserve[slot] += over
+            jp.meters[slot][m.OVERFLOW] += over

@@ -328,37 +328,9 @@ class Jackpot:
         the pools changes every parameter at once and moves the money: on a split the pool
         becomes the Major pool and the Minor pool starts at its reset amount; on a merge both
         sub-pools (values, reserves and carried fractions) go into the one pool.
+        (firmware.jackpot.configcheck does it, loaded for the call.)
         """
-        if self.open_round:
-            raise ValueError("config: cannot change while round %d is open" % self.open_round)
-        requested = self.requested_config()
-        new = cfg.build(changes, requested)
-        result = ConfigChange()
-        if new.split == self.config.split:
-            self._check_mixed_shares(new)
-        result_changes = cfg.diff(requested, new)
-        if not result_changes:
-            return result
-        if new.split != self.config.split:
-            result.changes = cfg.diff(self.config, new)
-            self._change_layout(new, result)
-            self.pending = [None, None, None]
-        else:
-            pools = list(self.config.pools)
-            for slot in range(cfg.POOL_SLOTS):
-                if new.pools[slot].same(self.config.pools[slot]):
-                    self.pending[slot] = None
-                elif slot in self.active_slots():
-                    self.pending[slot] = new.pools[slot]
-                else:
-                    pools[slot] = new.pools[slot]
-            old = self.config
-            self.config = cfg.Config(new.wager, new.split, new.odds, new.percent, pools, new.envy,
-                                     new.shortfall)
-            result.changes = cfg.diff(old, self.config)
-            result.pending = cfg.diff(self.config, self.requested_config())
-        self.table[m.T_CONFIG_CHANGES] += 1
-        return result
+        return cfg._checked("set_config", self, changes)
 
     # ----------------------------------------------------------------- internals
 
@@ -372,18 +344,6 @@ class Jackpot:
             raise ValueError("round %d is not open (no contributions to settle or void)" % round_no)
         if round_no != self.open_round:
             raise ValueError("round %d is not the open round %d" % (round_no, self.open_round))
-
-    def _check_mixed_shares(self, new):
-        """While a change waits for a hit, old and new rates may be in force together."""
-        total = 0
-        for slot in new.active_slots():
-            a = self.config.pools[slot].rate_ppm() + self.config.pools[slot].reserve_ppm()
-            b = new.pools[slot].rate_ppm() + new.pools[slot].reserve_ppm()
-            total += a if a > b else b
-        if total > cfg.RATE_UNIT:
-            raise ValueError("config minor/major: the rates now in force and the new ones, which "
-                             "take effect at each pool's next hit, could add up to %d ppm of a wager "
-                             "(over %d)" % (total, cfg.RATE_UNIT))
 
     def _close(self):
         self.open_round = 0
@@ -571,56 +531,3 @@ class Jackpot:
             self.meters[slot][m.OVERFLOW] += over
         self.table[m.T_COLLECTED] += plan.collected
         self._close()
-
-    def _move(self, src, dst, result):
-        """Move a pool's value, reserve and carried fractions into another slot."""
-        value = self.value[src]
-        reserve = self.reserve[src]
-        self.meters[src][m.MOVED_OUT] += value
-        self.meters[dst][m.MOVED_IN] += value
-        self.meters[src][m.RESERVE_MOVED_OUT] += reserve
-        self.meters[dst][m.RESERVE_MOVED_IN] += reserve
-        self.value[dst] += value
-        self.reserve[dst] += reserve
-        self.value[src] = 0
-        self.reserve[src] = 0
-        carry = self.carry[dst] + self.carry[src]
-        reserve_carry = self.reserve_carry[dst] + self.reserve_carry[src]
-        self.carry[src] = 0
-        self.reserve_carry[src] = 0
-        # Two carried fractions can add up to a whole cent: it is owed to the pool now.
-        if carry >= cfg.RATE_UNIT:
-            carry -= cfg.RATE_UNIT
-            self.value[dst] += 1
-            self.meters[dst][m.CONTRIB] += 1
-        if reserve_carry >= cfg.RATE_UNIT:
-            reserve_carry -= cfg.RATE_UNIT
-            self.reserve[dst] += 1
-            self.meters[dst][m.RESERVE_CONTRIB] += 1
-        self.carry[dst] = carry
-        self.reserve_carry[dst] = reserve_carry
-        result.moves.append([src, dst, value, reserve])
-
-    def _change_layout(self, new, result):
-        self.config = new
-        if new.split:
-            self._move(cfg.MAIN, cfg.MAJOR, result)
-            minor = new.pools[cfg.MINOR]
-            if self.value[cfg.MINOR] < minor.reset:
-                need = minor.reset - self.value[cfg.MINOR]
-                from_reserve = need if need <= self.reserve[cfg.MINOR] else self.reserve[cfg.MINOR]
-                self.value[cfg.MINOR] += from_reserve
-                self.reserve[cfg.MINOR] -= from_reserve
-                self.meters[cfg.MINOR][m.RESERVE_FUNDED] += from_reserve
-                self._addition(cfg.MINOR, need - from_reserve)
-                result.starts.append([cfg.MINOR, from_reserve, need - from_reserve])
-        else:
-            self._move(cfg.MINOR, cfg.MAIN, result)
-            self._move(cfg.MAJOR, cfg.MAIN, result)
-        for slot in new.active_slots():
-            ceiling = new.pools[slot].ceiling
-            if ceiling and self.value[slot] > ceiling:
-                over = self.value[slot] - ceiling
-                self.value[slot] -= over
-                self.reserve[slot] += over
-                self.meters[slot][m.OVERFLOW] += over
