@@ -1376,68 +1376,6 @@ class RoundController:
             return
         self._pay(None)
 
-    def _may_correct(self, need_key, confirmed):
-        """True when the supervisor may correct the round: the key is on (else the dealer is
-        told it is needed `need_key`) and the hands are not confirmed yet (else the two lines
-        `confirmed` say why not)."""
-        if not self.key_on:
-            self._beep(BEEP_ERROR)
-            self._say("Supervisor key", need_key)
-            return False
-        if self._confirmed():
-            self._beep(BEEP_ERROR)
-            self._say(*confirmed)
-            return False
-        return True
-
-    def _send_back(self):
-        """CONFIRM, the supervisor's key and LOCK: the jackpot hands are not paid but sent
-        back to the locked round, where the dealer corrects a fold or a card (card entry) and
-        settles again, and SETTLE checks the hands anew.  Logged first (JACKPOT_SENT_BACK,
-        with the seats and what they would have been paid); nothing else was committed for
-        CONFIRM but the round's cards, so nothing is undone."""
-        # once OK was pressed and committed a power cut pays these hands, so they cannot go
-        # back unpaid (the supervisor pays them with OK again, or voids the round)
-        if not self._may_correct("to send back", ("Confirmed:", "OK pays or void")):
-            return
-        seats, total = 0, 0
-        for hit in self.hits:
-            seats |= 1 << (hit[jm.H_SEAT] - 1)
-            total += hit[jm.H_AMOUNT]
-        if not self._log_admin(ev.JACKPOT_SENT_BACK, SUPERVISOR_ID, seats, ev.clamp(total)):
-            return
-        self.hits = []
-        self.results = []
-        self._set_phase(LOCKED)
-        self._beep(BEEP_OK)
-        self._say("Not paid: fix", "then SETTLE")
-
-    def _remove_card(self, dest):
-        """Card entry, the supervisor's key and SETTLE: the last card given to dest (0
-        dealer, 1..7 a seat, 8 the board) is taken out of the round, a misread or mistyped
-        card.  Committed with the round's cards and logged (CARD_REMOVED) at once, so that a
-        power cut cannot bring it back; when that fails the card stays."""
-        if not self._may_correct("to remove a card", ("Hands confirmed", "cannot change")):
-            return
-        buf, label = self._dest_buffer(dest)
-        last = -1
-        if buf is not None:
-            for i in range(len(buf)):
-                if buf[i] != NO_CARD:
-                    last = i
-        if last < 0:
-            self._beep(BEEP_ERROR)
-            self._say("Nothing to undo", label if buf is None else label + " is empty")
-            return
-        card = buf[last]
-        buf[last] = NO_CARD
-        if self.commit_admin([(ev.CARD_REMOVED, dest, card, 0)], self._sections()):
-            buf[last] = card
-            return
-        self._link_committed()
-        self._beep(BEEP_OK)
-        self._say("Removed " + cardlib.name(card), label)
-
     def _confirm(self):
         if not self.key_on:
             self._beep(BEEP_ERROR)

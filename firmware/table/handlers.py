@@ -165,7 +165,7 @@ def _on_confirm(c, button, long):
         c.confirm_top = max(0, c.confirm_top - 1)
     elif button == btn.LOCK:
         # a hand to correct (a fold not made, a card misread): back to the locked round
-        c._send_back()
+        supervised(c, "send_back")
     elif button == btn.BACK and c.key_on:
         if long:
             supervised(c, "void_round")
@@ -276,7 +276,7 @@ def _on_card_entry(c, button, long):
     elif button == btn.OK:
         c.entry_field = (c.entry_field + 1) % _FIELDS
     elif button == btn.SETTLE:
-        c._remove_card(entry[0])         # the supervisor's: the destination's last card
+        supervised(c, "remove_card", entry[0])  # the supervisor's: the destination's last card
     elif button == btn.LOCK:
         problem = c._add_card(entry[0], cardlib.make(entry[1], entry[2]))
         if problem:

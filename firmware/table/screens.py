@@ -265,7 +265,7 @@ def render_lines(c):
         elif not c.key_on:
             lines[7] = "KEY+OK to pay"
         else:
-            # once the confirmation is committed LOCK sends nothing back (_send_back)
+            # once the confirmation is committed LOCK sends nothing back (supervisor.send_back)
             lines[7] = "OK to pay" if c._confirmed() else "OK=pay LOCK=back"
     elif phase == RESULTS:
         results = c.results

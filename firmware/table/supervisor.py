@@ -1,5 +1,6 @@
 """The supervisor's rare actions on the round (key on): void the round or a seat, step a
-configuration item, RAM clear.
+configuration item, RAM clear, send the jackpot hands back to the locked round, take a card
+out of it.
 
 Each function takes the RoundController `c`.  The panel handlers load this module for one
 action and let it go after (firmware.table.handlers.supervised): these actions come a few
@@ -8,8 +9,10 @@ times a shift, so their code takes no room in the heap while the table plays.
 
 from firmware.heap import NotLoaded
 from firmware.jackpot import config as jcfg
+from firmware.jackpot import meters as jm
 from firmware.jackpot import pools
 from firmware.jackpot import record as jprecord
+from firmware.poker import cards as cardlib
 from firmware.store import critical
 from firmware.store import eventlog as ev
 from firmware.table import roundrecord
@@ -18,12 +21,14 @@ from firmware.table.phases import (
     BEEP_ERROR,
     BEEP_OK,
     CONFIG_ITEMS,
+    LOCKED,
     RAM_ERROR,
     RESULTS,
     SUPERVISOR_ID,
     UTH,
     WIDTH,
 )
+from firmware.table.roundrecord import NO_CARD
 from firmware.table.screens import money
 
 
@@ -64,7 +69,7 @@ def void_seat(c, seat):
     """Void one seat (0-based) of the locked round: its jackpot wager returned, committed
     with the round.  Refused once the round's jackpot hands are confirmed (c._confirmed):
     the boot after a power cut pays them as confirmed."""
-    if not c._may_correct("to void a seat", ("Hands confirmed", "cannot void seat")):
+    if not may_correct(c, "to void a seat", ("Hands confirmed", "cannot void seat")):
         return
     bit = 1 << seat
     if c.rec.voided & bit:
@@ -209,3 +214,66 @@ def ram_clear(c):
     c._beep(BEEP_OK)
     c._say("RAM cleared", "pool reset" if c.game == UTH else "")
     c._refresh_meter()
+
+
+def may_correct(c, need_key, confirmed):
+    """True when the supervisor may correct the round: the key is on (else the dealer is
+    told it is needed `need_key`) and the hands are not confirmed yet (else the two lines
+    `confirmed` say why not)."""
+    if not c.key_on:
+        c._beep(BEEP_ERROR)
+        c._say("Supervisor key", need_key)
+        return False
+    if c._confirmed():
+        c._beep(BEEP_ERROR)
+        c._say(*confirmed)
+        return False
+    return True
+
+def send_back(c):
+    """CONFIRM, the supervisor's key and LOCK: the jackpot hands are not paid but sent
+    back to the locked round, where the dealer corrects a fold or a card (card entry) and
+    settles again, and SETTLE checks the hands anew.  Logged first (JACKPOT_SENT_BACK,
+    with the seats and what they would have been paid); nothing else was committed for
+    CONFIRM but the round's cards, so nothing is undone."""
+    # once OK was pressed and committed a power cut pays these hands, so they cannot go
+    # back unpaid (the supervisor pays them with OK again, or voids the round)
+    if not may_correct(c, "to send back", ("Confirmed:", "OK pays or void")):
+        return
+    seats, total = 0, 0
+    for hit in c.hits:
+        seats |= 1 << (hit[jm.H_SEAT] - 1)
+        total += hit[jm.H_AMOUNT]
+    if not c._log_admin(ev.JACKPOT_SENT_BACK, SUPERVISOR_ID, seats, ev.clamp(total)):
+        return
+    c.hits = []
+    c.results = []
+    c._set_phase(LOCKED)
+    c._beep(BEEP_OK)
+    c._say("Not paid: fix", "then SETTLE")
+
+def remove_card(c, dest):
+    """Card entry, the supervisor's key and SETTLE: the last card given to dest (0
+    dealer, 1..7 a seat, 8 the board) is taken out of the round, a misread or mistyped
+    card.  Committed with the round's cards and logged (CARD_REMOVED) at once, so that a
+    power cut cannot bring it back; when that fails the card stays."""
+    if not may_correct(c, "to remove a card", ("Hands confirmed", "cannot change")):
+        return
+    buf, label = c._dest_buffer(dest)
+    last = -1
+    if buf is not None:
+        for i in range(len(buf)):
+            if buf[i] != NO_CARD:
+                last = i
+    if last < 0:
+        c._beep(BEEP_ERROR)
+        c._say("Nothing to undo", label if buf is None else label + " is empty")
+        return
+    card = buf[last]
+    buf[last] = NO_CARD
+    if c.commit_admin([(ev.CARD_REMOVED, dest, card, 0)], c._sections()):
+        buf[last] = card
+        return
+    c._link_committed()
+    c._beep(BEEP_OK)
+    c._say("Removed " + cardlib.name(card), label)
