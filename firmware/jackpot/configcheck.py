@@ -1,9 +1,9 @@
 """Validating a jackpot configuration: what firmware.jackpot.config.build and from_ints do
-(see that module for the keys), and a table's change to a new one (Jackpot.set_config: a
-pool's change pending, pools merged or split).  Loaded for each call and let go after
-(config._checked):
-the table builds a configuration only at boot, at a RAM clear and for a supervisor's
-change, so its checks and their messages take no heap while the table plays."""
+(see that module for the keys), and the operator's changes to a table's jackpot between
+rounds (Jackpot.set_config: a pool's change pending, pools merged or split; Jackpot.add).
+Loaded for each call and let go after (config._checked): the table builds a configuration
+only at boot, at a RAM clear and for a supervisor's change, so its checks and their messages
+take no heap while the table plays."""
 
 from firmware.compat import const
 from firmware.jackpot import config as cfg
@@ -190,6 +190,26 @@ def from_ints(values):
             raise ValueError("config shortfall: %r is not 0 or 1" % (values[-1],))
         changes["shortfall"] = SHORTFALLS[values[-1]]
     return build(changes)
+
+
+def add(jp, slot, amount):
+    """Operator addition of amount cents to an active pool (not above its ceiling)."""
+    jp._check_slot(slot)
+    if slot not in jp.active_slots():
+        raise ValueError("pool %s is not in use" % POOL_KEYS[slot])
+    if not _is_int(amount) or amount < 1 or amount > MAX_AMOUNT:
+        raise ValueError("bad addition %r: expected cents 1..%d" % (amount, MAX_AMOUNT))
+    ceiling = jp.config.pools[slot].ceiling
+    if ceiling and jp.value[slot] + amount > ceiling:
+        raise ValueError("addition %d would take pool %s to %d, above its ceiling %d"
+                         % (amount, POOL_KEYS[slot], jp.value[slot] + amount, ceiling))
+    if jp.value[slot] + amount > MAX_AMOUNT:
+        # the most a pool parameter may be; the table logs the pools as 32-bit numbers
+        raise ValueError("addition %d would take pool %s to %d, above %d, the most a pool "
+                         "may hold" % (amount, POOL_KEYS[slot], jp.value[slot] + amount,
+                                       MAX_AMOUNT))
+    jp._addition(slot, amount)
+    return jp.value[slot]
 
 
 def set_config(jp, changes):

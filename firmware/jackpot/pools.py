@@ -302,23 +302,9 @@ class Jackpot:
     # ----------------------------------------------------------------- operator
 
     def add(self, slot, amount):
-        """Operator addition of amount cents to an active pool (not above its ceiling)."""
-        self._check_slot(slot)
-        if slot not in self.active_slots():
-            raise ValueError("pool %s is not in use" % cfg.POOL_KEYS[slot])
-        if not _is_int(amount) or amount < 1 or amount > cfg.MAX_AMOUNT:
-            raise ValueError("bad addition %r: expected cents 1..%d" % (amount, cfg.MAX_AMOUNT))
-        ceiling = self.config.pools[slot].ceiling
-        if ceiling and self.value[slot] + amount > ceiling:
-            raise ValueError("addition %d would take pool %s to %d, above its ceiling %d"
-                             % (amount, cfg.POOL_KEYS[slot], self.value[slot] + amount, ceiling))
-        if self.value[slot] + amount > cfg.MAX_AMOUNT:
-            # the most a pool parameter may be; the table logs the pools as 32-bit numbers
-            raise ValueError("addition %d would take pool %s to %d, above %d, the most a pool "
-                             "may hold" % (amount, cfg.POOL_KEYS[slot], self.value[slot] + amount,
-                                           cfg.MAX_AMOUNT))
-        self._addition(slot, amount)
-        return self.value[slot]
+        """Operator addition of amount cents to an active pool (not above its ceiling);
+        firmware.jackpot.configcheck does it, loaded for the call."""
+        return cfg._checked("add", self, slot, amount)
 
     def set_config(self, changes):
         """Change the configuration between rounds.  Returns a ConfigChange.
