@@ -112,6 +112,8 @@ fakes = heap_now() - before_board
 settle_ticks = [0] * ROUNDS  # per round: the longest tick of the SETTLE press (the round settled)
 window = []                  # one press's tick times (us, run())
 bus = []                     # one press's I2C bytes per tick (run())
+tick_us = [0] * 64           # the tick times (us) around a LOCK after the rounds (run()): made
+del tick_us[:]               # with room for them (del keeps it), sorted in place below
 deck = list(range(52))       # each round's shuffled deck (reset in place, run below)
 # The script's own global names: its dictionary is grown here to the size the names bound
 # below need (spare entries made, then deleted: MicroPython does not shrink a dictionary), so
@@ -173,7 +175,6 @@ print("heap_firmware_modules", imported - start)
 print("heap_simulated_board", fakes)
 print("heap_table_objects", heap_now() - imported)
 clock = [0]
-tick_us = []
 state = [12345]
 
 
@@ -373,6 +374,8 @@ for seat in range(7):
 run(400, tick_us)
 press("LOCK")
 run(400, tick_us)
-tick_us = sorted(abs(us) for us in tick_us)
+for _i in range(len(tick_us)):
+    tick_us[_i] = abs(tick_us[_i])
+tick_us.sort()
 print("tick_us_median", tick_us[len(tick_us) // 2])
 print("tick_us_max", tick_us[-1])
