@@ -37,20 +37,6 @@ def named(values, names):
     return out
 
 
-# (whole, part) pool meters: a part can never exceed its whole
-_PARTS = ((m.PAID, m.SHORTFALL), (m.CONTRIB, m.REVERSED), (m.RESERVE_CONTRIB, m.RESERVE_REVERSED),
-          (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS),
-          (m.HITS, m.RESETS))                  # a pool resets only after a hit of its own
-_TABLE_PARTS = ((m.T_WAGERED, m.T_VOIDED), (m.T_WAGERS, m.T_VOIDS),
-                (m.T_RETENTION, m.T_RETENTION_REVERSED), (m.T_WAGERS, m.T_ROUNDS))
-# (table meter, pool meter) pairs: the table's equals the sum of the pools'
-_TABLE_SUMS = (((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
-                (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
-                (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT), (m.T_CUT, m.CUT))
-               + tuple((m.T_HIT_COUNT + h, m.HIT_COUNT + h) for h in range(paytable.HAND_TYPES))
-               + tuple((m.T_HIT_AMOUNT + h, m.HIT_AMOUNT + h) for h in range(paytable.HAND_TYPES)))
-
-
 def last_hits(jp):
     """The last (up to 25) jackpot hits as dicts, oldest first."""
     out = []
@@ -68,6 +54,19 @@ def last_hits(jp):
 
 def audit(jp):
     """List of broken accounting equations (empty when the books balance to the cent)."""
+    # the meters' relations, built for the call (the audit menu loads this module without it)
+    # (whole, part) pool meters: a part can never exceed its whole
+    parts = ((m.PAID, m.SHORTFALL), (m.CONTRIB, m.REVERSED), (m.RESERVE_CONTRIB, m.RESERVE_REVERSED),
+             (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS),
+             (m.HITS, m.RESETS))                  # a pool resets only after a hit of its own
+    table_parts = ((m.T_WAGERED, m.T_VOIDED), (m.T_WAGERS, m.T_VOIDS),
+                   (m.T_RETENTION, m.T_RETENTION_REVERSED), (m.T_WAGERS, m.T_ROUNDS))
+    # (table meter, pool meter) pairs: the table's equals the sum of the pools'
+    table_sums = (((m.T_PAID, m.PAID), (m.T_SHORTFALL, m.SHORTFALL), (m.T_HITS, m.HITS),
+                   (m.T_ADDITIONS, m.ADDITIONS), (m.T_RESETS, m.RESETS),
+                   (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT), (m.T_CUT, m.CUT))
+                  + tuple((m.T_HIT_COUNT + h, m.HIT_COUNT + h) for h in range(paytable.HAND_TYPES))
+                  + tuple((m.T_HIT_AMOUNT + h, m.HIT_AMOUNT + h) for h in range(paytable.HAND_TYPES)))
     problems = []
     wagers = jp.table[m.T_WAGERED] - jp.table[m.T_VOIDED]
     credited = 0
@@ -93,7 +92,7 @@ def audit(jp):
             # every envy bonus is at least a cent
             problems.append("%s envy paid %d for %d bonuses" % (
                 cfg.POOL_KEYS[slot], pm[m.ENVY_AMOUNT], pm[m.ENVY_COUNT]))
-        for gross, part in _PARTS:
+        for gross, part in parts:
             if pm[part] > pm[gross]:
                 # the equations hold whatever these are; a part above its whole is still
                 # money from nowhere (a shortfall above what was paid raises the pool)
@@ -108,7 +107,7 @@ def audit(jp):
     if wagers != credited + retention + jp.carried_cents():
         problems.append("wagers %d != increments %d + retention %d + carried %d" % (
             wagers, credited, retention, jp.carried_cents()))
-    for gross, part in _TABLE_PARTS:
+    for gross, part in table_parts:
         if jp.table[part] > jp.table[gross]:
             problems.append("table %s %d above %s %d" % (
                 TABLE_METER_NAMES[part], jp.table[part], TABLE_METER_NAMES[gross],
@@ -122,7 +121,7 @@ def audit(jp):
         problems.append("table collected %d + voided %d + open round %d %s wagered %d" % (
             t[m.T_COLLECTED], t[m.T_VOIDED], held,
             "above" if taken > t[m.T_WAGERED] else "below", t[m.T_WAGERED]))
-    for tm, pmi in _TABLE_SUMS:
+    for tm, pmi in table_sums:
         total = 0
         for slot in range(cfg.POOL_SLOTS):
             total += jp.meters[slot][pmi]
