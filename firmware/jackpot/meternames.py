@@ -52,9 +52,9 @@ def last_hits(jp):
     return out
 
 
-def audit(jp):
-    """List of broken accounting equations (empty when the books balance to the cent)."""
-    # the meters' relations, built for the call (the audit menu loads this module without it)
+def _relations():
+    """The meters' relations the check tests, built for its call (the audit menu loads this
+    module to name the meters, never to check the books)."""
     # (whole, part) pool meters: a part can never exceed its whole
     parts = ((m.PAID, m.SHORTFALL), (m.CONTRIB, m.REVERSED), (m.RESERVE_CONTRIB, m.RESERVE_REVERSED),
              (m.OVERFLOW, m.OVERFLOW_REVERSED), (m.WAGERED, m.VOIDED), (m.WAGERS, m.VOIDS),
@@ -67,6 +67,12 @@ def audit(jp):
                    (m.T_ENVY_COUNT, m.ENVY_COUNT), (m.T_ENVY_AMOUNT, m.ENVY_AMOUNT), (m.T_CUT, m.CUT))
                   + tuple((m.T_HIT_COUNT + h, m.HIT_COUNT + h) for h in range(paytable.HAND_TYPES))
                   + tuple((m.T_HIT_AMOUNT + h, m.HIT_AMOUNT + h) for h in range(paytable.HAND_TYPES)))
+    return parts, table_parts, table_sums
+
+
+def audit(jp):
+    """List of broken accounting equations (empty when the books balance to the cent)."""
+    parts, table_parts, table_sums = _relations()
     problems = []
     wagers = jp.table[m.T_WAGERED] - jp.table[m.T_VOIDED]
     credited = 0
