@@ -659,8 +659,9 @@ class TableFuzz(RuleBasedStateMachine):
             assert c.phase in (tc.LOCKED, tc.CONFIRM, tc.RESULTS)
 
 
-def run_machine(examples, steps):
-    cls = type("TableFuzzRun", (TableFuzz,), {})
+def run_machine(examples, steps, machine=None):
+    """Run the state machine (TableFuzz unless given) for `examples` runs of `steps` steps."""
+    cls = type("FuzzRun", (machine or TableFuzz,), {})
     cls.TestCase.settings = settings(max_examples=examples, stateful_step_count=steps, deadline=None,
                                      suppress_health_check=list(HealthCheck))
     cls.TestCase("runTest").runTest()
@@ -841,17 +842,10 @@ class LoopFuzz(RuleBasedStateMachine):
         assert shown == want, "the OLED shows %r, the controller %r" % (shown, want)
 
 
-def run_loop_machine(examples, steps):
-    cls = type("LoopFuzzRun", (LoopFuzz,), {})
-    cls.TestCase.settings = settings(max_examples=examples, stateful_step_count=steps, deadline=None,
-                                     suppress_health_check=list(HealthCheck))
-    cls.TestCase("runTest").runTest()
-
-
 def test_the_loop_survives_a_random_dealer_supervisor_and_power_supply():
-    run_loop_machine(examples=5, steps=30)
+    run_machine(examples=5, steps=30, machine=LoopFuzz)
 
 
 @pytest.mark.slow
 def test_the_loop_survives_a_long_random_night():
-    run_loop_machine(examples=100, steps=80)
+    run_machine(examples=100, steps=80, machine=LoopFuzz)

@@ -307,15 +307,9 @@ class Jackpot:
         return cfg._checked("add", self, slot, amount)
 
     def set_config(self, changes):
-        """Change the configuration between rounds.  Returns a ConfigChange.
-
-        Wager and pay table change at once.  A pool's parameters change at once while the
-        pool is not in use, else after that pool's next hit (pending).  Merging or splitting
-        the pools changes every parameter at once and moves the money: on a split the pool
-        becomes the Major pool and the Minor pool starts at its reset amount; on a merge both
-        sub-pools (values, reserves and carried fractions) go into the one pool.
-        (firmware.jackpot.configcheck does it, loaded for the call.)
-        """
+        """Change the configuration between rounds; returns a ConfigChange.  What changes
+        when, and how a merge or split moves the money: firmware.jackpot.configcheck's
+        set_config, which does it, loaded for the call."""
         return cfg._checked("set_config", self, changes)
 
     # ----------------------------------------------------------------- internals
