@@ -925,3 +925,29 @@ def test_a_broker_name_that_does_not_resolve_is_named_not_a_traceback(tmp_path, 
     assert link_controller.main(argv) == 2
     err = capsys.readouterr().err
     assert "refused: the broker %s port 1883: " % host in err and "Traceback" not in err
+
+
+def test_a_hand_refused_alone_is_logged_once_though_the_payout_commit_failed(tmp_path):
+    # the controller's "hit refused" event is the payout's: logged in its transaction, not
+    # before it, so a commit that failed (a full disk, a process killed mid-commit) and was
+    # made again does not log the refusal twice for the supervisor
+    w = Wire(tmp_path, config={"main": {"reset": 1000000}, "pay": {"flush": [0, 0]}})
+    w.step(100, 5)
+    link = w.links[1]
+    link.contribute(1, NOW, 2, 200)
+    link.hit(1, NOW, [[1, 4, 100], [3, 0, 100]])
+    failed = []
+
+    def fail_once(what):
+        if what.startswith("pay") and not failed:
+            failed.append(what)
+            raise sqlite3.OperationalError("disk I/O error")
+
+    w.controller._pause = fail_once
+    with pytest.raises(sqlite3.OperationalError):
+        w.step(100, 5)
+    assert failed and read_ledger(w.db)["paid"] == []
+    w.step(100, 5)
+    assert len(read_ledger(w.db)["paid"]) == 1
+    refused = [e[2] for e in read_ledger(w.db)["events"] if e[1] == "hit refused"]
+    assert len(refused) == 1 and "seat 3" in refused[0]

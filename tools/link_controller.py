@@ -490,6 +490,9 @@ class Controller:
                 break
             pool = LinkedPool.from_dict(self.config, self.pool.to_dict())
             payable, refused = [], []
+            # the refusals' events, logged in the payout's transaction: a commit that fails
+            # (and is made again) never logs one twice
+            why_refused = []
             try:
                 for hit in json.loads(rows):
                     why = pool.refusal(hit, self.config.wager)
@@ -499,11 +502,10 @@ class Controller:
                         # a hand the pay table cannot pay: refused alone, for the supervisor;
                         # the round's other hands are paid
                         refused.append([hit[0], hit[1], why[0]])
-                        self._event(tb, "hit refused", "entry %d round %d: %s" % (n, round_no, why[1]))
-                        self._say("hit refused: table %d entry %d: %s" % (tb, n, why[1]))
+                        why_refused.append(why[1])
                 paid_rows, before, after = pool.pay(payable, self.config.wager)
             except ValueError as error:
-                self._event(tb, "hit refused", "entry %d round %d: %s" % (n, round_no, error))
+                why_refused = [str(error)]
                 paid_rows, refused = [], []
                 before = after = pool.amounts()
             total = sum(r[2] for r in paid_rows)
@@ -521,6 +523,8 @@ class Controller:
                                 (total, len(paid_rows), tb))
                 self.db.execute("UPDATE meta SET value=? WHERE name='pool'", (json.dumps(pool.to_dict()),))
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('paid_order', ?)", (str(order),))
+                for why in why_refused:
+                    self._event(tb, "hit refused", "entry %d round %d: %s" % (n, round_no, why))
                 self._event(tb, "hit paid", "order %d entry %d round %d locked %d arrival %d: %r "
                             "pool %r -> %r"
                             % (order, n, round_no, lock_time, arrival, paid_rows, before, after))
@@ -531,6 +535,8 @@ class Controller:
                 raise
             self.pool = pool
             self.due.pop((tb, n), None)
+            for why in why_refused:
+                self._say("hit refused: table %d entry %d: %s" % (tb, n, why))
             self._say("paid table %d round %d (locked %d): %r, pool %r -> %r"
                       % (tb, round_no, lock_time, paid_rows, before, after))
             self._send_paid(tb, n)
