@@ -601,6 +601,7 @@ def test_a_hand_the_linked_pay_table_does_not_pay_is_refused_alone_and_the_other
     # pay: the royal is paid, the flush refused with its reason (a [seat, hand, why] row, the
     # controller's "hit refused" event), not the whole claim (nobody paid) as before
     w = Wire(tmp_path, config={"main": {"reset": 1000000}, "pay": {"flush": [0, 0]}})
+    w.links[1].paytable = w.controller.pays()   # (a table that takes refused rows says so)
     w.step(100, 5)
     link = w.links[1]
     link.contribute(1, NOW, 2, 200)
@@ -951,3 +952,37 @@ def test_a_hand_refused_alone_is_logged_once_though_the_payout_commit_failed(tmp
     assert len(read_ledger(w.db)["paid"]) == 1
     refused = [e[2] for e in read_ledger(w.db)["events"] if e[1] == "hit refused"]
     assert len(refused) == 1 and "seat 3" in refused[0]
+
+
+def test_a_table_before_the_refused_rows_is_paid_its_round_s_other_hands(tmp_path, monkeypatch):
+    # a table on firmware before the [seat, hand, why] rows rejects a paid carrying one as
+    # malformed and keeps the whole hit unpaid (its royal too, which the link's pool has paid
+    # out): such a table, which never sends its pay table (pays came with those rows), is sent
+    # the paid hands alone, and a table that has sent one is remembered across a restart
+    config = {"main": {"reset": 1000000}, "pay": {"flush": [0, 0]}}
+    w = Wire(tmp_path, tables=(1, 2), config=config)
+    w.links[2].paytable = w.controller.pays()
+    w.step(100, 5)
+    w.controller.close()
+    w.controller = Controller(w.db, w.keys, lambda t, p: w.to_tables.append((t, p)),
+                              clock_s=lambda: w.clock[0], order_window=0, broadcast_every=0)
+    sent = []
+    w.controller._send = lambda table, kind, values, send=w.controller._send: (
+        sent.append((table, kind, values)), send(table, kind, values))
+    for tb in (1, 2):
+        w.links[tb].contribute(1, NOW, 2, 200)
+        w.links[tb].hit(1, NOW, [[1, 4, 100], [3, 0, 100]])
+        w.step(100, 5)
+    paid = {tb: values[1] for tb, kind, values in sent if kind == codec.PAID}
+    assert [len(row) for row in paid[1]] == [4]           # what an older table's codec takes
+    assert [len(row) for row in paid[2]] == [4, 3] and paid[2][1] == [3, 0, codec.REFUSED_HAND]
+    assert w.links[1].take_results()[0].rows == paid[1]
+    assert w.links[1].totals[3:] == w.controller.totals(1)[3:] and w.links[1].state == UP
+    refused = [e for e in read_ledger(w.db)["events"] if e[1] == "hit refused"]
+    assert [e[0] for e in refused] == [1, 2]              # the supervisor still hears of both
+    # a board re-enrolled at table 2 (the controller stopped) says again what its firmware is
+    from tools import link_reenrol
+
+    w.controller.close()
+    link_reenrol.reenrol(w.db, 2)
+    assert Controller(w.db, w.keys, lambda t, p: None, clock_s=lambda: NOW).pays_tables == set()

@@ -209,6 +209,8 @@ class Controller:
                 self.db.execute("INSERT INTO tables VALUES (?,0,0,0,0,0,0,0)", (table,))
             self.windows[table] = (self._row(table)["up_top"], 0)
         self.arrival = int(self._meta("arrival"))
+        # tables that sent their pay table (pays): their firmware takes a paid's refused rows
+        self.pays_tables = set(json.loads(self._meta("pays_tables", "[]")))
         start = now_ms()
         for tb, n in self.db.execute("SELECT tb, n FROM hits WHERE status='pending'"):
             self.due[(tb, n)] = start + self.order_window
@@ -268,7 +270,10 @@ class Controller:
         if row is None or row[0] != "paid":
             return False
         result = json.loads(row[1])
-        self._send(table, codec.PAID, [n, result["rows"] + result.get("refused", []),
+        # a table before the refused rows (which came with pays) rejects a paid with them as
+        # malformed and would keep the round's paid hands unpaid: it is sent those alone
+        refused = result.get("refused", []) if table in self.pays_tables else []
+        self._send(table, codec.PAID, [n, result["rows"] + refused,
                                        sent(result["before"]), sent(result["after"])])
         return True
 
@@ -310,9 +315,11 @@ class Controller:
         return accepted
 
     def _reload(self):
-        """Forget what a rolled-back batch did in memory: pool, arrival counter, due hits."""
+        """Forget what a rolled-back batch did in memory: pool, arrival counter, due hits, the
+        tables heard to send their pay table."""
         self.pool = LinkedPool.from_dict(self.config, json.loads(self._meta("pool")))
         self.arrival = int(self._meta("arrival"))
+        self.pays_tables = set(json.loads(self._meta("pays_tables", "[]")))
         pending = set(self.db.execute("SELECT tb, n FROM hits WHERE status='pending'").fetchall())
         self.due = {k: v for k, v in self.due.items() if k in pending}
 
@@ -352,6 +359,10 @@ class Controller:
             return False
         self.windows[table] = (top, window)
         if msg.kind == codec.PAYS:
+            if table not in self.pays_tables:
+                self.pays_tables.add(table)
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('pays_tables', ?)",
+                                (json.dumps(sorted(self.pays_tables)),))
             self._compare_pays(table, msg.get("pt"))
             self._send(table, codec.PAYS, [self.pays()])    # the table compares it too
             return True

@@ -112,6 +112,12 @@ def reenrol(db_path, table, now=None, apply=True):
                 db.execute("DELETE FROM hits WHERE tb=?", (table,))
                 db.execute("UPDATE tables SET last_n=0, wagers=0, count=0, reversed=0, paid=0, "
                            "hits=0, up_top=0 WHERE tb=?", (table,))
+                # the new board says again whether its firmware sends its pay table (and so
+                # takes a paid's refused rows: link_controller's pays_tables)
+                kept = db.execute("SELECT value FROM meta WHERE name='pays_tables'").fetchone()
+                if kept is not None:
+                    db.execute("UPDATE meta SET value=? WHERE name='pays_tables'", (json.dumps(
+                        [tb for tb in json.loads(kept[0]) if tb != table]),))
                 text = "supervisor re-enrolment: " + describe(row, len(entries), len(hits))
                 db.execute("INSERT INTO events (at, tb, kind, text) VALUES (?,?,?,?)",
                            (at, table, "reenrol", text))
