@@ -472,7 +472,6 @@ def log_fault(app, error):
     (this boot's), among the log's newest _FAULT_LOOK_BACK entries.  0: nothing logged (the
     memory cannot commit, or the fault cut a commit short, which left its copies unknown)."""
     import gc
-    import time
 
     from firmware.store.crc32 import crc32
 
@@ -491,8 +490,10 @@ def log_fault(app, error):
                     boots += 1
         count = min(count + 1, 0xFFFF) if boots == 1 else 1
         what = crc32(("%s: %s" % (type(error).__name__, error)).encode()) & 0x7FFFFFFF
-        wall = int(time.time()) + _wall_offset() + memory.clock_shift    # as the table logs
-        memory.commit_admin(None, [(ev.LOOP_FAULT, count, what, app.ticks)], wall & 0xFFFFFFFF)
+        # timed as the table logs (its last pass's clock, shifted on after a restart, or
+        # set by the loop's NTP, which the RTC's own reading is not)
+        memory.commit_admin(None, [(ev.LOOP_FAULT, count, what, app.ticks)],
+                            app.controller.wall & 0xFFFFFFFF)
     except Exception:       # noqa: BLE001 - the fault's own reset goes ahead
         return 0
     return count

@@ -1230,3 +1230,33 @@ def test_a_fault_at_every_boot_of_the_board_stops_the_table_at_the_third_on_micr
     assert logged[0][0] == ev.RAM_CLEAR
     assert [e[0] for e in logged[1:9]] == [ev.POWER_UP, ev.LOOP_FAULT] * 4
     assert [e[1] for e in logged[1:9] if e[0] == ev.LOOP_FAULT] == [1, 2, 3, 4]
+
+
+def test_a_fault_after_ntp_set_the_time_is_logged_at_that_time(monkeypatch, tmp_path):
+    """The loop's NTP answer corrects the wall clock the loop passes on, not the board's RTC
+    (set at boot only): a fault after it was logged from the RTC's bare reading (a Pico W's
+    2021 after a power cut), before the entries it follows and not marked unsure (the time
+    was known).  It is logged at the time the table logs its other entries."""
+    import time
+
+    from boards import simulated
+    from firmware.app import App, log_fault, make_memory
+    from firmware.store import eventlog as ev
+    from firmware.store.slots import PathFS
+
+    state = tmp_path / "state"
+    root = _commissioned(state)                 # its RAM clear logged at 1000 s
+    app = App(simulated.make(str(state)).board, PathFS(str(root)), now=0)
+    app.boot(0, 400)                            # the RTC restarted: 400 s
+    real = 1800000000
+    app.clock_set()                             # NTP answered in the loop
+    app.step(20, real)
+    monkeypatch.setattr(time, "time", lambda: 401.0)    # the RTC, which NTP did not set
+    assert log_fault(app, RuntimeError("shoe UART lost")) == 1
+    monkeypatch.undo()
+    memory = make_memory(simulated.make(str(state)).board, PathFS(str(root)))
+    memory.boot(0)
+    raw = [entry for entry in memory.log.entries()][:-1]
+    assert ev.unpack(raw[-1])[3] == ev.LOOP_FAULT
+    assert real <= ev.unpack(raw[-1])[1] < real + 5, ev.unpack(raw[-1])
+    assert not ev.time_unsure(raw[-1])
