@@ -492,8 +492,9 @@ def log_fault(app, error):
         what = crc32(("%s: %s" % (type(error).__name__, error)).encode()) & 0x7FFFFFFF
         # timed as the table logs (its last pass's clock, shifted on after a restart, or
         # set by the loop's NTP, which the RTC's own reading is not)
-        memory.commit_admin(None, [(ev.LOOP_FAULT, count, what, app.ticks)],
-                            app.controller.wall & 0xFFFFFFFF)
+        # with the entries the pass held for its tick (a sensor fault, a tamper, the door)
+        events = app.controller._take_held([(ev.LOOP_FAULT, count, what, app.ticks)])[1]
+        memory.commit_admin(None, events, app.controller.wall & 0xFFFFFFFF)
     except Exception:       # noqa: BLE001 - the fault's own reset goes ahead
         return 0
     return count

@@ -1260,3 +1260,27 @@ def test_a_fault_after_ntp_set_the_time_is_logged_at_that_time(monkeypatch, tmp_
     assert ev.unpack(raw[-1])[3] == ev.LOOP_FAULT
     assert real <= ev.unpack(raw[-1])[1] < real + 5, ev.unpack(raw[-1])
     assert not ev.time_unsure(raw[-1])
+
+
+def test_a_fault_in_a_pass_keeps_the_entries_the_pass_held(tmp_path):
+    """The App holds a pass's entries (a sensor fault, a tamper, the door) for one commit at
+    its tick; a fault out of the pass before it (the shoe's UART lost) reset the board with
+    them in RAM: the sensor fault, which was committed at once before the pass held them, was
+    never logged.  The fault's own entry takes them with it."""
+    from boards import simulated
+    from firmware.app import App, log_fault, make_memory
+    from firmware.drivers import spot_sensors as sens
+    from firmware.store import eventlog as ev
+    from firmware.store.slots import PathFS
+
+    state = tmp_path / "state"
+    root = _commissioned(state)
+    app = App(simulated.make(str(state)).board, PathFS(str(root)), now=0)
+    app.boot(0, 2000)
+    app.step(20, 2000)
+    app.controller.spot(sens.FAULT, 2, 40, sens.STUCK)     # this pass's, held for its tick
+    assert log_fault(app, RuntimeError("shoe UART lost")) == 1
+    memory = make_memory(simulated.make(str(state)).board, PathFS(str(root)))
+    memory.boot(0)
+    kinds = [entry[3] for entry in memory.log.events()][:-1]
+    assert kinds[-2:] == [ev.SENSOR_FAULT, ev.LOOP_FAULT], kinds
