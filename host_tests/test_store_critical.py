@@ -1135,3 +1135,62 @@ def test_a_ram_clear_that_finds_the_log_again_shifts_the_clock_and_what_waited()
                                          eventlog.RAM_CLEAR]
     assert all(unsure for _, _, unsure in logged) and again.clock_shift == newest - 40
     assert again.log.verify() is None
+
+
+def test_entries_that_waited_from_before_a_real_time_keep_the_mark_and_the_order():
+    """Both copies lost and the clock behind: the entries that wait for the RAM clear (the
+    power-up, each bad copy) were timed by the clock that was behind.  A real time (NTP)
+    that came before the clear made the clear log them at those times, before the log's
+    older entries, and as times known; they are shifted on to the log's newest time and
+    marked, and the clear itself is at the real time, unmarked."""
+    board, cm = ready()
+    for i in range(eventlog.PAGE_ENTRIES):               # a complete page on file
+        cm.commit_admin(None, [(eventlog.TAMPER, 1)], 6000 + i)
+    board.fram[:8192] = bytes(8192)
+    board.files["cm_b.bin"] = b"garbage"
+    again = board.boot(now=40)
+    assert board.status == "RAM ERROR"
+    again.clock_real()                                   # NTP answered in RAM ERROR
+    again.ram_clear({"jackpot": b"J0"}, 90000, 1, True)
+    newest = times(again)[:-4][-1][0]
+    logged = times(again, again.log.count - 4)
+    assert [k for _, k, _ in logged] == [eventlog.POWER_UP, eventlog.CM_ERROR, eventlog.CM_ERROR,
+                                         eventlog.RAM_CLEAR]
+    assert [t for t, _, _ in logged] == [newest, newest, newest, 90000]
+    assert [unsure for _, _, unsure in logged] == [True, True, True, False]
+    assert again.log.verify() is None
+
+
+def test_an_entry_kept_while_the_clock_was_never_set_keeps_its_mark_after_a_real_time():
+    """A door opened in RAM ERROR on a clock never set (2021) waits for the RAM clear; NTP
+    came before the clear, which logged the door at the 2021 time as a time known."""
+    board = Board()
+    board.bus = FramBus(board.fram)
+    fs = MemFS(board.files)
+    cm = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(fs, "cm_b.bin")], fs)
+    cm.clock_from = 1735689600
+    assert cm.boot(1609459200) == "RAM ERROR" and cm.clock_unsure
+    cm.defer([(eventlog.DOOR_OPEN, 1)], 1609459203)
+    cm.clock_real()
+    cm.ram_clear({"jackpot": b"J0"}, 1800000000, 1, True)
+    assert times(cm)[-2:] == [(1609459203, eventlog.DOOR_OPEN, True),
+                              (1800000000, eventlog.RAM_CLEAR, False)]
+
+
+def test_a_lost_record_on_a_clock_never_set_keeps_its_entries_marked_after_a_real_time():
+    """Both copies lost on a board whose clock was never set (2021) and an empty log: the
+    power-up and the bad copies wait for the RAM clear; NTP came before it, which logged
+    them at the 2021 time as times known."""
+    board, cm = ready()
+    board.fram[:8192] = bytes(8192)
+    board.files["cm_b.bin"] = b"garbage"
+    fs = MemFS(board.files)
+    cm = CriticalMemory([FramSlot(FRAM(board.bus), 0, 8192), FileSlot(fs, "cm_b.bin")], fs)
+    cm.clock_from = 1735689600
+    assert cm.boot(1609459200) == "RAM ERROR" and cm.clock_unsure
+    cm.clock_real()
+    cm.ram_clear({"jackpot": b"J0"}, 1800000000, 1, True)
+    logged = times(cm, cm.log.count - 4)
+    assert [k for _, k, _ in logged] == [eventlog.POWER_UP, eventlog.CM_ERROR, eventlog.CM_ERROR,
+                                         eventlog.RAM_CLEAR]
+    assert [unsure for _, _, unsure in logged] == [True, True, True, False]

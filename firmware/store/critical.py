@@ -69,10 +69,12 @@ RECORD_CAPACITY = const(2048)
 _KEYED = const(1)
 
 
-def _timed(event, now):
+def _timed(event, now, unsure):
     """(kind, a, b, c, time): the event (kind[, a[, b[, c]]]) with the time it happened, for
-    logging later."""
-    return tuple(event) + (0,) * (4 - len(event)) + (now,)
+    logging later (unsure: that time was not known, the kind marked CLOCK_UNSURE, which a
+    real time coming before it is logged does not change)."""
+    return ((event[0] | eventlog.CLOCK_UNSURE if unsure else event[0],) + tuple(event[1:])
+            + (0,) * (4 - len(event)) + (now,))
 
 
 def _store_sections_problem(journal, log, base):
@@ -278,10 +280,12 @@ class CriticalMemory:
             if not blank:
                 # logged with the RAM clear: this power-up and why each copy was refused (a
                 # new board's blank memory needs no explaining)
-                self._pending = [(eventlog.POWER_UP, reset_cause & 0xFFFF, cause, 0, now)]
+                self._pending = [_timed((eventlog.POWER_UP, reset_cause & 0xFFFF, cause), now,
+                                        self.clock_unsure)]
                 for i in range(len(found)):
-                    self._pending.append((eventlog.CM_ERROR, i, eventlog.reason_code(found[i]), 0,
-                                          now))
+                    self._pending.append(_timed((eventlog.CM_ERROR, i,
+                                                 eventlog.reason_code(found[i])),
+                                                now, self.clock_unsure))
             return self.status
         seq, sections, raw = found[best]
         self._load(seq, sections, raw)
@@ -316,23 +320,26 @@ class CriticalMemory:
         be logged, timed earlier) is shifted on to it (clock_shift grows by the difference), and
         it, or one before clock_from, makes the times unsure, unless clock_real() has said the
         clock is set.  Returns now shifted."""
-        if self.clock_known or not isinstance(now, int):
+        if not isinstance(now, int) or self.clock_known and not self._pending:
             return now      # (a time that is no integer: refused by the commit)
         newest = 0
         count = self.log.count
         for raw in self.log.entries(count - 1 if count else 0, count):
             if raw is not None:
                 newest = struct.unpack_from("<I", raw, 4)[0]
-        earliest = now
+        # a real time (NTP) may have come since what waits was timed by the clock behind
+        earliest = newest if self.clock_known else now
         for event in self._pending:     # what waits to be logged, timed by the same clock
             earliest = min(earliest, event[4])
         if earliest < newest:
             add = newest - earliest
-            self.clock_shift += add
-            self.clock_unsure = True
-            self._pending = [event[:4] + (event[4] + add,) for event in self._pending]
-            now += add
-        elif now < self.clock_from:
+            self._pending = [(event[0] | eventlog.CLOCK_UNSURE,) + event[1:4] + (event[4] + add,)
+                             for event in self._pending]
+            if not self.clock_known:
+                self.clock_shift += add
+                self.clock_unsure = True
+                now += add
+        elif now < self.clock_from and not self.clock_known:
             self.clock_unsure = True
         return now
 
@@ -351,7 +358,7 @@ class CriticalMemory:
             self._write(None, events, now, round_no, step, False)
         except (OSError, MemoryError, StoreError) as error:
             for event in events:            # after any older ones, each with its own time
-                self._pending.append(_timed(event, now))
+                self._pending.append(_timed(event, now, self.clock_unsure))
             self.log_fault = str(error) or type(error).__name__
 
     def _load(self, seq, sections, raw):
@@ -556,7 +563,7 @@ class CriticalMemory:
         most _DEFERRED_MAX wait, later ones are dropped."""
         for event in events:
             if len(self._pending) < _DEFERRED_MAX:
-                self._pending.append(_timed(event, now))
+                self._pending.append(_timed(event, now, self.clock_unsure))
 
     def _check_sections(self, sections):
         if sections is None:

@@ -245,7 +245,8 @@ class EventLog:
             if not isinstance(event, tuple) or len(event) < 1 or len(event) > 5:
                 raise ValueError("event %r must be a tuple (kind, a, b, c[, time])" % (event,))
             kind = event[0]
-            if not isinstance(kind, int) or kind < POWER_UP or kind > LAST_KIND:
+            # (a kind may carry the mark itself: an entry kept while the time was unsure)
+            if not isinstance(kind, int) or not POWER_UP <= kind & ~CLOCK_UNSURE <= LAST_KIND:
                 raise ValueError("unknown event kind %r" % (event[0],))
             # validates before any write
             bodies.append(make_body(0, event[4] if len(event) == 5 else time, round_no,
