@@ -300,6 +300,7 @@ def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
     rig.wire_up = False
     rig.step(100, 3)
     assert not rig.c.jackpot_open() and rig.c.view.meter_fault == "LINK dn"
+    rig.step(1000, 10)      # logged once LINK_LOG_MS has passed since the LINK_UP entry
     assert len(rig.events(ev.LINK_DOWN)) == 1
     rig.deal(ROYAL[:1] + ROYAL[2:])
     rig.press(btn.SETTLE)
@@ -313,7 +314,32 @@ def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
     rig.wire_up = True
     rig.step(100, 10)
     assert rig.c.jackpot_open() and rig.link.awaiting == []
+    rig.step(1000, 10)
     assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_UP)) == 2
+
+
+def test_a_flapping_link_is_counted_into_one_entry_per_ten_seconds(rig):
+    """A link that went down and up again every few hundred ms (a weak Wi-Fi, or the link's
+    room for entries filling and emptying) logged an entry per change: two a second pushed
+    the jackpot hits and RAM clears out of the 1,056-entry log within minutes.  A change is
+    logged at once, the changes after it within LINK_LOG_MS as one entry with their count
+    (as the door's), and the last state is the one logged."""
+    rig.step(1000, 11)                  # the first LINK_UP logged more than 10 s ago
+    before = len(list(rig.memory.log.events(rig.memory.log.first_available())))
+    t = rig.now
+    for i in range(1, 41):              # 40 changes in 4 s: down first, up last
+        rig.c.link(i % 2 == 0, t + 100 * i)
+    flaps = [e for e in list(rig.memory.log.events(rig.memory.log.first_available()))[before:]
+             if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
+    assert [(e[3], e[5]) for e in flaps] == [(ev.LINK_DOWN, 0)]     # the first, at once
+    for ms in range(4100, 10200, 100):
+        rig.c.tick(t + ms, WALL)
+    flaps = [e for e in list(rig.memory.log.events(rig.memory.log.first_available()))[before:]
+             if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
+    assert [(e[3], e[5]) for e in flaps] == [(ev.LINK_DOWN, 0), (ev.LINK_UP, 39)]
+    from firmware.table import audit
+
+    assert audit.values(ev.LINK_UP, 0, 39, 0) == ("x39",)
 
 
 def scarce_link_heap(monkeypatch):

@@ -278,6 +278,8 @@ def values(kind, a, b, c, jackpot=True):
         return ("id %d" % a, "x%d" % b) if b > 1 else ("id %d" % a,)
     if kind == ev.TAMPER:
         return ("S%d" % a,)
+    if kind == ev.LINK_DOWN or kind == ev.LINK_UP:
+        return ("x%d" % b,) if b > 1 else ()
     if kind == ev.SETTLE:
         pool = "pool " + money(c)
         paid = "paid " + money(b)

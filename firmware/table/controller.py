@@ -113,6 +113,7 @@ from firmware.table.screens import money  # noqa: F401 - re-exported
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
+LINK_LOG_MS = const(10000)       # link changes (down, up) likewise
 RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
 _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
@@ -205,6 +206,9 @@ class RoundController:
         self.door_changes = 0        # door changes since the last door entry, not yet logged
         self.door_logged = False     # a door entry made less than DOOR_LOG_MS ago, at door_logged_ms
         self.door_logged_ms = 0
+        self.link_changes = 0        # the same for the link's changes (down, up)
+        self.link_logged = False
+        self.link_logged_ms = 0
         self.display_ok = True       # the dealer display answers (App.set_display)
         self.display_logged = False  # its failure is in the log this round
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
@@ -580,6 +584,10 @@ class RoundController:
             self.shoe_logged = False
         if self.door_changes:
             self._log_door(now_ms)
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= LINK_LOG_MS:
+            self.link_logged = False
+        if self.link_changes:
+            self._log_link(now_ms)
         if self.recalling and ticks_diff(now_ms, self.recall_until) >= 0:
             self.recalling = False
             self._render()
@@ -884,9 +892,23 @@ class RoundController:
         if up == self.link_up:
             return
         self.link_up = up
-        self._evidence(ev.LINK_UP if up else ev.LINK_DOWN, 0)
+        self.link_changes += 1
+        self._log_link(now_ms)
         self._refresh_meter()
         self._render()
+
+    def _log_link(self, now_ms):
+        """Log the link's state as the door's (_log_door): a flapping link (a weak Wi-Fi, the
+        link's room for entries filling and emptying) counted into one entry per LINK_LOG_MS,
+        not an entry per change pushing the records out of the log."""
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) < LINK_LOG_MS:
+            return
+        changes = self.link_changes
+        if self._evidence(ev.LINK_UP if self.link_up else ev.LINK_DOWN, 0,
+                          changes if changes > 1 else 0):
+            self.link_changes = 0
+        self.link_logged = True
+        self.link_logged_ms = now_ms
 
     def link_poll(self, now_ms):
         """Linked tables, every tick after the link's service(): payouts that arrived, link
