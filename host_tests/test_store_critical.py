@@ -1112,16 +1112,22 @@ def test_a_clock_that_was_never_set_is_marked_though_the_log_is_empty():
     assert times(cm) == [(1609459205, eventlog.RAM_CLEAR, True)]
 
 
-def test_a_ram_clear_that_finds_the_log_again_shifts_the_clock_and_what_waited():
-    """Both copies lost and the clock behind: the boot cannot read the log's newest time
-    (no anchor) until the RAM clear finds the log's pages again; then the entries that waited
-    (the power-up, each bad copy) and the clear itself are shifted on to it, in order."""
+def _both_copies_lost_after_a_page():
+    """A board whose log holds a complete page on file (times 6000..), then both copies
+    lost, booted again with its clock at 40 s: (board, its critical memory)."""
     board, cm = ready()
     for i in range(eventlog.PAGE_ENTRIES):               # a complete page on file
         cm.commit_admin(None, [(eventlog.TAMPER, 1)], 6000 + i)
     board.fram[:8192] = bytes(8192)
     board.files["cm_b.bin"] = b"garbage"
-    again = board.boot(now=40)
+    return board, board.boot(now=40)
+
+
+def test_a_ram_clear_that_finds_the_log_again_shifts_the_clock_and_what_waited():
+    """Both copies lost and the clock behind: the boot cannot read the log's newest time
+    (no anchor) until the RAM clear finds the log's pages again; then the entries that waited
+    (the power-up, each bad copy) and the clear itself are shifted on to it, in order."""
+    board, again = _both_copies_lost_after_a_page()
     assert board.status == "RAM ERROR" and again.clock_shift == 0
     again.ram_clear({"jackpot": b"J0"}, 45, 1, True)
     # the newest entry of the newest complete page (the unfinished page was lost with the record)
@@ -1143,12 +1149,7 @@ def test_entries_that_waited_from_before_a_real_time_keep_the_mark_and_the_order
     that came before the clear made the clear log them at those times, before the log's
     older entries, and as times known; they are shifted on to the log's newest time and
     marked, and the clear itself is at the real time, unmarked."""
-    board, cm = ready()
-    for i in range(eventlog.PAGE_ENTRIES):               # a complete page on file
-        cm.commit_admin(None, [(eventlog.TAMPER, 1)], 6000 + i)
-    board.fram[:8192] = bytes(8192)
-    board.files["cm_b.bin"] = b"garbage"
-    again = board.boot(now=40)
+    board, again = _both_copies_lost_after_a_page()
     assert board.status == "RAM ERROR"
     again.clock_real()                                   # NTP answered in RAM ERROR
     again.ram_clear({"jackpot": b"J0"}, 90000, 1, True)

@@ -562,11 +562,7 @@ class TableFuzz(RuleBasedStateMachine):
         def go():
             fs.open = refusing
             try:
-                if key:
-                    t.key(True)
-                t.press(button, long)
-                if key:
-                    t.key(self.key_on)
+                press_keyed(t, button, long, key, self.key_on)
             finally:
                 del fs.open
         self._do(go)
@@ -657,6 +653,16 @@ class TableFuzz(RuleBasedStateMachine):
                     assert (c.rec.accepted & ~c.rec.voided) & 1 << s, "seat %d lit, no wager" % (s + 1)
         if self.committed is not None and self.committed[1] == STEP_CONFIRM:
             assert c.phase in (tc.LOCKED, tc.CONFIRM, tc.RESULTS)
+
+
+def press_keyed(table, button, long, key, key_on):
+    """`button` pressed (long) on `table`, with the supervisor's key turned for it when `key`
+    and left as it was (`key_on`) after."""
+    if key:
+        table.key(True)
+    table.press(button, long)
+    if key:
+        table.key(key_on)
 
 
 def run_machine(examples, steps, machine=None):
@@ -807,11 +813,7 @@ class LoopFuzz(RuleBasedStateMachine):
 
         slot.write = torn
         try:
-            if key:
-                b.key(True)
-            b.press(name, long)
-            if key:
-                b.key(self.key_on)
+            press_keyed(b, name, long, key, self.key_on)
         except PowerCut:
             self._power_up(ticks_add(b.now, 3000))
             c = self.b.controller
