@@ -644,6 +644,24 @@ def test_pay_tables_are_compared_only_between_peers_that_send_them(tmp_path, mon
     assert w3.controller.rejects == {codec.MALFORMED: 3}
 
 
+def test_a_table_kept_syncing_by_an_older_controller_says_why(tmp_path, monkeypatch):
+    # a controller before the pays message keeps a table that sends one SYNCING with its
+    # jackpot closed (above): the table's link_problem (service status, audit menu) said
+    # nothing, so a technician saw only LINK dn; it now names the missing pay table, and
+    # says nothing once the link is UP
+    own = [100, 150, 500, 1000, 10000, 0, 0, 0, 10, 100]
+    monkeypatch.setattr(codec, "UP_KINDS", (codec.HELLO, codec.ENTRY, codec.PING))
+    w = Wire(tmp_path, tables=(3,))
+    w.links[3].paytable = own
+    w.step(100, 30)
+    assert w.links[3].state == SYNCING
+    assert w.links[3].mismatch_text == ("no pay table from the link yet (an older link "
+                                        "controller sends none)")
+    monkeypatch.undo()                  # the controller updated: it answers the pays message
+    w.step(100, 30)
+    assert w.links[3].state == UP and w.links[3].mismatch_text == ""
+
+
 def test_the_controller_logs_every_disagreement_the_table_finds_once_with_both_figures(tmp_path):
     # docs/link.md: ledgers that disagree are a MISMATCH and both sides log the figures; a
     # table in MISMATCH says hello every second, which must not add an event every second

@@ -39,6 +39,7 @@ _RESEND_EVERY = const(1000)  # ms between resends of unacknowledged entries
 _RESEND_BATCH = const(8)
 _SIGN_PHASE = const(1000)  # ms each of amount / fault text on the sign
 _MAX_PENDING = const(32)  # unacknowledged entries kept
+_NO_PAYS = "no pay table from the link yet (an older link controller sends none)"
 # entries one locked round makes at most (its contribution, then a void per seat, the last a
 # void or a claim instead): wagering closes while fewer are free, so none is refused for room
 ROUND_ENTRIES = const(8)
@@ -393,7 +394,11 @@ class TableLink:
                 # a hand one side pays and the other does not, or at other odds: the link
                 # would refuse or pay other amounts than the table shows
                 self._mismatch(codec.pays_differ(self.paytable, self.link_pays))
-            return  # (not heard yet: asked with every hello)
+            # not heard yet: asked with every hello.  Said, as a controller older than the
+            # table sends none and keeps the table here (docs/link.md: update it first)
+            if self.state != MISMATCH:
+                self.mismatch_text = _NO_PAYS
+            return
         if n < self.last_n:
             return  # still resending; compare when every entry is applied
         t = self.totals
@@ -405,6 +410,7 @@ class TableLink:
             return
         if self.state == SYNCING:
             self.state = UP
+            self.mismatch_text = ""
             self._log(EV_UP, "reconciled: %d entries, wagers %d, paid %d"
                       % (self.last_n, t[codec.T_WAGERS], t[codec.T_PAID]))
 
