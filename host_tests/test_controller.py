@@ -1229,9 +1229,7 @@ def test_ram_error_shows_what_each_copy_was_found_to_be(tmp_path):
     t = Table(tmp_path)
     t.ram_clear()
     (tmp_path / "a.bin").write_bytes(b"CM")                   # cut short
-    data = bytearray((tmp_path / "b.bin").read_bytes())
-    data[20] ^= 1                                             # one bit flipped
-    (tmp_path / "b.bin").write_bytes(bytes(data))
+    flip_a_bit(tmp_path, "b.bin")
     t.boot()
     assert t.c.phase == tc.RAM_ERROR
     lines = t.c.view.lines
@@ -1464,6 +1462,14 @@ def plain_round(table):
     assert table.c.phase == tc.OPEN
 
 
+def flip_a_bit(directory, *names):
+    """One bit of each copy file named flipped (in its header's seq): a bad CRC."""
+    for name in names:
+        data = bytearray((directory / name).read_bytes())
+        data[20] ^= 1
+        (directory / name).write_bytes(bytes(data))
+
+
 def rewrite_both_copies(tmp_path, memory, change):
     """Both copies replaced by the last record with change(sections) applied, good CRC."""
     seq, payload = record.decode(memory._record)
@@ -1487,10 +1493,7 @@ def test_rounds_after_a_ram_clear_are_numbered_after_the_rounds_the_log_kept(tmp
         rewrite_both_copies(tmp_path, t.memory, lambda s: s.__setitem__("round", b"xyz"))
     else:                             # both copies bad; a page of the log is on flash
         t.memory.commit_admin(None, [(ev.DOOR_OPEN, 1)] * ev.PAGE_ENTRIES, 2000)
-        for name in ("a.bin", "b.bin"):
-            data = bytearray((tmp_path / name).read_bytes())
-            data[20] ^= 1
-            (tmp_path / name).write_bytes(bytes(data))
+        flip_a_bit(tmp_path, "a.bin", "b.bin")
     t.boot()
     assert t.c.phase == tc.RAM_ERROR
     t.ram_clear()
@@ -1706,10 +1709,7 @@ def test_a_ram_clear_cut_at_any_write_comes_back_whole_and_numbers_on(tmp_path, 
             rewrite_both_copies(d, t.memory, lambda s: s.__setitem__("round", b"xyz"))
         else:                   # the rounds' entries on a page on flash, the rest lost
             log_to_a_page_end(t, ev.PAGE_ENTRIES - left)
-            for name in ("a.bin", "b.bin"):
-                data = bytearray((d / name).read_bytes())
-                data[20] ^= 1
-                (d / name).write_bytes(bytes(data))
+            flip_a_bit(d, "a.bin", "b.bin")
         t.boot()
         assert t.c.phase == tc.RAM_ERROR
         return t

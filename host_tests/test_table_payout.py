@@ -101,18 +101,25 @@ def settle_two_wins(b):
     assert b.app.controller.phase == tc.RESULTS
 
 
+def sign_texts(rig, ms):
+    """What the sign showed, each text once as it changed, reading it every tick for `ms`:
+    what a player at the table sees."""
+    seen = []
+    for _ in range(ms // TICK_MS):
+        rig.run(TICK_MS)
+        text = rig.sign()
+        if not seen or seen[-1] != text:
+            seen.append(text)
+    return seen
+
+
 def test_two_wins_in_one_round_are_both_shown_on_the_sign(tmp_path):
     b = BoardRig(tmp_path)
     b.ram_clear()                            # opens the table
     assert b.app.controller.phase == tc.OPEN
     settle_two_wins(b)
     # Read the sign every tick for 30 s from the payout: what a player at the table sees.
-    seen = []
-    for _ in range(30000 // TICK_MS):
-        b.run(TICK_MS)
-        text = b.sign()
-        if not seen or seen[-1] != text:
-            seen.append(text)
+    seen = sign_texts(b, 30000)
     win = "%d.%02d" % (FLUSH_PAY // 100, FLUSH_PAY % 100)
     after = RESET + 2 * PER_WAGER - 2 * FLUSH_PAY
     assert "5EAt 1" in seen and "5EAt 3" in seen     # S and 5 share a 7-segment shape
@@ -316,12 +323,7 @@ def test_a_win_cut_short_by_a_power_cut_is_shown_again_after_the_boot(tmp_path):
     settle_two_wins(b)
     b.run(100)
     again = BoardRig(tmp_path)                   # the power comes back
-    seen = []
-    for _ in range(30000 // TICK_MS):
-        again.run(TICK_MS)
-        text = again.sign()
-        if not seen or seen[-1] != text:
-            seen.append(text)
+    seen = sign_texts(again, 30000)
     after = RESET + 2 * PER_WAGER - 2 * FLUSH_PAY
     assert "5EAt 1" in seen and "5EAt 3" in seen
     assert "%d.%02d" % (FLUSH_PAY // 100, FLUSH_PAY % 100) in seen
