@@ -364,10 +364,8 @@ def run(hw, checks):
     try:
         _loop(app, link)
     except (Exception, Stop) as error:     # never KeyboardInterrupt (the technician's Ctrl-C)
-        faults = log_fault(app, error)
-        if faults < STOP_FAULTS:
-            raise           # main.py says why, and the watchdog resets the board
-        halt(app, error, faults)
+        _fault(app, error)
+        raise               # main.py says why, and the watchdog resets the board
 
 
 def _loop(app, link):
@@ -454,14 +452,20 @@ def start(hw, checks):
             app.controller.link(False, time.ticks_ms())
         app.service = ConsoleWatch(app, program)
     except (Exception, Stop) as error:     # after the power-up's commit, as in the loop
-        faults = log_fault(app, error)
-        if faults < STOP_FAULTS:
-            raise
-        halt(app, error, faults)
+        _fault(app, error)
+        raise
     from firmware.heap import collect_often
 
     collect_often(False)                # loaded: the loop collects only when the heap is full
     return app, link
+
+
+def _fault(app, error):
+    """The table booted as `app` stopped on `error`: logged, and halted (never returns) at
+    the STOP_FAULTS-th boot in a row to end in a fault; else the caller raises it."""
+    faults = log_fault(app, error)
+    if faults >= STOP_FAULTS:
+        halt(app, error, faults)
 
 
 def log_fault(app, error):
@@ -490,9 +494,9 @@ def log_fault(app, error):
                     boots += 1
         count = min(count + 1, 0xFFFF) if boots == 1 else 1
         what = crc32(("%s: %s" % (type(error).__name__, error)).encode()) & 0x7FFFFFFF
-        # timed as the table logs (its last pass's clock, shifted on after a restart, or
-        # set by the loop's NTP, which the RTC's own reading is not)
-        # with the entries the pass held for its tick (a sensor fault, a tamper, the door)
+        # with the entries the pass held for its tick (a sensor fault, a tamper, the door),
+        # timed as the table logs: its last pass's clock, shifted on after a restart or set
+        # by the loop's NTP, which the RTC's own reading is not
         events = app.controller._take_held([(ev.LOOP_FAULT, count, what, app.ticks)])[1]
         memory.commit_admin(None, events, app.controller.wall & 0xFFFFFFFF)
     except Exception:       # noqa: BLE001 - the fault's own reset goes ahead
