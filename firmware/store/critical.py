@@ -326,7 +326,7 @@ class CriticalMemory:
         count = self.log.count
         for raw in self.log.entries(count - 1 if count else 0, count):
             if raw is not None:
-                newest = struct.unpack_from("<I", raw, 4)[0]
+                newest = eventlog.unpack(raw)[1]
         # a real time (NTP) may have come since what waits was timed by the clock behind
         earliest = newest if self.clock_known else now
         for event in self._pending:     # what waits to be logged, timed by the same clock
@@ -613,15 +613,10 @@ class CriticalMemory:
         # A copy that does not hold the last commit (its write or rebuild failed) is written
         # first: a cut then tears it, never the only copy that does, which would take the
         # boot back to the stale one's older state (a payout lost, and made again).
-        stale = 0
-        for i in range(len(self.copies)):
-            if self.copy_status[i] != "ok":
-                stale |= 1 << i
-        count = len(self.copies)
-        for n in range(2 * count):
-            i = n % count
-            if (n < count) != bool(stale >> i & 1):
-                continue
+        status = self.copy_status
+        order = [i for i in range(len(status)) if status[i] != "ok"] + \
+            [i for i in range(len(status)) if status[i] == "ok"]
+        for i in order:
             try:
                 self.copies[i].write(data)
                 self.copy_status[i] = "ok"
