@@ -289,6 +289,9 @@ class App:
             self.win_serial = view.win_serial
             for i in range(first, len(wins)):
                 line, seat, amount, new = wins[i]
+                if not seat:        # the wins that waited at CONFIRM: paid, sent back or void
+                    self.sign.end_wins(line)
+                    continue
                 self.sign.show_win(line, seat, min(amount, SIGN_MAX_CENTS),
                                    min(new, SIGN_MAX_CENTS), now)
         c = self.controller

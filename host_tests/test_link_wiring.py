@@ -214,6 +214,7 @@ def test_a_royal_is_claimed_with_the_settlement_and_paid_by_the_link(rig):
     rig.press(btn.SETTLE)
     assert rig.c.phase == tc.CONFIRM
     assert rig.c.view.lines[2] == " ~" + tc.money(pool)  # estimate: 100% of the pool shown
+    assert rig.c.view.wins == []     # on the dealer display only: the sign waits for the payout
     rig.key(True)
     rig.press(btn.OK)
     rig.key(False)

@@ -6,6 +6,8 @@ Amounts from rules.md 11.7/11.9 and the default jackpot configuration
 $10,000.00, and a flush paid 100 to 1 at fixed odds."""
 
 
+import pytest
+
 from firmware.app import TICK_MS
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
@@ -82,18 +84,26 @@ class BoardRig(Simulation):
         return self.table.chain.text(0).strip()
 
 
-def settle_two_wins(b):
+def two_wins_waiting(b, holes=((1, "Ah Kh"), (3, "2h 7h"))):
     """A round with jackpot wagers on seats 1 and 3 that both win (a flush on the flop for
-    seat 1, another for seat 3), settled and paid: the table in RESULTS."""
-    for seat in (1, 3):
+    seat 1, another for seat 3), settled: the hands wait for the supervisor (CONFIRM).
+    holes: other seats' hole cards, each a flush with the flop Qh Jh 3h."""
+    for seat, _ in holes:
         b.table.mcp.cover(jackpot_spot(seat))
         b.table.mcp.cover(ante_spot(seat))
     b.run(200)
     b.press("LOCK")
-    for line in ("S1 Ah", "S1 Kh", "S3 2h", "S3 7h", "D 9c", "D 9s",
-                 "B Qh", "B Jh", "B 3h", "B 4c", "B 9d"):
+    for seat, cards in holes:
+        for card in cards.split():
+            b.shoe("S%d %s" % (seat, card))
+    for line in ("D 9c", "D 9s", "B Qh", "B Jh", "B 3h", "B 4c", "B 9d"):
         b.shoe(line)
     b.press("SETTLE")
+
+
+def settle_two_wins(b):
+    """two_wins_waiting, confirmed and paid: the table in RESULTS."""
+    two_wins_waiting(b)
     if b.app.controller.phase == tc.CONFIRM:
         b.key(True)
         b.press("OK")
@@ -328,3 +338,83 @@ def test_a_win_cut_short_by_a_power_cut_is_shown_again_after_the_boot(tmp_path):
     assert "5EAt 1" in seen and "5EAt 3" in seen
     assert "%d.%02d" % (FLUSH_PAY // 100, FLUSH_PAY % 100) in seen
     assert seen[-1] == "%d.%02d" % (after // 100, after % 100)
+
+
+def amount(cents):
+    return "%d.%02d" % (cents // 100, cents % 100)
+
+
+def test_wins_waiting_for_the_supervisor_are_on_the_sign_at_once_and_paid_when_he_comes(tmp_path):
+    # Issue 5: the winning value appears within 30 s of the hit.  The supervisor takes a
+    # minute: the sign showed nothing of the two flushes until he confirmed them.
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    two_wins_waiting(b)
+    assert b.app.controller.phase == tc.CONFIRM
+    seen = sign_texts(b, 30000)
+    pool = amount(RESET + 2 * PER_WAGER)
+    assert "5EAt 1" in seen and "5EAt 3" in seen
+    assert amount(FLUSH_PAY) in seen
+    assert seen[-1] == pool                     # nothing paid yet: the pool as it is
+    b.run(30000)                                # a minute after the hit, he comes
+    assert b.app.controller.phase == tc.CONFIRM and b.sign() == pool
+    b.key(True)
+    b.press("OK")
+    b.key(False)
+    assert b.app.controller.phase == tc.RESULTS
+    seen = sign_texts(b, 30000)
+    assert "5EAt 1" in seen and "5EAt 3" in seen and amount(FLUSH_PAY) in seen
+    assert seen[-1] == amount(RESET + 2 * PER_WAGER - 2 * FLUSH_PAY)
+
+
+def test_a_quick_confirmation_shows_each_paid_win_once_a_turn(tmp_path):
+    # Five flushes paid 1 s after the hit: the wins shown waiting give way to the paid ones,
+    # which the sign shows in seat order from the payout, then the new amount 15 s after it
+    # (not the waiting and the paid wins in turn, nine of ten kept, the new amount at 27 s).
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    holes = ((1, "Ah Kh"), (2, "2h 7h"), (3, "5h 6h"), (4, "9h Th"), (5, "8h 4h"))
+    two_wins_waiting(b, holes)
+    b.run(1000)
+    b.key(True)
+    b.press("OK")
+    assert b.app.controller.phase == tc.RESULTS
+    seen = sign_texts(b, 16000)
+    assert [t for t in seen if t.startswith("5EAt")] == ["5EAt %d" % s for s, _ in holes]
+    assert seen[-1] == amount(RESET + 5 * PER_WAGER - 5 * FLUSH_PAY)
+
+
+@pytest.mark.parametrize("action, left", [("send back", RESET + 2 * PER_WAGER),
+                                          ("void", RESET)])
+def test_wins_sent_back_or_voided_leave_the_sign_at_once(tmp_path, action, left):
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    two_wins_waiting(b)
+    b.run(2000)
+    assert b.sign() in ("5EAt 1", amount(FLUSH_PAY))
+    b.key(True)
+    b.press("LOCK" if action == "send back" else "BACK", long=action == "void")
+    b.key(False)
+    assert b.app.controller.phase == (tc.LOCKED if action == "send back" else tc.RESULTS)
+    assert sign_texts(b, 20000) == [amount(left)]
+    assert events_of(b.app.controller.memory, ev.JACKPOT_HIT) == []
+
+
+def test_wins_waiting_when_the_power_went_are_shown_again_when_settled_again(tmp_path):
+    # The boot resumes the locked round with its cards ("SETTLE again": the hands are checked
+    # anew, they may have been sent back); SETTLE puts them before the supervisor again and
+    # on the sign at once.
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    two_wins_waiting(b)
+    b.run(1000)
+    again = BoardRig(tmp_path)                  # the power comes back
+    again.run(100)
+    c = again.app.controller
+    assert c.phase == tc.LOCKED and "SETTLE again" in c.view.lines
+    assert sign_texts(again, 3000) == [amount(RESET + 2 * PER_WAGER)]
+    again.press("SETTLE")
+    assert c.phase == tc.CONFIRM
+    seen = sign_texts(again, 30000)
+    assert "5EAt 1" in seen and "5EAt 3" in seen and amount(FLUSH_PAY) in seen
+    assert seen[-1] == amount(RESET + 2 * PER_WAGER)

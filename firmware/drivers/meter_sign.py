@@ -7,6 +7,7 @@ follow it in the chain.
     sign.begin(now_ms)                         # configure every module, blank the digits
     sign.set_amount(line, cents, now_ms)       # new target: the digits count up to it, paced
     sign.show_win(line, seat, win_cents, new_cents, now_ms)
+    sign.end_wins(line)                        # the line's wins stop: its amount again
     sign.set_fault(line, "LINK DN")            # alternate the amount with this text
     sign.clear_fault(line)
     sign.blank(line, True)                     # a line no pool uses shows no amount (False: back)
@@ -25,7 +26,7 @@ What a person sees on a line:
   same line (two flushes, a royal and a flush...) are shown in turn, each amount with its
   seat, round and round again until ``win_ms`` after the last of them, and at least once
   each: with the most wins a line holds (``MAX_WINS``, 9) the last appears 24 s after the
-  first;
+  first; ``end_wins`` ends them at once (wins withdrawn, or shown again when paid);
 - with a fault set: the amount (2 s) and the fault text (1 s) alternately;
 - a blank line (no pool on it): nothing, or with a fault set the fault text alone (there is
   no amount to show: a table in RAM ERROR, or a game without a progressive).
@@ -285,6 +286,11 @@ class MeterSign:
         self._win_end[line] = max(ticks_diff(now, self._win_start[line]) + self.win_ms,
                                   (count + 1) * _WIN_CYCLE_MS)
         self.set_amount(line, new_cents, now, jump=True)
+
+    def end_wins(self, line):
+        """Stop showing the line's wins: its amount (or fault) again."""
+        self._check_line(line)
+        self._wins[line] = 0
 
     def wins_showing(self, line):
         """How many wins the line is showing in turn (0: its amount or fault)."""

@@ -38,7 +38,8 @@ The dealer's round [rules.md 2, 5]:
               round (misdeal).
     SETTLE    every seat's hand is shown; jackpot hands (hole cards + flop) are lit.  With a
               jackpot hit the round waits in CONFIRM for the supervisor (key + OK) [11.13],
-              then the jackpot is paid and committed (STEP_CONFIRM, STEP_SETTLE).
+              its wins on the sign at once (own pool), then the jackpot is paid and
+              committed (STEP_CONFIRM, STEP_SETTLE).
     RESULTS   UP/DOWN scroll the result lines; SETTLE or OK clears the table for the next
               round.
 
@@ -1010,18 +1011,26 @@ class RoundController:
         self.message = first + "\n" + second
         self.message_until = ticks_add(self.now_ms, MESSAGE_MS)
 
-    def _show_wins(self):
-        """The round's jackpot wins (self.hits) for the sign, each on its pool's line."""
+    def _show_wins(self, shown=True):
+        """The round's jackpot wins (self.hits) for the sign, each on its pool's line with the
+        pool's amount (not yet debited at CONFIRM); shown False: their lines' wins end (those
+        that waited at CONFIRM, paid, sent back or void).  None while the amounts are a linked
+        table's estimates (another table may hit first): the link's payout shows its wins."""
+        if self.hits_estimated:
+            return
         slots = self.jackpot.active_slots()
         for hit in self.hits:
             slot = hit[jm.H_POOL]
             line = slots.index(slot) if slot in slots else 0
-            self._show_win(line, hit[jm.H_SEAT], hit[jm.H_AMOUNT], self.jackpot.value[slot])
+            self._show_win(line, hit[jm.H_SEAT] if shown else 0, hit[jm.H_AMOUNT],
+                           self.jackpot.value[slot])
 
     def _show_win(self, line, seat, amount, new):
-        """A jackpot win for the sign: one more in view.wins (the app shows every one)."""
-        self.view.win = (line, seat, amount, new)
-        self.view.wins.append(self.view.win)
+        """A jackpot win for the sign: one more in view.wins (the app shows every one); seat 0
+        ends the line's wins."""
+        self.view.wins.append((line, seat, amount, new))
+        if seat:
+            self.view.win = self.view.wins[-1]
         self.view.win_serial += 1
 
     def _beep(self, pattern):
@@ -1395,6 +1404,7 @@ class RoundController:
             self.confirm_top = 0
             self.message = ""
             self._beep(BEEP_JACKPOT)
+            self._show_wins()       # on the sign at once, not when (if) the supervisor comes
             return
         self._pay(None)
 
@@ -1464,6 +1474,8 @@ class RoundController:
         self.hits = plan.hits
         self.message = ""
         self._make_results()
+        if confirmed:
+            self._show_wins(False)          # those shown waiting end: each paid one anew
         self._show_wins()                   # the envy bonuses are no wins on the sign
         if plan.hits:
             self._beep(BEEP_JACKPOT)

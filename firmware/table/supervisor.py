@@ -61,6 +61,7 @@ def void_round(c):
     c._beep(BEEP_OK)
     c.message = ""
     c.results = ["ROUND VOID", "wagers returned"]
+    c._show_wins(False)     # a win shown waiting at CONFIRM is taken off the sign
     c.hits = []
     c._refresh_meter()
 
@@ -246,6 +247,7 @@ def send_back(c):
         total += hit[jm.H_AMOUNT]
     if not c._log_admin(ev.JACKPOT_SENT_BACK, SUPERVISOR_ID, seats, ev.clamp(total)):
         return
+    c._show_wins(False)     # the wins shown waiting are taken off the sign
     c.hits = []
     c.results = []
     c._set_phase(LOCKED)

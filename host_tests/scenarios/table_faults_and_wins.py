@@ -1,7 +1,8 @@
 # The table's behaviours at the edges, through the app on the simulated board, on both
 # runtimes: two jackpot wins in one round both reach the meter sign; chips collected after the
 # payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
-# once; an envy bonus paid, logged and listed; a jackpot hand sent back and a misread card
+# once; an envy bonus paid, logged and listed; jackpot wins on the sign while they wait for
+# the supervisor, and off it when sent back; a jackpot hand sent back and a misread card
 # taken out by the supervisor; the dealer display unplugged and plugged back;
 # test mode lights every sign digit; a burst of shoe lines drawn and committed once a pass; an
 # idle pass still allocates nothing (heap_lock).
@@ -63,18 +64,27 @@ for line in (b"S1 Ah", b"S1 Kh", b"S3 2h", b"S3 7h", b"D 9c", b"D 9s",
              b"B Qh", b"B Jh", b"B 3h", b"B 4c", b"B 9d"):
     table.shoe.inject(line + b"\n")
     run(2 * TICK_MS)
+def sign_seen(ms):
+    seen = []
+    for _ in range(ms // TICK_MS):
+        run(TICK_MS)
+        text = table.chain.text(0).strip()
+        if not seen or seen[-1] != text:
+            seen.append(text)
+    return seen
+
+
 press("SETTLE")
-if c.phase == 2:                            # CONFIRM
-    key(True)
-    press("OK")
-    key(False)
+check("the flushes wait for the supervisor", c.phase, 2)
+seen = sign_seen(20000)                     # who does not come for 20 s
+check("waiting: both seats on the sign", ("5EAt 1" in seen, "5EAt 3" in seen), (True, True))
+check("waiting: win amount, then the pool", (seen.count("100.00") >= 2, seen[-1]),
+      (True, "1.40"))     # the pool's 140 cents (no seed), nothing paid yet
+key(True)
+press("OK")
+key(False)
 check("settled", c.phase, 3)
-seen = []
-for _ in range(9000 // TICK_MS):
-    run(TICK_MS)
-    text = table.chain.text(0).strip()
-    if not seen or seen[-1] != text:
-        seen.append(text)
+seen = sign_seen(9000)
 check("both winning seats on the sign", ("5EAt 1" in seen, "5EAt 3" in seen), (True, True))
 check("both win amounts", seen.count("100.00") >= 2, True)
 table.mcp.uncover(jackpot_spot(1))          # the dealer collects the wagers [11.12]
@@ -108,6 +118,7 @@ for seat in (1, 3):
 run(200)
 press("SETTLE")
 check("next round after the envy", c.phase, 0)
+run(15000)                                  # the envy round's win leaves the sign
 # A misread card: seat 1's flush waits for the supervisor, who sends it back unpaid (key +
 # LOCK); in card entry the supervisor takes the wrong card out (key + SETTLE), the right one
 # goes in, and the round settles with no jackpot hand.
@@ -118,9 +129,11 @@ for line in (b"S1 Ah", b"S1 Kh", b"D 9c", b"D 9s", b"B Qh", b"B Jh", b"B 3h", b"
     table.shoe.inject(line + b"\n")
     run(2 * TICK_MS)
 press("SETTLE")
+check("waiting: seat 1 on the sign", "5EAt 1" in sign_seen(3000), True)
 key(True)
 press("LOCK")
 check("sent back unpaid, logged", (c.phase, logged(ev.JACKPOT_SENT_BACK)), (1, [(1, 0b1, 10000)]))
+check("sent back: the sign shows the pool", sign_seen(1000), ["0.70"])   # seat 1's wager
 key(False)
 press("OK", 1200)                           # card entry, on the cursor's seat 1
 key(True)
