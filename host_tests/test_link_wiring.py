@@ -160,6 +160,30 @@ def test_a_linked_table_boots_closed_until_the_link_reconciles(tmp_path):
     assert [e[3] for e in r.events(ev.LINK_UP)] == [ev.LINK_UP]
 
 
+def test_a_table_kept_syncing_by_an_older_controller_tells_the_dealer_why(tmp_path, monkeypatch):
+    # a link controller older than the pays message rejects it and never answers, so the
+    # table stays SYNCING with its jackpot closed: the dealer saw JP CLOSED and no reason
+    monkeypatch.setattr(codec, "UP_KINDS", (codec.HELLO, codec.ENTRY, codec.PING))
+    r = Rig(tmp_path)
+    r.ram_clear()
+    r.step(100, 40)                     # (past the RAM clear's message on the same lines)
+    lines = r.c.view.lines
+    assert r.c.message == ""
+    assert lines[1] == "JP CLOSED" and lines[6] == "LINK NO PAYTABLE"
+    assert r.c.view.meter_fault == "LINK dn"
+    # the broker gone: the link is down, which the sign says; the older controller's
+    # reason is not the dealer's now
+    r.wire_up = False
+    r.step(100, 2)
+    assert lines[1] == "JP CLOSED" and lines[6] == ""
+    r.wire_up = True
+    r.step(100, 5)
+    assert lines[6] == "LINK NO PAYTABLE"
+    monkeypatch.undo()                  # the controller updated: it answers the pays message
+    r.step(100, 5)
+    assert lines[1] == "JP OPEN" and lines[6] == ""
+
+
 def test_lock_contributes_to_the_link_only_after_the_commit_and_never_to_the_local_pool(rig):
     local = list(rig.c.jackpot.value)
     meters = list(rig.c.jackpot.table)

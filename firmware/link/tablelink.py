@@ -40,6 +40,7 @@ _RESEND_BATCH = const(8)
 _SIGN_PHASE = const(1000)  # ms each of amount / fault text on the sign
 _MAX_PENDING = const(32)  # unacknowledged entries kept
 _NO_PAYS = "no pay table from the link yet (an older link controller sends none)"
+DEALER_NO_PAYS = "LINK NO PAYTABLE"  # its words on the dealer display (16 characters)
 # entries one locked round makes at most (its contribution, then a void per seat, the last a
 # void or a claim instead): wagering closes while fewer are free, so none is refused for room
 ROUND_ENTRIES = const(8)
@@ -183,6 +184,13 @@ class TableLink:
         if self.state == UP:
             return ""
         return SIGN_LINK_ERROR if self.state == MISMATCH else SIGN_LINK_DOWN
+
+    def dealer_text(self):
+        """What the dealer display says of why the link keeps the jackpot closed ("" for
+        nothing): a link controller older than the pay-table check keeps the table SYNCING."""
+        if self.state == SYNCING and self.mismatch_text == _NO_PAYS:
+            return DEALER_NO_PAYS
+        return ""
 
     def sign_text(self, now):
         """None when the meter sign shows the amount now, else the fault text for this phase."""

@@ -69,6 +69,7 @@ class LinkedRound:
         self.reject_window = _REJECT_LOG_MS
         self.retry = 0           # tick after which a failed link commit is tried again
         self.retry_wait = False  # a link commit failed: wait for retry
+        self.said = ""           # the link's dealer_text on the display now
         # the round section first: a bad one must leave no link behind (c.tablelink without
         # c.linked), which the RAM clear would keep and the next pass trip over
         data = c.memory.section(SECTION_LINK_ROUND)
@@ -138,6 +139,9 @@ class LinkedRound:
             self._log_commit(now_ms)
         elif due and lk.dirty:
             self._commit([])
+        if lk.dealer_text() != self.said:
+            self.said = lk.dealer_text()
+            c._render()
         view = c.view
         amounts = lk.amounts()
         slots = view.meter_slots

@@ -202,6 +202,8 @@ def render_lines(c):
             lines[6] = "GAME UNKNOWN" if c.game_unknown else GAME_TITLES[c.game]
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]
+        elif c.tablelink is not None:
+            lines[6] = c.tablelink.dealer_text()    # why the link keeps it closed, if known
         if c.game == UTH:       # (the other games take no jackpot wager: their spots say nothing)
             lines[2] = "placed " + (c._seat_list(c.placed) or "-")
         ante = c.ante | c.ante_marked

@@ -45,6 +45,8 @@ class Ledger:
         self.pool = RESET
         self.seq = 1000
         self.paid = []
+        self.pays = True        # False: a controller older than the pays message
+
 
     def sign(self, kind, values):
         self.seq += 1
@@ -72,7 +74,7 @@ class Ledger:
                     self.tot[4] += 1
                     self.paid.append(won)
                     out.append(self.sign(codec.PAID, [self.n, rows, [before], [self.pool]]))
-            if msg.kind == codec.PAYS:      # the table's pay table: answered with the link's
+            if msg.kind == codec.PAYS and self.pays:    # the table's pay table: answered with the link's
                 out.append(self.sign(codec.PAYS, [list(jpay.DEFAULT_ODDS) + list(jpay.DEFAULT_PERCENT)]))
             if msg.kind in (codec.HELLO, codec.PING, codec.ENTRY):
                 out.append(self.sign(codec.STATUS, [self.n, list(self.tot), [self.pool], WAGER]))
@@ -141,10 +143,19 @@ press(btn.OK)
 key(False)
 check("linked table closed before the link", (c.link_required, c.jackpot_open()), (True, False))
 check("sign says LINK dn", c.view.meter_fault, "LINK dn")
+# a link controller older than the pays message never answers it: the table stays SYNCING,
+# its jackpot closed, and the dealer display says why until the controller is updated
+ledger.pays = False
+c.message = ""                  # (the RAM clear's, on the same lines)
 step(3)
+check("older controller: the dealer told", (c.view.lines[1], c.view.lines[6]),
+      ("JP CLOSED", "LINK NO PAYTABLE"))
+ledger.pays = True
+step(12)                        # (the pays message goes with the next hello, each second)
 link = state["link"]
 print("link", link.state_name(), "jackpot open", c.jackpot_open(), "meter", c.view.meter[0])
 check("link up and open", (link.state, c.jackpot_open(), c.view.meter[0]), (UP, True, RESET))
+check("link up: no reason shown", (c.view.lines[1], c.view.lines[6]), ("JP OPEN", ""))
 
 # round 1: two wagers, the entry leaves only after the STEP_LOCK commit
 for seat in (1, 2):
