@@ -70,8 +70,8 @@ class BoardRig(Simulation):
     through its pins) kept in directory, with the steps these tests repeat.  before_boot(table)
     sets the hardware up as it is at power-up."""
 
-    def __init__(self, directory, before_boot=None):
-        super().__init__(str(directory), before_boot=before_boot)
+    def __init__(self, directory, before_boot=None, wall=None):
+        super().__init__(str(directory), before_boot=before_boot, wall=wall)
 
     def ram_clear(self):
         """The supervisor's RAM clear of a blank table: key, hold OK, OK, key off."""
@@ -325,15 +325,29 @@ def test_a_pool_above_the_signs_range_does_not_stop_the_table_nor_its_boot(tmp_p
     assert again.sign() == "10737418"
 
 
-def test_a_win_cut_short_by_a_power_cut_is_shown_again_after_the_boot(tmp_path):
-    # The power goes a moment after the payout: the sign came back with the new amount only,
-    # the winner's seat and amount never shown (the rings still said WINNER).
-    b = BoardRig(tmp_path)
+WALL = 1800000000                   # the board's clock at the first power-up (2027)
+
+
+def _power_back_after(tmp_path, seconds, wall=None):
+    """Two flushes paid, the power gone 100 ms after the payout and back `seconds` later
+    (the board's clock at power-up: wall, else the first one's run on by that much); what
+    the sign shows for 30 s after."""
+    b = BoardRig(tmp_path, wall=WALL)
     b.ram_clear()
     settle_two_wins(b)
     b.run(100)
-    again = BoardRig(tmp_path)                   # the power comes back
-    seen = sign_texts(again, 30000)
+    if wall is None:
+        wall = WALL + (b.now + 999) // 1000 + seconds
+    again = BoardRig(tmp_path, wall=wall)
+    assert again.app.controller.phase == tc.RESULTS        # the dealer still has the results
+    assert "S1 Flush W" in again.app.controller.results
+    return sign_texts(again, 30000)
+
+
+def test_a_win_cut_short_by_a_power_cut_is_shown_again_after_the_boot(tmp_path):
+    # The power goes a moment after the payout: the sign came back with the new amount only,
+    # the winner's seat and amount never shown (the rings still said WINNER).
+    seen = _power_back_after(tmp_path, 5)
     after = RESET + 2 * PER_WAGER - 2 * FLUSH_PAY
     assert "5EAt 1" in seen and "5EAt 3" in seen
     assert "%d.%02d" % (FLUSH_PAY // 100, FLUSH_PAY % 100) in seen
@@ -418,3 +432,21 @@ def test_wins_waiting_when_the_power_went_are_shown_again_when_settled_again(tmp
     seen = sign_texts(again, 30000)
     assert "5EAt 1" in seen and "5EAt 3" in seen and amount(FLUSH_PAY) in seen
     assert seen[-1] == amount(RESET + 2 * PER_WAGER)
+
+
+def _new_amount_only(seen):
+    after = RESET + 2 * PER_WAGER - 2 * FLUSH_PAY
+    return seen == ["%d.%02d" % (after // 100, after % 100)]
+
+
+def test_a_win_is_not_shown_again_by_a_power_on_after_its_time_on_the_sign(tmp_path):
+    # switched off in RESULTS and on again the next day (or 20 s later, past the 15 s the
+    # wins had on the sign): a win on the sign then would say a new one
+    assert _new_amount_only(_power_back_after(tmp_path / "day", 86400))
+    assert _new_amount_only(_power_back_after(tmp_path / "20s", 20))
+
+
+def test_a_win_is_not_shown_again_when_the_clock_at_power_on_is_unsure(tmp_path):
+    # a Pico W's clock starts again at 2021 after a power cut: earlier than the log, so the
+    # time off is unknown (it may be days); the wins are not shown (docs/critical-memory.md)
+    assert _new_amount_only(_power_back_after(tmp_path, 0, wall=1609459200))

@@ -192,9 +192,10 @@ class Simulation:
     link: a firmware.link.setup.LinkSetup for a linked table; its clock then follows real time (the
     broker and the link controller live in real time), and ``companions`` (other linked
     Simulations) are stepped along whenever this one runs, so several tables keep their links
-    alive in one thread."""
+    alive in one thread.  wall: the board's clock at power-up (seconds; default the host's)."""
 
-    def __init__(self, state_dir=None, fresh=False, link=None, game="uth", before_boot=None):
+    def __init__(self, state_dir=None, fresh=False, link=None, game="uth", before_boot=None,
+                 wall=None):
         if state_dir:
             _hold(state_dir)
         if state_dir and fresh:
@@ -209,7 +210,7 @@ class Simulation:
             before_boot(self.table)      # what the hardware is like at power-up (tests)
         fs = PathFS(self.table.flash_dir) if state_dir else MemFS()
         self.now = 0
-        self.wall = int(time.time())
+        self.wall = int(time.time()) if wall is None else wall   # (tests: the board's clock)
         self.realtime = link is not None
         self.started = time.monotonic()
         self.companions = []

@@ -116,6 +116,10 @@ SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
 LINK_LOG_MS = const(10000)       # link changes (down, up) likewise
 RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
+# a round's wins on the sign (firmware.drivers.meter_sign: win_ms, 15 s, from the hit; with
+# more wins on a line, a 3 s turn each at least): a boot within it shows them again
+_WIN_S = const(15)
+_WIN_TURN_S = const(3)
 _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
@@ -642,8 +646,14 @@ class RoundController:
             jp = self.jackpot
             self.hits = [h for h in jp.hits if h[jm.H_ROUND] == self.rec.round_no] if jp else []
             self._make_results()
-            if self.linked is None and jp:
-                # a power cut within the wins' time on the sign: they are shown again
+            # a power cut within the wins' time on the sign: they are shown again, never
+            # later (a win on the sign days after says a new one).  A clock unsure at boot
+            # (a Pico W's restarts at 2021: the log's newest time on from there) cannot tell
+            # how long the power was off: the wins are not shown, as after a long cut (the
+            # dealer display still lists them)
+            hits = self.hits
+            if self.linked is None and hits and not self.memory.clock_unsure and \
+                    0 <= self.wall - hits[0][jm.H_TIME] < max(_WIN_S, _WIN_TURN_S * len(hits)):
                 self._show_wins()
             if self.linked is not None:
                 # a linked table's jackpot is the link's: its lines come from the event log

@@ -23,11 +23,11 @@ check = checker.check
 files = {}
 
 
-def boot():
+def boot(wall=100):
     fs = MemFS(files)
     memory = CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs)
     c = tc.RoundController(memory, {"main": {"reset": 1000000}})
-    c.boot(0, 100)
+    c.boot(0, wall)
     return c
 
 
@@ -63,6 +63,16 @@ c = boot()
 check("after power cut", (tc.PHASE_NAMES[c.phase], c.rec.round_no, c.view.meter[0]),
       ("RESULTS", 1, 1000000))
 check("its results again", c.results[-1], "JP S1 $10001.40")
+check("its win on the sign", c.view.wins, [(0, 1, 1000140, 1000000)])
+# the win again only while the sign would still show it (15 s from the hit at 100), and
+# not when the clock reads earlier than the log (time off unknown): the results all the same
+c = boot(114)
+check("back at 14 s: win again", c.view.wins, [(0, 1, 1000140, 1000000)])
+c = boot(115)
+check("back at 15 s: no win", (c.view.wins, c.results[-1]), ([], "JP S1 $10001.40"))
+c = boot(99)
+check("clock unsure: no win", (c.memory.clock_unsure, c.view.wins, c.results[-1]),
+      (True, [], "JP S1 $10001.40"))
 c.panel(btn.PRESS, btn.SETTLE, 50)
 c.panel(btn.RELEASE, btn.SETTLE, 51)
 check("next round", (tc.PHASE_NAMES[c.phase], c.rec.round_no), ("OPEN", 2))
