@@ -822,6 +822,45 @@ def test_entries_held_in_a_pass_go_in_its_lock_commit_not_a_failed_one_of_their_
     assert table.boot().jackpot.value[0] == RESET + PER_WAGER
 
 
+def test_a_tamper_after_a_failed_commit_goes_in_the_next_commit_not_lost_to_a_power_cut(
+        table, monkeypatch):
+    # Under the App (batch) a failed commit of held entries (MEMORY FAULT) made the entries
+    # held after it wait for its retry, 10 s on, though the flash worked again: the logic
+    # door opened, then the accepted chip taken and the power cut within those 10 s, and
+    # the log never had the tamper nor the door.  A new entry is now tried at its pass.
+    c = table.c
+    c.batch = True
+    table.chip(1)
+    table.chip(1, ante=True)
+    table.press(btn.LOCK)
+    assert c.rec.accepted == 1
+    writes = []
+    refusing = [True]
+    real_open = table.fs.open
+
+    def open_(name, mode):                         # both copies refuse their writes
+        if "w" in mode:
+            writes.append(name)
+            if refusing[0]:
+                raise OSError(5, "flash write failed")
+        return real_open(name, mode)
+
+    monkeypatch.setattr(table.fs, "open", open_)
+    c.panel(btn.DOOR_OPEN, 0, table.tick())
+    c.tick(table.tick(), 2000)
+    assert "MEMORY FAULT" in c.last_refusal and writes
+    tried = len(writes)
+    for _ in range(100):                           # 2 s: not written again at every pass
+        c.tick(table.tick(), 2000)
+    assert len(writes) == tried
+    refusing[0] = False                            # the flash works again
+    table.chip(1, placed=False)                    # the accepted chip taken: a tamper
+    c.tick(table.tick(), 2000)
+    c = table.boot()                               # the power cut a pass later
+    assert [e[4] for e in events_of(table.memory, ev.DOOR_OPEN)] == [1]
+    assert [e[4] for e in events_of(table.memory, ev.TAMPER)] == [1]
+
+
 def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):
     table.c.link_required = True
     table.c.link(False, table.tick())

@@ -1091,6 +1091,10 @@ class RoundController:
         if len(self._held) >= ev.MAX_EVENTS_PER_COMMIT:
             return False            # a store failing for long: no more than one commit holds
         self._held.append((kind, a, b, c))
+        # tried at this pass's tick, with any a failed commit left (the flash may work again:
+        # a tamper held for the retry was lost to a power cut before it); each source's own
+        # rate limit keeps a failing store from being written at every pass
+        self._held_wait = False
         return True
 
     def _commit_held(self):
@@ -1109,7 +1113,8 @@ class RoundController:
     def _hold_again(self, held):
         if held:
             # not committed (MEMORY FAULT shown): kept, and tried again in SHOE_LOG_MS (or
-            # with the next commit), not a failing write and an alarm at every pass
+            # with the next commit, or a new entry's), not a failing write and an alarm at
+            # every pass
             self._held = held + self._held
             self._held_wait = True
             self._held_retry = ticks_add(self.now_ms, SHOE_LOG_MS)

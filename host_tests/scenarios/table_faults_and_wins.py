@@ -196,6 +196,31 @@ c.memory.commit_admin = commit_admin
 run(400)
 check("shoe burst: the last line shown", oled.lines()[6:], ["Shoe line bad", "bad destination"])
 run(20000)
+# the flash refuses the door's entry (MEMORY FAULT, tried again in 10 s), then works again: a
+# sensor fault 2 s later is committed at its own pass, with the door, not 10 s on (a power
+# cut then lost both)
+refusing = [True]
+
+
+def refusing_commit(*args):
+    if refusing[0]:
+        raise OSError(5, "EIO")
+    return commit_admin(*args)
+
+
+c.memory.commit_admin = refusing_commit
+table.open_door()
+run(200)
+check("door entry refused", (logged(ev.DOOR_OPEN), "MEMORY FAULT" in c.last_refusal), ([], True))
+refusing[0] = False
+run(2000)
+c.spot(sens.FAULT, jackpot_spot(6), clock.now, sens.STUCK)
+run(TICK_MS)
+check("door and fault in the next commit", (logged(ev.DOOR_OPEN), logged(ev.SENSOR_FAULT)[-1]),
+      ([(1, 0, 0)], (6, 1, sens.STUCK)))
+c.memory.commit_admin = commit_admin
+table.open_door(False)
+run(20000)
 run(2 * TICK_MS)
 micropython.heap_lock()
 try:
