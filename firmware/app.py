@@ -49,10 +49,13 @@ _WATCHDOG_MS = const(2000)
 _FRAM_COPY_BYTES = const(16384)
 _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, Ante GPB0-6
 _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
-# the loop pass count starts again at 0 here (248 days of 20 ms passes would take it past the
-# small ints of a 32-bit board, allocating at every pass): a multiple of _MCP_CHECK_TICKS and
-# of the spot lights' pattern cycle (4000 passes), so neither skips a beat
+# the loop pass count starts again here (248 days of 20 ms passes would take it past the
+# small ints of a 32-bit board, allocating at every pass), at _PASS_RESTART: past
+# QUICK_PASSES, so a table that ran that long is never a quick boot (a reset loop's) when it
+# faults; both multiples of _MCP_CHECK_TICKS and of the spot lights' pattern cycle (4000
+# passes), so neither skips a beat
 _PASS_WRAP = const(1000000000)
+_PASS_RESTART = const(40000)
 # the phases that hold the round's chips on their spots (the spot sensors let them stay there
 # longer than a stuck sensor would: a jackpot may wait long for the supervisor)
 _CHIPS_STAY = (tc.LOCKED, tc.CONFIRM, tc.CARD_ENTRY, tc.RESULTS)
@@ -195,7 +198,7 @@ class App:
         c = self.controller
         self.ticks += 1
         if self.ticks >= _PASS_WRAP:
-            self.ticks = 0
+            self.ticks = _PASS_RESTART
         dog = self.watchdog
         if self.mcp is not None and self.ticks % _MCP_CHECK_TICKS == 0:
             self.mcp.check()

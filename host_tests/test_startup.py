@@ -1113,6 +1113,32 @@ def test_only_a_reset_loop_stops_the_table(monkeypatch, tmp_path):
     assert faults == [(1, 1), (1, 1), (2, 1), (1, 60), (2, 1), (3, 30)]
 
 
+def test_a_table_that_ran_past_its_pass_count_s_wrap_is_no_reset_loop(monkeypatch, tmp_path):
+    """The loop's pass count starts again at its wrap (1,000,000,000 passes, about 231 days
+    of 20 ms): a table that had run that long and then faulted once read as a quick boot,
+    and after two quick faults before its long run (nothing logged since, an idle table),
+    as the third boot of a reset loop: halted.  A count past its wrap is no quick boot."""
+    from firmware import app as appmod
+    from firmware.store import eventlog as ev
+
+    state = tmp_path / "state"
+    root = _commissioned(state)
+    ended = [_board_run(monkeypatch, state, root)[0] for _ in range(2)]    # two quick faults
+    boot = appmod.App.boot
+
+    def long_run(app, *args, **kwargs):             # the boot that runs 231 days...
+        boot(app, *args, **kwargs)
+        app.ticks = appmod._PASS_WRAP - 20
+
+    monkeypatch.setattr(appmod.App, "boot", long_run)
+    # ...and faults 40 passes after the count's wrap
+    ended.append(_board_run(monkeypatch, state, root, fail_at=60, passes=100)[0])
+    assert ended == ["reset", "reset", "reset"]      # not halted
+    faults = [e[1] for e in _logged(state, root) if e[0] == ev.LOOP_FAULT]
+    assert faults == [1, 2, 1]
+    assert appmod._PASS_RESTART >= appmod.QUICK_PASSES    # (whatever QUICK_PASSES becomes)
+
+
 def test_a_fault_logged_after_a_clock_restart_is_not_timed_before_the_log(monkeypatch,
                                                                           tmp_path):
     """A board whose clock restarted (no battery clock) logs its fault on from the newest
