@@ -1884,3 +1884,93 @@ def test_a_cut_at_the_commit_after_a_copy_failed_never_takes_the_table_back_befo
     assert c.phase == tc.RESULTS and "settled" in t.screen()
     assert len(events_of(t.memory, ev.JACKPOT_HIT)) == 1
     assert c.view.meter[0] == RESET
+
+
+def refuse_copy_writes(t, monkeypatch, name="b.bin"):
+    """The flash refuses every write of one copy file (a worn block) until monkeypatch.undo."""
+    real = t.fs.open
+
+    def refusing(file, mode):
+        if "w" in mode and file == name:
+            raise OSError(5, "flash write failed")
+        return real(file, mode)
+
+    monkeypatch.setattr(t.fs, "open", refusing)
+
+
+def test_no_jackpot_wager_is_taken_while_a_copy_refuses_its_writes(table, monkeypatch):
+    """While one copy of critical memory cannot be written the books stand on the other
+    alone, and a power cut while it is written would take the table back to the stale copy,
+    rounds old.  The round locked before the fault is settled and paid as it was; the next
+    LOCK takes no jackpot wager (the display and the sign say why, the spots stay dim red)
+    while the base game plays on; once the copy takes its writes again (the round's own
+    commit writes it), the LOCK after that takes the wagers again."""
+    royal_round(table)                      # seats 1 and 3 locked with the copies whole
+    refuse_copy_writes(table, monkeypatch)
+    table.key(True)
+    table.press(btn.OK)                     # the royal confirmed and paid: on copy 0 alone
+    table.key(False)
+    assert table.c.phase == tc.RESULTS and "JP S1 $10001.40" in table.screen()
+    assert "COPY 1 WRITE FAILED" in table.memory.status_text()
+    assert table.c.view.meter[0] == RESET and len(events_of(table.memory, ev.JACKPOT_HIT)) == 1
+    table.press(btn.SETTLE)                 # round 2 opens
+    assert "JP CLOSED MEMORY" in table.screen() and table.c.view.meter_fault == "MEM Err"
+    wagered = table.c.jackpot.table_meters()["wagered"]
+    lock_seats(table, (1, 3))
+    assert table.c.phase == tc.LOCKED and table.c.rec.accepted == 0
+    assert "JP CLOSED MEMORY\nno wagers taken" in table.screen() and "JP none" in table.screen()
+    assert list(table.c.view.seat_light[:3]) == [lights.LOCKED] * 3
+    assert table.c.view.meter[0] == RESET and table.c.view.meter_fault == "MEM Err"
+    assert table.c.jackpot.table_meters()["wagered"] == wagered
+    assert events_of(table.memory, ev.LOCK)[-1][5:7] == (0, 0)
+    monkeypatch.undo()                      # the flash takes writes again
+    table.deal([(1, "2c 7d"), (3, "4s 8h"), (8, "Qs Js 9h 3h 4h"), (0, "9c 9d")])
+    table.settle()                          # round 2's results: the commit writes copy 1
+    assert table.c.phase == tc.RESULTS and table.c.view.meter_fault == ""
+    assert "FAULT" not in table.memory.status_text()
+    table.press(btn.SETTLE)
+    assert "JP OPEN" in table.screen()
+    table.press(btn.LOCK)                   # the chips left on the spots: round 3's wagers
+    assert table.c.rec.accepted == 0b101 and table.c.view.meter[0] == RESET + 2 * PER_WAGER
+    assert "2 jackpot wagers" in table.screen()
+    books_agree_with_the_log(table)
+
+
+def test_an_idle_table_writes_a_failed_copy_again_and_opens_its_jackpot(table, monkeypatch):
+    """Between rounds nothing is committed before LOCK: the table writes the failed copy
+    again itself (2 s after the fault is seen in OPEN, then twice as long at each failure,
+    each read-back logged), so that a copy back after a glitch opens the jackpot before the
+    players bet, and one that keeps failing is not written at every loop pass."""
+    refuse_copy_writes(table, monkeypatch)
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())       # the door's entry: copy 1 fails
+    table.chip(1)
+    table.chip(1, ante=True)
+    assert "JP CLOSED MEMORY" in table.screen() and table.c.view.seat_light[0] == lights.LOCKED
+    seq = table.memory.seq
+    for _ in range(3100):                   # 62 s of 20 ms loop passes, the copy refusing
+        table.c.tick(table.tick(), 1000 + table.now // 1000)
+    # retries 2, 6, 14 and 30 s after (the next at 62 s): each a commit and its read-back's
+    assert table.memory.seq - seq == 2 * 4 and "JP CLOSED MEMORY" in table.screen()
+    monkeypatch.undo()
+    for _ in range(1000):
+        table.c.tick(table.tick(), 1000 + table.now // 1000)
+    assert "JP OPEN" in table.screen() and table.c.view.seat_light[0] == lights.PLACED
+    assert table.c.view.meter_fault == "" and "FAULT" not in table.memory.status_text()
+    table.press(btn.LOCK)
+    assert table.c.rec.accepted == 0b1
+
+
+def test_a_copy_repaired_at_boot_keeps_the_jackpot_open_and_one_not_closes_it(
+        tmp_path, monkeypatch):
+    t = Table(tmp_path)
+    t.ram_clear()
+    flip_a_bit(tmp_path, "b.bin")
+    c = t.boot()                            # b.bin rebuilt from a.bin: repaired
+    assert t.memory.status == "repaired" and "JP OPEN" in t.screen()
+    flip_a_bit(tmp_path, "b.bin")
+    refuse_copy_writes(t, monkeypatch)
+    c = t.boot()                            # b.bin cannot be rebuilt: copy 1 failed
+    assert "COPY 1" in t.memory.status_text()
+    assert "JP CLOSED MEMORY" in t.screen() and c.view.meter_fault == "MEM Err"
+    lock_seats(t, (2,))
+    assert c.rec.accepted == 0 and "JP CLOSED MEMORY" in t.screen()

@@ -343,6 +343,43 @@ def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
     assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_UP)) == 2
 
 
+def test_a_linked_table_takes_no_wager_while_a_copy_of_its_memory_refuses_writes(
+        rig, monkeypatch):
+    """The round's contribution to the link is committed in critical memory too: while a
+    copy cannot be written LOCK sends the link no wager (the round plays on), and once the
+    idle table has written the copy again the next LOCK's wagers reach the link's pool."""
+    real = rig.fs.open
+
+    def refusing(name, mode):
+        if "w" in mode and name == "b.bin":
+            raise OSError(5, "flash write failed")
+        return real(name, mode)
+
+    monkeypatch.setattr(rig.fs, "open", refusing)
+    rig.c.panel(btn.DOOR_OPEN, 0, rig.now)      # its entry's commit: copy 1 fails
+    rig.c.panel(btn.DOOR_CLOSED, 0, rig.now)
+    rig.step(100, 3)
+    screen = "\n".join(rig.c.view.lines)
+    assert rig.link.state == UP and "JP CLOSED MEMORY" in screen
+    assert rig.c.view.meter_fault == "MEM Err"
+    rig.chips(1, 2)
+    rig.press(btn.LOCK)
+    assert rig.c.phase == tc.LOCKED and rig.c.rec.accepted == 0 and rig.link.totals[0] == 0
+    rig.step(100, 3)
+    assert rig.ledger()["tables"][TABLE]["totals"][:2] == [0, 0]
+    rig.deal(PLAIN)
+    rig.press(btn.SETTLE)
+    assert rig.c.phase == tc.RESULTS
+    monkeypatch.undo()                          # the flash takes writes again
+    rig.press(btn.SETTLE)                       # the next round: nothing committed yet
+    rig.step(100, 25)                           # the idle table writes copy 1 again
+    assert rig.c.jackpot_open() and "JP OPEN" in "\n".join(rig.c.view.lines)
+    rig.press(btn.LOCK)
+    assert rig.c.rec.accepted == 0b11
+    rig.step(100, 3)
+    assert rig.ledger()["tables"][TABLE]["totals"][:2] == [2 * WAGER, 2]
+
+
 def test_a_flapping_link_is_counted_into_one_entry_per_ten_seconds(rig):
     """A link that went down and up again every few hundred ms (a weak Wi-Fi, or the link's
     room for entries filling and emptying) logged an entry per change: two a second pushed

@@ -124,6 +124,10 @@ _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensor
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
+# a copy of critical memory whose write failed is written again in OPEN after this, then
+# after twice as long at each failure (the read-back logs each), up to about 17 minutes
+MEMORY_RETRY_MS = const(2000)
+_MEMORY_RETRY_MAX_MS = const(1024000)
 CHORD_MS = const(60)             # presses this close (up to three panel polls): hit together
 _TWICE = " twice"                 # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
@@ -269,6 +273,9 @@ class RoundController:
         self._held = []          # (batch) the pass's entries, for one commit at its tick
         self._held_wait = False  # their commit failed: tried again from _held_retry
         self._held_retry = 0
+        self._mem_due = False    # a copy failed: written again (in OPEN) from _mem_retry
+        self._mem_retry = 0
+        self._mem_wait = MEMORY_RETRY_MS
         self._changed_by = -1    # the button whose PRESS changed the phase less than chord_ms
         self._changed_ms = 0     # ago and is still held (else -1), and when it did (from the
         self._changed_new = False    # next loop pass's tick once that has come: tick)
@@ -603,6 +610,22 @@ class RoundController:
             self._held_wait = False
         if self._held and not self._held_wait:
             self._commit_held()
+        if self.phase == OPEN and self.jackpot is not None and not self.memory_whole():
+            # the jackpot is closed until every copy holds the last commit: an idle table
+            # (nothing to commit before LOCK) tries the failed one again, after a bus glitch
+            # or a moment without heap for a file at once, and not a commit (and its two
+            # log entries) every pass if it keeps failing
+            if not self._mem_due:
+                self._mem_due = True
+                self._mem_retry = ticks_add(now_ms, self._mem_wait)
+            elif ticks_diff(now_ms, self._mem_retry) >= 0:
+                self._mem_due = False
+                self._mem_wait = min(2 * self._mem_wait, _MEMORY_RETRY_MAX_MS)
+                self._commit_held()
+        else:
+            self._mem_due = False    # (out of OPEN a round's commits write it; whole: at once)
+            if self._mem_wait != MEMORY_RETRY_MS and self.memory_whole():
+                self._mem_wait = MEMORY_RETRY_MS
 
     def _chord_starts(self, now_ms):
         """True at the first loop pass after a button's PRESS changed the phase: the window of
@@ -984,10 +1007,21 @@ class RoundController:
         return "JACKPOT DISABLED" if self.game == UTH else "ROUNDS DISABLED"
 
     def jackpot_open(self):
-        """True when jackpot wagers may be accepted: memory good, link up, program verified."""
+        """True when jackpot wagers may be accepted: memory good, every copy of it holding the
+        last commit, link up, program verified."""
         return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed
-                and self.program_ok and self.config_ok and not self._linked_option()
-                and (self.link_up or not self.link_required))
+                and self.memory_whole() and self.program_ok and self.config_ok
+                and not self._linked_option() and (self.link_up or not self.link_required))
+
+    def memory_whole(self):
+        """False while a copy of critical memory does not hold the last commit (its write
+        failed): the books stand on the other alone, and a power cut while it is written
+        would take the table back to the stale one, so no new jackpot wager is taken until
+        a commit writes every copy again (docs/critical-memory.md)."""
+        for found in self.memory.copy_status:
+            if found != "ok":
+                return False
+        return True
 
     def _chips_held(self):
         """True from LOCK until the round is paid: accepted jackpot chips must stay on their
@@ -1071,6 +1105,7 @@ class RoundController:
         held, events = self._take_held(events)
         try:
             self.memory.commit(self.rec.round_no, step, self._sections(), events, self.wall)
+            self._refresh_meter()       # (a copy may have failed, or been written again)
             return True
         except Exception as error:  # noqa: BLE001 - any store failure must leave money as committed
             self._hold_again(held)
@@ -1138,6 +1173,7 @@ class RoundController:
             raise Stop("commit failed (%s) and the committed state could not be read back "
                        "(%s): restart" % (error, reload_error)) from None
         self._refuse("MEMORY FAULT", error)
+        self._refresh_meter()
 
     def _enter_ram_error(self, reason=""):
         self.jackpot = None
@@ -1236,7 +1272,10 @@ class RoundController:
     def _lock(self):
         seats_ok = self.ante | self.ante_marked if self.ante_sensors else self.ante_marked
         accepted = 0
-        if self.jackpot_open():
+        # (as now: the LOCK commit may write a failing copy again, or fail one)
+        is_open = self.jackpot_open()
+        whole = self.memory_whole()
+        if is_open:
             accepted = self.placed & seats_ok & ~self.faults
         seats = [s + 1 for s in range(self.seats) if accepted & (1 << s)]
         amount = len(seats) * self.jackpot.config.wager
@@ -1277,8 +1316,8 @@ class RoundController:
             faulted = self.faults & ~accepted
         if self.game != UTH:
             self._say("No more bets", "")
-        elif (refused or faulted) and not self.jackpot_open():
-            self._say("JACKPOT CLOSED", "no wagers taken")
+        elif (refused or faulted) and not is_open:
+            self._say("JACKPOT CLOSED" if whole else screens.MEMORY_CLOSED, "no wagers taken")
         elif faulted:
             self._say("Fault, no JP:", "seats " + self._seat_list(faulted))
         elif refused:
@@ -1636,6 +1675,8 @@ class RoundController:
             return "PrOG Err"
         if not self.config_ok or self._linked_option():
             return "CONF Err"
+        if not self.memory_whole():
+            return "MEM Err"
         if not self.display_ok:
             return "dISP Err"
         if self.link_required and not self.link_up:

@@ -43,6 +43,7 @@ from firmware.table.phases import (
 RESULT_LINES = const(6)      # result lines on the RESULTS screen, between title and hint
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _ENTRY_LABELS = ("to   ", "rank ", "suit ")
+MEMORY_CLOSED = "JP CLOSED MEMORY"  # the jackpot, while a copy of critical memory misses a commit
 
 
 def money(cents):
@@ -202,8 +203,11 @@ def render_lines(c):
             lines[6] = "GAME UNKNOWN" if c.game_unknown else GAME_TITLES[c.game]
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]
-        elif c.tablelink is not None:
-            lines[6] = c.tablelink.dealer_text()    # why the link keeps it closed, if known
+        else:
+            if not c.memory_whole():
+                lines[1] = MEMORY_CLOSED
+            if c.tablelink is not None:
+                lines[6] = c.tablelink.dealer_text()    # why the link keeps it closed, if known
         if c.game == UTH:       # (the other games take no jackpot wager: their spots say nothing)
             lines[2] = "placed " + (c._seat_list(c.placed) or "-")
         ante = c.ante | c.ante_marked

@@ -19,7 +19,7 @@ from host_tests.fakes.flash import MemFS
 from host_tests.fakes.ssd1306 import FakeSSD1306
 from host_tests.scenario_support import AppClock, Checker
 
-checker = Checker(43)
+checker = Checker(50)
 check = checker.check
 table = simulated.make(None)
 app = App(table.board, MemFS(), now=0)
@@ -221,6 +221,49 @@ check("door and fault in the next commit", (logged(ev.DOOR_OPEN), logged(ev.SENS
 c.memory.commit_admin = commit_admin
 table.open_door(False)
 run(20000)
+# The FRAM refuses its writes from LOCK on: the round locked goes on to its end, its wager
+# counted; the next round takes no jackpot wager (copy 0 would be stale if it stopped the
+# flash copy's write) and says why, until the FRAM takes the next round's commit again.
+fram_write = table.fram.i2c_write
+
+
+def fram_refuses(*args):
+    raise OSError(5, "EIO")
+
+
+def round_cards(seat1):
+    for line in (b"S1 " + seat1, b"S1 Kh", b"S3 2c", b"S3 7d", b"D 9c", b"D 9s",
+                 b"B Qs", b"B Jh", b"B 3h", b"B 4c", b"B 8d"):
+        table.shoe.inject(line + b"\n")
+        run(2 * TICK_MS)
+
+
+table.mcp.cover(jackpot_spot(1))
+run(200)
+wagered = c.jackpot.table_meters()["wagered"]
+table.fram.i2c_write = fram_refuses
+press("LOCK")
+check("FRAM fault at LOCK: its wager taken", (c.rec.accepted, "COPY 0" in c.memory.status_text()),
+      (0b1, True))
+round_cards(b"2h")
+press("SETTLE")
+press("SETTLE")
+check("next round: jackpot closed, why", (c.phase, oled.lines()[1].strip()), (0, "JP CLOSED MEMORY"))
+check("the sign says why", "MEM Err" in sign_seen(3000), True)
+press("LOCK")
+check("no wager taken, round plays on", (c.phase, c.rec.accepted, oled.lines()[6:]),
+      (1, 0, ["JP CLOSED MEMORY", "no wagers taken"]))
+table.fram.i2c_write = fram_write
+round_cards(b"2h")
+press("SETTLE")
+press("SETTLE")
+check("FRAM written again: open", (oled.lines()[1].strip(), "FAULT" in c.memory.status_text()),
+      ("JP OPEN", False))
+press("LOCK")
+check("wagers again", (c.rec.accepted, c.jackpot.table_meters()["wagered"] - wagered), (0b1, 200))
+round_cards(b"2h")
+press("SETTLE")
+press("SETTLE")
 run(2 * TICK_MS)
 micropython.heap_lock()
 try:
