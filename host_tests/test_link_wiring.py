@@ -267,6 +267,36 @@ def test_a_royal_is_claimed_with_the_settlement_and_paid_by_the_link(rig):
             "table's ledger; each one is a jackpot hit entry of the event log); from its own "
             "pool: 0") in audit.report(data)
 
+def test_an_own_pool_win_leaves_the_sign_on_the_links_amount_not_the_frozen_local_pool(tmp_path):
+    # A round locked standalone (a $2,000.00 local pool), resumed after the file linked the
+    # table: its flush is paid from the local pool, but the sign's line is the link's. The
+    # sign ended the waiting win (and a send-back at once) on the local $2,001.40, and the
+    # paid one on $1,991.40, in place of the link's $10,000.00 until the link's amount next
+    # changed.
+    r = Rig(tmp_path)
+    r.memory = CriticalMemory([FileSlot(r.fs, "a.bin"), FileSlot(r.fs, "b.bin")], r.fs)
+    r.c = tc.RoundController(r.memory, {"main": {"reset": 200000}})
+    r.c.boot(r.now, WALL)
+    r.ram_clear()
+    r.chips(1, 2)
+    r.press(btn.LOCK)
+    c = r.boot()                             # the file links it now
+    r.chips(1, 2)
+    r.step(100, 10)
+    assert c.own_pool() and r.link.state == UP and c.view.meter[0] == RESET
+    r.deal([(1, "Ah Kh"), (2, "2c 3d"), (0, "9c 9d"), (8, "Qh Jh 3h 4c 9s")])
+    r.press(btn.SETTLE)
+    assert c.phase == tc.CONFIRM
+    # (line, seat, win, the line's amount after it): the sign's win and then its amount
+    assert c.view.wins == [(0, 1, 10000, RESET)]
+    r.key(True)
+    r.press(btn.LOCK)                        # sent back: the sign ends the win at once
+    r.press(btn.SETTLE)
+    r.press(btn.OK)
+    assert c.phase == tc.RESULTS and c.jackpot.value[0] == 200140 - 10000
+    assert c.view.wins[-1] == (0, 1, 10000, RESET)
+
+
 
 def royal_at_seat_1(rig):
     """Seat 1 alone with a jackpot wager, locked, dealt a royal and settled: CONFIRM, with the

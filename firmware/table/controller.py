@@ -1057,17 +1057,20 @@ class RoundController:
 
     def _show_wins(self, shown=True):
         """The round's jackpot wins (self.hits) for the sign, each on its pool's line with the
-        pool's amount (not yet debited at CONFIRM); shown False: their lines' wins end (those
-        that waited at CONFIRM, paid, sent back or void).  None while the amounts are a linked
-        table's estimates (another table may hit first): the link's payout shows its wins."""
+        pool's amount (not yet debited at CONFIRM), or at a linked table (a round of its own
+        pool's, locked before the file linked it) the link's, which the line shows; shown
+        False: their lines' wins end (those that waited at CONFIRM, paid, sent back or void).
+        None while the amounts are a linked table's estimates (another table may hit first):
+        the link's payout shows its wins."""
         if self.hits_estimated:
             return
         slots = self.jackpot.active_slots()
         for hit in self.hits:
             slot = hit[jm.H_POOL]
             line = slots.index(slot) if slot in slots else 0
-            self._show_win(line, hit[jm.H_SEAT] if shown else 0, hit[jm.H_AMOUNT],
-                           self.jackpot.value[slot])
+            new = self.jackpot.value[slot] if self.tablelink is None else \
+                max(0, self.view.meter[slots[line]])    # (-1, not heard yet: a dark line)
+            self._show_win(line, hit[jm.H_SEAT] if shown else 0, hit[jm.H_AMOUNT], new)
 
     def _show_win(self, line, seat, amount, new):
         """A jackpot win for the sign: one more in view.wins (the app shows every one); seat 0
