@@ -16,11 +16,12 @@ reference.  Commands::
     config_set {JSON}            change jackpot configuration keys (firmware.jackpot.config)
     ram_clear                    start a RAM clear (the table shows the reset values)
     ram_clear accept             accept the reset values: the RAM clear happens
+    clock_set YYYY-MM-DDThh:mm:ss   set the table's clock (UTC): its times known again
 
-Commands that change state (``config_set``, ``ram_clear``) need the supervisor: the key
-switch on, as the controller knows it, and the table between rounds (``ram_clear`` only
-from RAM ERROR, like the panel).  Every change goes through the controller's own rules and
-critical memory; a refused command changes nothing.
+Commands that change state (``config_set``, ``ram_clear``, ``clock_set``) need the
+supervisor: the key switch on, as the controller knows it, and the table between rounds
+(``ram_clear`` only from RAM ERROR, like the panel).  Every change goes through the
+controller's own rules and critical memory; a refused command changes nothing.
 
 Input is hostile until proven otherwise: a line longer than MAX_LINE, a byte outside
 printable ASCII, a line left unfinished for LINE_TIMEOUT_MS, bad JSON, wrong types, unknown
@@ -87,9 +88,10 @@ _BETWEEN_ROUNDS = (tc.OPEN, tc.AUDIT, tc.CONFIG, tc.TEST)
 # What the "program" reply copies from the boot check's facts (firmware.startup.program_facts).
 PROGRAM_FACTS = ("reason", "detail", "path", "authenticated", "board", "build_id")
 COMMANDS = ("help", "status", "meters", "hits", "log", "program", "config", "config_set",
-            "ram_clear")
+            "ram_clear", "clock_set")
 HELP = ("help", "status", "meters", "hits", "log [START [COUNT]]", "program", "config",
-        "config_set {JSON}", "ram_clear", "ram_clear accept")
+        "config_set {JSON}", "ram_clear", "ram_clear accept", "clock_set YYYY-MM-DDThh:mm:ss")
+_UTC = "dddd-dd-ddTdd:dd:dd"    # clock_set's time, a digit standing for each d
 
 
 def _error(cmd, code, text):
@@ -533,6 +535,29 @@ class Service:
         return {"ok": True, "cmd": cmd, "phase": tc.PHASE_NAMES[c.phase],
                 "memory": c.memory.status, "round": c.rec.round_no}
 
+    def _clock_set(self, cmd, rest):
+        c = self.controller
+        problem = self._authorise(cmd)
+        if problem:
+            return problem
+        if c.tablelink is not None:
+            # (its link's messages are timed by it: set from NTP, which would then move it)
+            return _error(cmd, REFUSED, "a linked table's clock is set from NTP")
+        shape = "".join(["d" if "0" <= ch <= "9" else ch for ch in rest])
+        if shape != _UTC and shape != _UTC + "Z":
+            raise ValueError("expected a UTC time as YYYY-MM-DDThh:mm:ss, got %r" % rest[:32])
+        unsure, was = c.memory.clock_unsure, c.wall
+        from firmware.table.handlers import supervised
+        problem = supervised(c, "set_clock", (int(rest[:4]), int(rest[5:7]), int(rest[8:10]),
+                                              int(rest[11:13]), int(rest[14:16]), int(rest[17:19])))
+        if problem is None:         # its code could not be loaded: the display says why
+            return _error(cmd, INTERNAL, "not set: %s" % c.last_refusal)
+        if problem:
+            return _error(cmd, STORE_FAILED, "not committed, the clock not set: %s" % problem)
+        return {"ok": True, "cmd": cmd, "time": c.wall, "moved": c.wall - was,
+                "was_unsure": unsure}
+
 
 _HANDLERS = (Service._help, Service._status, Service._meters, Service._hits, Service._log,
-             Service._program, Service._config, Service._config_set, Service._ram_clear)
+             Service._program, Service._config, Service._config_set, Service._ram_clear,
+             Service._clock_set)

@@ -21,7 +21,7 @@ class Port:
         self.inbox = bytearray(64)
         self.size = 0
         self.at = 0
-        self.out = bytearray(1024)
+        self.out = bytearray(2048)
         self.out_size = 0
 
     def give(self, data):

@@ -102,6 +102,10 @@ SHOWN = [
     ((ev.CONFIG_CHANGE, 112, 0, 50000), [" minor rsv rate", " 0% to 5%"]),
     ((ev.CONFIG_CHANGE, 118, 0, 2000000), [" major ceiling", " to $20000.00"]),
     ((ev.CONFIG_CHANGE, 121, 0, 50000), [" envy quads", " to $500.00"]),
+    # the clock set by the supervisor (99): how far it moved, forward or back
+    ((ev.CONFIG_CHANGE, 99, 3 * 3600 + 5 * 60 + 12, 1), [" config clock", " +03:05:12"]),
+    ((ev.CONFIG_CHANGE, 99, -600, 0), [" config clock", " -00:10:00"]),
+    ((ev.CONFIG_CHANGE, 99, 1796 * 86400 + 61, 1), [" config clock", " +1796d00:01:01"]),
     ((ev.DOOR_OPEN, 1), [" door open id 1", ""]),
     ((ev.DOOR_CLOSE, 1, 7), [" door close id 1", " x7"]),      # 7 fast changes, one entry
     ((ev.TAMPER, 6), [" tamper S6", ""]),
@@ -688,3 +692,26 @@ def test_after_a_power_cut_the_clock_behind_the_log_logs_no_earlier_time_and_say
     assert "clock NOT SET" not in list(menu.fixed)
     assert entry(menu, table.memory.log.count - 1)[:2] == [
         "#%d 08:19:56 r1" % (table.memory.log.count - 1), " tamper S2"]
+
+
+def test_a_clock_set_by_the_supervisor_is_shown_and_the_times_after_it_are_known(table):
+    """The service's clock_set at a table that did not know the time: its entry is at the
+    time set, unmarked, saying how far the clock moved, and so are the entries after it."""
+    from firmware import service
+
+    table.c.tick(table.tick(), WALL)
+    table.c.commit_admin([(ev.TAMPER, 1)])
+    raw = 1000 + table.now
+    c = table.boot()
+    assert table.memory.clock_unsure
+    table.key(True)
+    # from 2024-10-04T07:19:56 (WALL) to 2026-12-01T04:30:00: 788 days less 2:49:56
+    assert service.Service(c).handle("clock_set 2026-12-01T04:30:00")["ok"] is True
+    seq = table.memory.log.count - 1
+    c.tick(table.tick(), raw + 65)
+    c.commit_admin([(ev.TAMPER, 2)])
+    menu = open_audit(table)
+    assert "clock NOT SET" not in list(menu.fixed)
+    assert entry(menu, seq) == ["#%d 04:30:00 r0" % seq, " config clock", " +787d21:10:04"]
+    assert entry(menu, seq + 1)[:2] == ["#%d 04:31:05 r0" % (seq + 1), " tamper S2"]
+    assert entry(menu, seq - 1)[0] == "#%d ?07:19:56 r0" % (seq - 1)     # the power-up

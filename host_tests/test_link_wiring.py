@@ -2085,3 +2085,16 @@ def test_a_payout_and_rejected_messages_in_one_pass_are_one_commit(rig):
     assert commits[:2] == [1, 1]
     assert len(rig.events(ev.JACKPOT_HIT)) == 1
     assert [e[5] for e in rig.events(ev.LINK_REJECT)] == [1]
+
+
+def test_the_service_does_not_set_a_linked_tables_clock(rig):
+    """A linked table's clock is NTP's (its link messages are timed by it): the supervisor's
+    clock_set, for a standalone table, is refused there and logs nothing."""
+    from firmware.service import Service
+
+    rig.key(True)
+    count = rig.memory.log.count
+    reply = Service(rig.c).handle("clock_set 2026-12-01T04:30:00")
+    assert (reply["ok"], reply["code"], reply["error"]) == (
+        False, "refused", "a linked table's clock is set from NTP")
+    assert rig.memory.log.count == count and rig.c.wall == WALL

@@ -7,6 +7,7 @@ Expected amounts come from the default jackpot configuration (firmware/jackpot/c
 10,000 to 1 or 100% of the pool, whichever is greater), worked out by hand.
 """
 
+import calendar
 import json
 
 import pytest
@@ -19,7 +20,7 @@ from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
-from host_tests.test_controller import SEEDED, rewrite_both_copies
+from host_tests.test_controller import SEEDED, cut_at_every_write, rewrite_both_copies
 from host_tests.test_controller import Table as ControllerTable
 from tools.audit import meters_table
 
@@ -124,7 +125,8 @@ def test_help_lists_every_command(table):
     reply = table.ask("help")
     assert reply["ok"] is True and reply["protocol"] == 1
     for name in ("status", "meters", "hits", "log [START [COUNT]]", "program", "config",
-                 "config_set {JSON}", "ram_clear", "ram_clear accept"):
+                 "config_set {JSON}", "ram_clear", "ram_clear accept",
+                 "clock_set YYYY-MM-DDThh:mm:ss"):
         assert name in reply["commands"]
 
 
@@ -809,6 +811,159 @@ def test_ram_clear_accept_needs_a_start(tmp_path):
     reply = t.ask("ram_clear accept")
     assert reply["code"] == svc.NOT_NOW and "send ram_clear first" in reply["error"]
     assert t.fingerprint() == before
+
+
+# ---------------------------------------------------------------------- the clock
+
+# 2026-12-01T04:30:00 UTC in seconds since 1970, by the host's calendar, not the firmware's
+SET_AT = calendar.timegm((2026, 12, 1, 4, 30, 0))
+
+
+def unsure_table(tmp_path):
+    """A table whose clock went back at a power cut: its log's newest time is 50000 and the
+    board's clock reads 1000 and a bit, so its times go on from 50000, marked unknown."""
+    t = ready_table(tmp_path)
+    t.c.tick(t.tick(), 50000)
+    t.c.commit_admin([(ev.TAMPER, 1)])
+    t.raw = 1000 + t.now                    # what the board's clock reads at the boot
+    t.boot()
+    assert (t.c.wall, t.memory.clock_unsure) == (50000, True)
+    return t
+
+
+def test_clock_set_makes_the_times_logged_after_it_known_again(tmp_path):
+    t = unsure_table(tmp_path)
+    t.c.commit_admin([(ev.TAMPER, 2)])            # before the set: marked
+    t.key(True)
+    reply = t.ask("clock_set 2026-12-01T04:30:00")
+    assert reply == {"ok": True, "cmd": "clock_set", "time": SET_AT, "moved": SET_AT - 50000,
+                     "was_unsure": True}
+    status = t.ask("status")
+    assert (status["time"], status["time_unsure"]) == (SET_AT, False)
+    t.c.tick(t.tick(), t.raw + 65)                # the board's clock a minute on
+    t.c.commit_admin([(ev.TAMPER, 3)])
+    rows = [(e[1], e[3], e[4], e[5], e[6], e[8]) for e in t.ask("log")["entries"][-4:]]
+    # the set is logged at the time set, unmarked: CONFIG_CHANGE of the clock (99), b how
+    # far it moved, c 1: the times before it were not known
+    assert rows == [(50000, ev.POWER_UP, 0, 0, 0, True), (50000, ev.TAMPER, 2, 0, 0, True),
+                    (SET_AT, ev.CONFIG_CHANGE, 99, SET_AT - 50000, 1, False),
+                    (SET_AT + 65, ev.TAMPER, 3, 0, 0, False)]
+
+
+def test_a_clock_set_twice_logs_how_far_it_moved_the_second_time(tmp_path):
+    t = ready_table(tmp_path)                     # the clock believed (1000): not unsure
+    t.key(True)
+    assert t.ask("clock_set 2026-12-01T04:30:00Z")["was_unsure"] is False
+    reply = t.ask("clock_set 2026-12-02T05:31:01")
+    assert (reply["ok"], reply["moved"], reply["was_unsure"]) == (True, 86400 + 3661, False)
+    entries = t.ask("log")["entries"]
+    assert [(e[3], e[4], e[5], e[6]) for e in entries[-2:]] == [
+        (ev.CONFIG_CHANGE, 99, SET_AT - 1000, 0), (ev.CONFIG_CHANGE, 99, 86400 + 3661, 0)]
+
+
+@pytest.mark.parametrize("value, error", [
+    ("", "clock_set: expected a UTC time as YYYY-MM-DDThh:mm:ss, got ''"),
+    ("2026-12-01 04:30:00", "clock_set: expected a UTC time as YYYY-MM-DDThh:mm:ss, got "
+                            "'2026-12-01 04:30:00'"),
+    ("2026-12-1T04:30:00", "clock_set: expected a UTC time as YYYY-MM-DDThh:mm:ss, got "
+                           "'2026-12-1T04:30:00'"),
+    ("2026-12-01T04:30:00+01:00", "clock_set: expected a UTC time as YYYY-MM-DDThh:mm:ss, "
+                                  "got '2026-12-01T04:30:00+01:00'"),
+    ("2026-02-29T04:30:00", "clock_set: day 29 is not 1..28 in 2026-02"),
+    ("2026-04-31T04:30:00", "clock_set: day 31 is not 1..30 in 2026-04"),
+    ("2026-12-00T04:30:00", "clock_set: day 0 is not 1..31 in 2026-12"),
+    ("2026-13-01T04:30:00", "clock_set: month 13 is not 1..12"),
+    ("2026-12-01T24:00:00", "clock_set: hour 24 is not 0..23"),
+    ("2026-12-01T04:60:00", "clock_set: minute 60 is not 0..59"),
+    ("2026-12-01T04:30:60", "clock_set: second 60 is not 0..59"),
+    ("2024-12-01T04:30:00", "clock_set: year 2024 is not 2025..2099"),
+])
+def test_clock_set_refuses_a_time_that_is_not_one_saying_what_is_wrong(tmp_path, value, error):
+    t = unsure_table(tmp_path)
+    t.key(True)
+    before = t.fingerprint()
+    reply = t.ask(("clock_set " + value).strip())
+    assert (reply["ok"], reply["code"], reply["error"]) == (False, svc.BAD_ARGUMENT, error)
+    assert t.fingerprint() == before and t.memory.clock_unsure
+
+
+def test_a_leap_day_is_a_date(tmp_path):
+    t = ready_table(tmp_path)
+    t.key(True)
+    assert t.ask("clock_set 2028-02-29T23:59:59")["time"] == calendar.timegm(
+        (2028, 2, 29, 23, 59, 59))
+
+
+def test_clock_set_before_the_newest_logged_time_is_refused_and_logs_nothing(tmp_path):
+    t = ready_table(tmp_path)
+    t.c.tick(t.tick(), SET_AT)                    # a time the table knows (NTP, say)
+    t.c.clock_set()
+    t.c.commit_admin([(ev.TAMPER, 1)])            # logged at 04:30:00
+    t.c.tick(t.tick(), SET_AT + 600)              # ten minutes on, nothing logged since
+    t.key(True)
+    before = t.fingerprint()
+    reply = t.ask("clock_set 2026-12-01T04:29:59")
+    assert (reply["ok"], reply["code"]) == (False, svc.BAD_ARGUMENT)
+    assert reply["error"] == ("clock_set: 2026-12-01T04:29:59 is before the log's newest time, "
+                              "2026-12-01T04:30:00 (entry #1): its times never go back")
+    assert t.fingerprint() == before and t.c.wall == SET_AT + 600
+    # back to the newest time itself is no step back: the log stays in order
+    assert t.ask("clock_set 2026-12-01T04:30:00")["moved"] == -600
+    assert [e[1] for e in t.ask("log")["entries"][-2:]] == [SET_AT, SET_AT]
+
+
+def test_clock_set_needs_the_key_and_the_table_between_rounds(tmp_path):
+    t = unsure_table(tmp_path)
+    before = t.fingerprint()
+    reply = t.ask("clock_set 2026-12-01T04:30:00")
+    assert (reply["code"], reply["error"]) == (
+        svc.NOT_AUTHORISED, "clock_set needs the supervisor: turn the key switch on")
+    t.chip(1)
+    t.press(btn.LOCK)
+    t.key(True)
+    before = t.fingerprint()
+    reply = t.ask("clock_set 2026-12-01T04:30:00")
+    assert reply["code"] == svc.NOT_NOW and "the table is in LOCKED" in reply["error"]
+    assert t.fingerprint() == before and t.memory.clock_unsure
+
+
+def test_clock_set_that_cannot_be_committed_leaves_the_clock_as_it_was(tmp_path):
+    t = unsure_table(tmp_path)
+    t.key(True)
+    t.memory.copies = [FailingSlot(s) for s in t.memory.copies]
+    reply = t.ask("clock_set 2026-12-01T04:30:00")
+    assert (reply["ok"], reply["code"]) == (False, svc.STORE_FAILED)
+    assert reply["error"].startswith("not committed, the clock not set: ")
+    status = t.ask("status")
+    assert (status["time"], status["time_unsure"]) == (50000, True)
+
+
+def test_a_power_cut_at_any_write_of_a_clock_set_keeps_its_entry_whole_or_not_at_all(tmp_path):
+    def make(d):
+        return unsure_table(d)
+
+    def action(t):
+        t.key(True)
+        t.ask("clock_set 2026-12-01T04:30:00")
+
+    def check(t, state, before, after, cut):
+        assert state in (before, after), cut
+        assert t.memory.log_broken_at is None
+        entries = t.ask("log")["entries"]
+        sets = [e for e in entries if e[3] == ev.CONFIG_CHANGE]
+        assert sets == ([] if state == before else [sets[0]])
+        if sets:
+            assert (sets[0][1], sets[0][4:7], sets[0][8]) == (SET_AT, [99, SET_AT - 50000, 1], False)
+        # no battery clock: the boot after the cut does not know the time, and goes on from
+        # the newest one logged, never before it
+        times = [e[1] for e in entries]
+        assert times == sorted(times) and t.c.wall == times[-1]
+        assert t.memory.clock_unsure and entries[-1][3] == ev.POWER_UP and entries[-1][8]
+        t.key(True)
+        assert t.ask("clock_set 2026-12-01T04:30:00")["ok"] is True
+        assert t.ask("status")["time_unsure"] is False
+
+    assert cut_at_every_write(tmp_path, make, action, check) == 2
 
 
 # ---------------------------------------------------------------------- hostile lines

@@ -31,6 +31,7 @@ ENTRY_LINES = const(3)       # display lines per event log entry
 _CACHE = const(8)            # entries read from the log at once
 _CHUNK_LINES = const(32)     # fixed lines kept per list (Lines)
 _DAY = const(86400)
+_CLOCK_SETTING = const(99)   # supervisor._CLOCK_SETTING: the clock set by the supervisor
 _FROM_RAM = const(0xFFFF)    # CM_RECOVERED source: the record just committed, held in RAM
 # jackpot hands (firmware.jackpot.paytable.NAMES order) in a few columns
 _HAND_CODES = ("Flush", "FH", "Quads", "SF", "Royal")
@@ -266,6 +267,10 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.CONFIG_CHANGE:
         if a >= jcfg.SETTING_BASE:
             return _setting(a, b, c)
+        if a == _CLOCK_SETTING:
+            # set by the supervisor: how far it moved (the entry's time is the one set)
+            days, t = divmod(abs(b), _DAY)
+            return ("clock", ("-" if b < 0 else "+") + ("%dd" % days if days else "") + clock(t))
         if 1 <= a <= len(CONFIG_ITEMS):
             what, old, new = CONFIG_ITEMS[a - 1][0], money(b), money(c)
         else:

@@ -567,9 +567,11 @@ class RoundController:
             self._wall_in, self._shift = wall, shift
             self.wall = wall + shift
 
-    def clock_set(self):
-        """The clock reads a real time now (NTP): the times logged from it are known again."""
+    def clock_set(self, shift=0):
+        """The clock reads a real time now (NTP), or does `shift` seconds on from its reading
+        (the supervisor set it: supervisor.set_clock): the times logged from it are known."""
         self.memory.clock_real()
+        self.memory.clock_shift = shift
         self._clock(self._wall_in)
 
     def tick(self, now_ms, wall):

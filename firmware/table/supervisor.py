@@ -7,6 +7,7 @@ action and let it go after (firmware.table.handlers.supervised): these actions c
 times a shift, so their code takes no room in the heap while the table plays.
 """
 
+from firmware.compat import const
 from firmware.heap import NotLoaded
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
@@ -30,6 +31,13 @@ from firmware.table.phases import (
 )
 from firmware.table.roundrecord import NO_CARD
 from firmware.table.screens import money
+
+_DAY = const(86400)
+# The CONFIG_CHANGE setting id of the clock set by the supervisor (set_clock): after the menu's
+# items (1, 2), before the jackpot keys' (firmware.jackpot.config.SETTING_BASE); audit.py's
+# _CLOCK_SETTING.  Private consts: a name more in phases' globals left the audit menu no
+# 2,560-byte piece of a heap a round of play has fragmented (table_bench, supervisor mid-run)
+_CLOCK_SETTING = const(99)
 
 
 def void_round(c):
@@ -279,3 +287,67 @@ def remove_card(c, dest):
     c._link_committed()
     c._beep(BEEP_OK)
     c._say("Removed " + cardlib.name(card), label)
+
+
+def days(year, month, day):
+    """Days from 1970-01-01 to a date of the Gregorian calendar."""
+    if month < 3:
+        year -= 1       # (counted in years from March: the leap day ends one)
+        month += 12
+    return 365 * year + year // 4 - year // 100 + year // 400 + (153 * month - 457) // 5 + day - 719469
+
+
+def date_of(seconds):
+    """(year, month, day, hour, minute, second) of seconds since 1970, UTC."""
+    d, t = divmod(seconds, _DAY)
+    year = 1970 + d // 366
+    while days(year + 1, 1, 1) <= d:
+        year += 1
+    month = 1
+    while month < 12 and days(year, month + 1, 1) <= d:
+        month += 1
+    return (year, month, d - days(year, month, 1) + 1, t // 3600, t // 60 % 60, t % 60)
+
+
+def iso(seconds):
+    """Seconds since 1970 as a UTC time, ``2026-12-01T04:30:00``."""
+    return "%04d-%02d-%02dT%02d:%02d:%02d" % date_of(seconds)
+
+
+def set_clock(c, fields):
+    """The supervisor sets the table's clock to `fields`, a UTC (year, month, day, hour,
+    minute, second): logged (CONFIG_CHANGE of _CLOCK_SETTING, b the seconds it moved, c 1 where
+    the table did not know the time), and the times logged from it known from then on, as
+    NTP makes them.  ValueError names what cannot be: a date that does not exist, a time of
+    day out of range, a time before the log's newest (its times never go back).  Returns ''
+    once committed, else why not (the clock as it was)."""
+    year, month, day, hour, minute, second = fields
+    for value, low, high, name in ((year, 2025, 2099, "year"), (month, 1, 12, "month"),
+                                   (hour, 0, 23, "hour"), (minute, 0, 59, "minute"),
+                                   (second, 0, 59, "second")):
+        if not low <= value <= high:
+            raise ValueError("%s %d is not %d..%d" % (name, value, low, high))
+    first = days(year, month, 1)
+    last = days(year + month // 12, month % 12 + 1, 1) - first
+    if not 1 <= day <= last:
+        raise ValueError("day %d is not 1..%d in %04d-%02d" % (day, last, year, month))
+    when = (first + day - 1) * _DAY + hour * 3600 + minute * 60 + second
+    m = c.memory
+    newest = m.log.count - 1
+    if newest >= 0:
+        for raw in m.log.entries(newest):
+            if raw is None:
+                raise ValueError("the log's newest entry #%d cannot be read" % newest)
+            then = ev.unpack(raw)[1]
+            if when < then:
+                raise ValueError("%s is before the log's newest time, %s (entry #%d): its "
+                                 "times never go back" % (iso(when), iso(then), newest))
+    saved = (m.clock_shift, m.clock_unsure, m.clock_known)
+    moved = when - c.wall
+    c.clock_set(m.clock_shift + moved)
+    problem = c.commit_admin([(ev.CONFIG_CHANGE, _CLOCK_SETTING, ev.clamp(moved),
+                               1 if saved[1] else 0)])
+    if problem:
+        m.clock_shift, m.clock_unsure, m.clock_known = saved
+        c._clock(c._wall_in)
+    return problem

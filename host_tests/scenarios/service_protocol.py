@@ -203,4 +203,46 @@ for name in ("meters", "hits"):
     check("fcp " + name, (reply["ok"], reply["code"], reply["error"]),
           (False, svc.NO_JACKPOT, "no progressive jackpot at this table: it plays fcp"))
 check("fcp config", fcp_service.handle("config")["ok"], True)
+# The clock: a table whose clock went back at a power cut (its log's newest time 50000, the
+# board's clock reading 200) does not know the time until the supervisor sets it (UTC).
+clock_fs = MemFS({})
+
+
+def clock_table(wall):
+    t = tc.RoundController(CriticalMemory([FileSlot(clock_fs, "a.bin"), FileSlot(clock_fs, "b.bin")],
+                                          clock_fs), {"main": {"reset": 1000000}})
+    t.boot(0, wall)
+    t.panel(btn.KEY_ON, 0, 1)
+    return t
+
+
+clocked = clock_table(100)
+clocked.panel(btn.LONG, btn.OK, 2)
+clocked.panel(btn.PRESS, btn.OK, 3)         # RAM clear
+clocked.tick(4, 50000)
+clocked.commit_admin([(ev.TAMPER, 1)])
+clocked = clock_table(200)
+clock_service = svc.Service(clocked)
+check("clock unsure after the cut", clock_service.handle("status")["time_unsure"], True)
+for line in ("clock_set 2026-12-01", "clock_set 2026-02-29T04:30:00",
+             "clock_set 2026-12-01T04:61:00", "clock_set 2024-12-31T23:59:59"):
+    reply = clock_service.handle(line)
+    check("refused " + line[10:], (reply["ok"], reply["code"]), (False, svc.BAD_ARGUMENT))
+    print("   ", reply["error"])
+# 2026-12-01T04:30:00 is 20,788 days after 1970-01-01 (56 years of 365 days, 14 leap days,
+# and 334 days from January to December) and 16,200 s
+SET_AT = 20788 * 86400 + 16200
+reply = clock_service.handle("clock_set 2026-12-01T04:30:00")
+check("clock set", (reply["ok"], reply["time"], reply["moved"], reply["was_unsure"]),
+      (True, SET_AT, SET_AT - 50000, True))
+clocked.tick(5, 265)                        # the board's clock 65 s on
+clocked.commit_admin([(ev.TAMPER, 2)])
+check("log after the set", [(e[1], e[3], e[4], e[8]) for e in
+                            clock_service.handle("log")["entries"][-4:]],
+      [(50000, ev.TAMPER, 1, False), (50000, ev.POWER_UP, 0, True),
+       (SET_AT, ev.CONFIG_CHANGE, 99, False), (SET_AT + 65, ev.TAMPER, 2, False)])
+count = clocked.memory.log.count
+reply = clock_service.handle("clock_set 2026-12-01T04:29:59")
+check("no step back", (reply["code"], clocked.memory.log.count), (svc.BAD_ARGUMENT, count))
+print("   ", reply["error"])
 checker.finish()
