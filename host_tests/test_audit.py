@@ -15,6 +15,7 @@ import os
 import select
 import struct
 import threading
+import time
 import tty
 
 import pytest
@@ -645,3 +646,23 @@ def test_a_simulator_that_cannot_start_says_why_not_that_it_did_not_answer(tmp_p
     out = capsys.readouterr().out
     assert "the simulator has stopped" in out and "cannot keep the table's state in" in out
     assert "within" not in out
+
+
+def test_set_clock_sends_this_computers_utc_time(capsys, monkeypatch):
+    assert audit.clock_command(0) == "clock_set 1970-01-01T00:00:00"
+    assert audit.clock_command(1796099400) == "clock_set 2026-12-01T04:30:00"
+    # a minute ahead of the simulator's clock (which runs from this computer's), so that its
+    # RAM clear, timed by a simulated clock that may run ahead, is never after it
+    ahead = int(time.time()) + 60
+    monkeypatch.setattr(audit, "clock_command", lambda: "clock_set " + time.strftime(
+        "%Y-%m-%dT%H:%M:%S", time.gmtime(ahead)))
+    rc = audit.main(["--sim", "--fresh", "--sim-command", "key on", "--command", "ram_clear",
+                     "--command", "ram_clear accept", "--set-clock"])
+    replies = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rc == 0 and [r["cmd"] for r in replies] == ["ram_clear", "ram_clear", "clock_set"]
+    assert (replies[2]["ok"], replies[2]["time"], replies[2]["was_unsure"]) == (True, ahead, False)
+    assert 50 <= replies[2]["moved"] <= 60
+    # the key off: refused, and said so by the exit status
+    rc = audit.main(["--sim", "--fresh", "--set-clock"])
+    reply = json.loads(capsys.readouterr().out)
+    assert rc == 1 and reply["code"] == svc.NOT_AUTHORISED

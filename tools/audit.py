@@ -5,6 +5,7 @@
     python -m tools.audit --sim --export out/        also write meters, hits and events as CSV + JSON
     python -m tools.audit --port P --command 'config_set {"wager": 200}'    one protocol command
     python -m tools.audit --sim --fresh --sim-command "key on" --command ram_clear ...
+    python -m tools.audit --port P --set-clock       set the table's clock to this computer's UTC
 
 It speaks the service protocol (docs/service-protocol.md, firmware/service.py): one command
 line out, one JSON reply line back (other console output, such as boot messages, is skipped).
@@ -495,6 +496,9 @@ def parser():
                    help="simulator script command run first, e.g. 'key on' (repeatable)")
     p.add_argument("--command", action="append", default=[],
                    help="send this protocol command and print its reply (repeatable; no audit)")
+    p.add_argument("--set-clock", action="store_true",
+                   help="after any --command, set the table's clock to this computer's UTC time "
+                        "(clock_set: the key switch on, the table between rounds; no audit)")
     p.add_argument("--export", metavar="DIR", help="write meters, hits and events as CSV and JSON")
     p.add_argument("--json", action="store_true", help="print the audit as one JSON object")
     return p
@@ -508,6 +512,12 @@ def unsendable(line):
         if ch != "\t" and not " " <= ch <= "~":
             return ch
     return None
+
+
+def clock_command(now=None):
+    """The clock_set line that sets a table's clock to this computer's UTC time (or `now`,
+    seconds since 1970)."""
+    return time.strftime("clock_set %Y-%m-%dT%H:%M:%S", time.gmtime(now))
 
 
 def main(argv=None, out=None):
@@ -532,9 +542,11 @@ def main(argv=None, out=None):
             if not reply.get("ok"):
                 out.write("--sim-command %r refused: %s\n" % (command, reply.get("error")))
                 return 1
-        if args.command:
+        if args.command or args.set_clock:
             status = 0
-            for command in args.command:
+            for command in args.command + ([None] if args.set_clock else []):
+                if command is None:     # the time read as it goes, not when the table started
+                    command = clock_command()
                 reply = link.request(command)
                 out.write(json.dumps(reply) + "\n")
                 if not reply.get("ok"):
