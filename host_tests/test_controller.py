@@ -1863,14 +1863,7 @@ def test_a_cut_at_the_commit_after_a_copy_failed_never_takes_the_table_back_befo
     t.boot()
     t.ram_clear()
     royal_round(t)
-    real = t.fs.open
-
-    def refuse_copy_1(name, mode):
-        if "w" in mode and name == "b.bin":
-            raise OSError(5, "flash write failed")
-        return real(name, mode)
-
-    monkeypatch.setattr(t.fs, "open", refuse_copy_1)
+    refuse_copy_writes(t, monkeypatch)
     t.key(True)
     t.press(btn.OK)                         # paid
     t.key(False)

@@ -33,6 +33,7 @@ from firmware.store.slots import FileSlot, PathFS
 from firmware.table import controller as tc
 from firmware.table.phases import BEEP_ERROR
 from host_tests.link_support import SEEDED
+from host_tests.test_controller import refuse_copy_writes
 from tools.link_controller import Controller, read_ledger
 
 WALL = 1800000000
@@ -378,14 +379,7 @@ def test_a_linked_table_takes_no_wager_while_a_copy_of_its_memory_refuses_writes
     """The round's contribution to the link is committed in critical memory too: while a
     copy cannot be written LOCK sends the link no wager (the round plays on), and once the
     idle table has written the copy again the next LOCK's wagers reach the link's pool."""
-    real = rig.fs.open
-
-    def refusing(name, mode):
-        if "w" in mode and name == "b.bin":
-            raise OSError(5, "flash write failed")
-        return real(name, mode)
-
-    monkeypatch.setattr(rig.fs, "open", refusing)
+    refuse_copy_writes(rig, monkeypatch)
     rig.c.panel(btn.DOOR_OPEN, 0, rig.now)      # its entry's commit: copy 1 fails
     rig.c.panel(btn.DOOR_CLOSED, 0, rig.now)
     rig.step(100, 3)
