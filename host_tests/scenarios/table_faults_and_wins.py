@@ -5,7 +5,8 @@
 # the supervisor, and off it when sent back; a jackpot hand sent back and a misread card
 # taken out by the supervisor; the dealer display unplugged and plugged back;
 # test mode lights every sign digit; a burst of shoe lines drawn and committed once a pass; an
-# idle pass still allocates nothing (heap_lock).
+# idle pass still allocates nothing (heap_lock), nor one while a copy of critical memory
+# refuses its writes.
 # Amounts: the default configuration (100-cent wager, 70 cents to a $10,000.00 pool) and a
 # flush paid 100 to 1 [rules.md 11.7, 11.9].
 from boards import base, simulated
@@ -19,7 +20,7 @@ from host_tests.fakes.flash import MemFS
 from host_tests.fakes.ssd1306 import FakeSSD1306
 from host_tests.scenario_support import AppClock, Checker
 
-checker = Checker(50)
+checker = Checker(51)
 check = checker.check
 table = simulated.make(None)
 app = App(table.board, MemFS(), now=0)
@@ -273,4 +274,23 @@ except MemoryError:
     idle = "allocates"
 micropython.heap_unlock()
 check("idle pass allocates", idle, "nothing")
+# The FRAM refuses its writes again (the door's entry fails it): the idle table writes it again
+# 2 s on, then waits 4 s; the passes between retries, the sign alternating MEM Err, allocate
+# nothing either.
+table.fram.i2c_write = fram_refuses
+table.open_door(True)
+run(200)
+table.open_door(False)
+run(4000)
+seq = c.memory.seq
+micropython.heap_lock()
+try:
+    run(1500)
+    idle = "nothing"
+except MemoryError:
+    idle = "allocates"
+micropython.heap_unlock()
+check("idle pass with a copy failed allocates", (idle, c.memory.seq - seq, c.view.meter_fault),
+      ("nothing", 0, "MEM Err"))
+table.fram.i2c_write = fram_write
 checker.finish()
