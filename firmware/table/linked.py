@@ -139,8 +139,9 @@ class LinkedRound:
             self._log_commit(now_ms)
         elif due and lk.dirty:
             self._commit([])
-        if lk.dealer_text() != self.said:
-            self.said = lk.dealer_text()
+        said = lk.dealer_text()
+        if said != self.said:
+            self.said = said
             c._render()
         view = c.view
         amounts = lk.amounts()
