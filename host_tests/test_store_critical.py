@@ -218,10 +218,12 @@ def test_copy_that_cannot_be_written_leaves_the_other_committed():
             raise OSError(5)
 
     cm.copies[1] = Dead(board.fs, "cm_b.bin")
+    assert cm.whole
     cm.commit(1, STEP_LOCK, {"jackpot": b"J1"})
     assert "failed" in cm.copy_status[1] and (eventlog.CM_ERROR, 1) in kinds(cm)
+    assert not cm.whole                             # the books stand on copy 0 alone
     again = board.boot()
-    assert again.section("jackpot") == b"J1" and board.status == "repaired"
+    assert again.section("jackpot") == b"J1" and board.status == "repaired" and again.whole
 
 
 def test_commit_failing_on_every_copy_raises_and_keeps_ram_state():

@@ -185,6 +185,17 @@ class CriticalMemory:
         return self.status == STATUS_RAM_ERROR
 
     @property
+    def whole(self):
+        """False while a copy does not hold the last commit (its write failed, or it was
+        refused at boot and not rebuilt): the books stand on the others alone, and a power cut
+        while it is written would take the table back to its older state (the round
+        controller then takes no new jackpot wager, docs/critical-memory.md)."""
+        for found in self.copy_status:
+            if found != STATUS_OK:
+                return False
+        return True
+
+    @property
     def wagering_allowed(self):
         """True once booted with a good copy (or after a RAM clear)."""
         return self.status == STATUS_OK or self.status == STATUS_REPAIRED

@@ -612,7 +612,7 @@ class RoundController:
             self._held_wait = False
         if self._held and not self._held_wait:
             self._commit_held()
-        if self.phase == OPEN and self.jackpot is not None and not self.memory_whole():
+        if self.phase == OPEN and self.jackpot is not None and not self.memory.whole:
             # the jackpot is closed until every copy holds the last commit: an idle table
             # (nothing to commit before LOCK) tries the failed one again, after a bus glitch
             # or a moment without heap for a file at once, and not a commit (and its two
@@ -626,7 +626,7 @@ class RoundController:
                 self._commit_held()
         else:
             self._mem_due = False    # (out of OPEN a round's commits write it; whole: at once)
-            if self._mem_wait != MEMORY_RETRY_MS and self.memory_whole():
+            if self._mem_wait != MEMORY_RETRY_MS and self.memory.whole:
                 self._mem_wait = MEMORY_RETRY_MS
 
     def _chord_starts(self, now_ms):
@@ -1012,18 +1012,8 @@ class RoundController:
         """True when jackpot wagers may be accepted: memory good, every copy of it holding the
         last commit, link up, program verified."""
         return (self.game == UTH and self.jackpot is not None and self.memory.wagering_allowed
-                and self.memory_whole() and self.program_ok and self.config_ok
+                and self.memory.whole and self.program_ok and self.config_ok
                 and not self._linked_option() and (self.link_up or not self.link_required))
-
-    def memory_whole(self):
-        """False while a copy of critical memory does not hold the last commit (its write
-        failed): the books stand on the other alone, and a power cut while it is written
-        would take the table back to the stale one, so no new jackpot wager is taken until
-        a commit writes every copy again (docs/critical-memory.md)."""
-        for found in self.memory.copy_status:
-            if found != "ok":
-                return False
-        return True
 
     def _chips_held(self):
         """True from LOCK until the round is paid: accepted jackpot chips must stay on their
@@ -1279,7 +1269,7 @@ class RoundController:
         accepted = 0
         # (as now: the LOCK commit may write a failing copy again, or fail one)
         is_open = self.jackpot_open()
-        whole = self.memory_whole()
+        whole = self.memory.whole
         if is_open:
             accepted = self.placed & seats_ok & ~self.faults
         seats = [s + 1 for s in range(self.seats) if accepted & (1 << s)]
@@ -1680,7 +1670,7 @@ class RoundController:
             return "PrOG Err"
         if not self.config_ok or self._linked_option():
             return "CONF Err"
-        if not self.memory_whole():
+        if not self.memory.whole:
             return "MEM Err"
         if not self.display_ok:
             return "dISP Err"

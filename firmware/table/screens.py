@@ -204,7 +204,7 @@ def render_lines(c):
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]
         else:
-            if not c.memory_whole():
+            if not c.memory.whole:
                 lines[1] = MEMORY_CLOSED
             if c.tablelink is not None:
                 lines[6] = c.tablelink.dealer_text()    # why the link keeps it closed, if known
