@@ -1929,12 +1929,42 @@ def test_no_jackpot_wager_is_taken_while_a_copy_refuses_its_writes(table, monkey
     books_agree_with_the_log(table)
 
 
+def test_a_copy_that_keeps_refusing_its_writes_is_logged_once_not_at_every_round(
+        table, monkeypatch):
+    """A copy file the flash keeps refusing: the log has its failure when it starts and its
+    end when the copy is written whole again, and each round in between its own two entries
+    (LOCK, SETTLE), as a healthy table; not two more entries and a commit of their own at each
+    commit, which filled the log three times as fast and cost the supervisor two thirds of
+    the history he audits.  The fault stays shown all along."""
+    plain_round(table)
+    refuse_copy_writes(table, monkeypatch)
+    start, seq = table.memory.log.count, table.memory.seq
+    for _ in range(5):
+        plain_round(table)
+        assert "JP CLOSED MEMORY" in table.screen() and table.c.view.meter_fault == "MEM Err"
+        assert "COPY 1 WRITE FAILED" in table.memory.status_text()
+    logged = [(e[3], e[4], e[5]) for e in table.memory.log.events(start)]
+    assert logged[:4] == [(ev.LOCK, 0, 0b1), (ev.CM_ERROR, 1, ev.REASON_READBACK),
+                          (ev.CM_ERROR, 1, ev.REASON_IO), (ev.SETTLE, 0, 0)]
+    assert logged[4:] == [(ev.LOCK, 0, 0), (ev.SETTLE, 0, 0)] * 4   # the jackpot closed
+    assert table.memory.seq - seq == 5 * 2 + 1
+    monkeypatch.undo()                      # the flash takes writes again
+    start = table.memory.log.count
+    plain_round(table)                      # its LOCK writes copy 1 whole: the end logged
+    logged = [(e[3], e[4], e[5]) for e in table.memory.log.events(start)]
+    assert logged == [(ev.LOCK, 0, 0), (ev.CM_RECOVERED, 1, 0xFFFF), (ev.SETTLE, 0, 0)]
+    assert "JP OPEN" in table.screen() and table.c.view.meter_fault == ""
+    assert "FAULT" not in table.memory.status_text()
+
+
 def test_an_idle_table_writes_a_failed_copy_again_and_opens_its_jackpot(table, monkeypatch):
     """Between rounds nothing is committed before LOCK: the table writes the failed copy
     again itself (2 s after the fault is seen in OPEN, then twice as long at each failure,
-    each read-back logged), so that a copy back after a glitch opens the jackpot before the
-    players bet, and one that keeps failing is not written at every loop pass."""
+    the failure logged once, its end once), so that a copy back after a glitch opens the
+    jackpot before the players bet, and one that keeps failing is not written at every loop
+    pass."""
     refuse_copy_writes(table, monkeypatch)
+    start = table.memory.log.count
     table.c.panel(btn.DOOR_OPEN, 0, table.tick())       # the door's entry: copy 1 fails
     table.chip(1)
     table.chip(1, ante=True)
@@ -1942,12 +1972,16 @@ def test_an_idle_table_writes_a_failed_copy_again_and_opens_its_jackpot(table, m
     seq = table.memory.seq
     for _ in range(3100):                   # 62 s of 20 ms loop passes, the copy refusing
         table.c.tick(table.tick(), 1000 + table.now // 1000)
-    # retries 2, 6, 14 and 30 s after (the next at 62 s): each a commit and its read-back's
-    assert table.memory.seq - seq == 2 * 4 and "JP CLOSED MEMORY" in table.screen()
+    # retries 2, 6, 14 and 30 s after (the next at 62 s): a commit each, nothing new to log
+    assert table.memory.seq - seq == 4 and "JP CLOSED MEMORY" in table.screen()
+    assert [(e[3], e[4], e[5]) for e in table.memory.log.events(start)] == [
+        (ev.DOOR_OPEN, 1, 0), (ev.CM_ERROR, 1, ev.REASON_READBACK), (ev.CM_ERROR, 1, ev.REASON_IO)]
     monkeypatch.undo()
     for _ in range(1000):
         table.c.tick(table.tick(), 1000 + table.now // 1000)
     assert "JP OPEN" in table.screen() and table.c.view.seat_light[0] == lights.PLACED
+    assert [(e[3], e[4], e[5]) for e in table.memory.log.events(start + 3)] == [
+        (ev.CM_RECOVERED, 1, 0xFFFF)]
     assert table.c.view.meter_fault == "" and "FAULT" not in table.memory.status_text()
     table.press(btn.LOCK)
     assert table.c.rec.accepted == 0b1

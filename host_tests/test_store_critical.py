@@ -680,10 +680,13 @@ def test_a_committed_step_stays_committed_when_its_repair_entries_cannot_be_writ
     cm.copies[1].fs = cm.log.fs = MemFS(board.files)   # the flash works again
     cm.commit_admin(None, [(eventlog.DOOR_CLOSE, 1)], 400)
     assert cm._pending == [] and cm.log_fault == ""
-    logged = [(e[3], e[4], e[5]) for e in cm.log.events(cm.log.count - 3)]
-    assert logged == [w[:3] for w in waiting] + [(eventlog.DOOR_CLOSE, 1, 0)]
+    logged = [(e[3], e[4], e[5]) for e in cm.log.events(cm.log.count - 4)]
+    # and the commit wrote copy 1 whole again: its read-back logs the fault's end
+    assert logged == [w[:3] for w in waiting] + [(eventlog.DOOR_CLOSE, 1, 0),
+                                                 (eventlog.CM_RECOVERED, 1, 0xFFFF)]
     # logged at 400 with the door entry, each with the time it happened
-    assert [e[1] for e in cm.log.events(cm.log.count - 3)] == [300, 300, 400]
+    assert [e[1] for e in cm.log.events(cm.log.count - 4)] == [300, 300, 400, 400]
+    assert "FAULT" not in cm.status_text()
     again = board.boot()                          # and the FRAM copy was the step's
     assert again.round_no == 1 and again.step == STEP_LOCK
 
@@ -1197,3 +1200,47 @@ def test_a_lost_record_on_a_clock_never_set_keeps_its_entries_marked_after_a_rea
     assert [k for _, k, _ in logged] == [eventlog.POWER_UP, eventlog.CM_ERROR, eventlog.CM_ERROR,
                                          eventlog.RAM_CLEAR]
     assert [unsure for _, _, unsure in logged] == [True, True, True, False]
+
+
+def test_a_copy_that_keeps_refusing_its_writes_is_logged_when_it_fails_and_when_it_is_whole():
+    # A dead copy (the flash file refuses every write) must not add its two entries and a
+    # commit of its own to every commit: its failure is logged once, its end once, and the
+    # memory says it is not whole (COPY 1 ...) all along.
+    board, cm = ready()
+    start, seq = cm.log.count, cm.seq
+    cm.copies[1].fs = FailingFS(board.files, ("cm_b",))
+    for r in range(1, 11):                          # ten rounds: LOCK and SETTLE each
+        cm.commit(r, STEP_LOCK, {"jackpot": b"J%d" % r}, [(eventlog.LOCK, 0, 1, 100)], 300 + r)
+        cm.commit(r, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 1000)], 300 + r)
+        assert "COPY 1 WRITE FAILED" in cm.status_text() and not cm.whole
+    logged = [(e[3], e[4], e[5]) for e in cm.log.events(start)]
+    # the first commit's read-back: the stale copy, then its rebuild refused
+    assert logged[:4] == [(eventlog.LOCK, 0, 1), (eventlog.CM_ERROR, 1, eventlog.REASON_READBACK),
+                          (eventlog.CM_ERROR, 1, eventlog.REASON_IO), (eventlog.SETTLE, 0, 0)]
+    assert logged[4:] == [(eventlog.LOCK, 0, 1), (eventlog.SETTLE, 0, 0)] * 9
+    assert cm.seq - seq == 20 + 1                   # one commit for the failure's entries
+    # a reboot with the copy still dead logs it once more (found stale at boot), then nothing
+    failing = FailingFS(board.files, ("cm_b",))
+    cm = CriticalMemory([FramSlot(FRAM(FramBus(board.fram)), 0, 8192),
+                         FileSlot(failing, "cm_b.bin")], MemFS(board.files))
+    assert cm.boot(500, 1) == "repaired" and not cm.whole and "COPY 1" in cm.status_text()
+    start = cm.log.count - 2
+    cm.commit(11, STEP_LOCK, {"jackpot": b"J11"}, [(eventlog.LOCK, 0, 1, 100)], 600)
+    assert [(e[3], e[4], e[5]) for e in cm.log.events(start)] == [
+        (eventlog.POWER_UP, 1, 0), (eventlog.CM_ERROR, 1, eventlog.REASON_STALE),
+        (eventlog.LOCK, 0, 1)]
+    # the flash takes writes again: the commit writes the copy, and its end is logged
+    cm.copies[1].fs = MemFS(board.files)
+    start = cm.log.count
+    cm.commit(11, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 1000)], 610)
+    assert [(e[3], e[4], e[5], e[6]) for e in cm.log.events(start)] == [
+        (eventlog.SETTLE, 0, 0, 1000), (eventlog.CM_RECOVERED, 1, 0xFFFF, cm.seq - 1)]
+    assert cm.whole and "FAULT" not in cm.status_text()
+    # and fails again: logged again, as a new fault
+    cm.copies[1].fs = FailingFS(board.files, ("cm_b",))
+    start = cm.log.count
+    cm.commit(12, STEP_LOCK, {"jackpot": b"J12"}, [(eventlog.LOCK, 0, 1, 100)], 620)
+    cm.commit(12, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 1000)], 630)
+    assert [(e[3], e[4], e[5]) for e in cm.log.events(start)] == [
+        (eventlog.LOCK, 0, 1), (eventlog.CM_ERROR, 1, eventlog.REASON_READBACK),
+        (eventlog.CM_ERROR, 1, eventlog.REASON_IO), (eventlog.SETTLE, 0, 0)]

@@ -142,6 +142,7 @@ class CriticalMemory:
         self.status = STATUS_UNBOOTED
         self.ram_error_reason = ""
         self.copy_status = ["unknown"] * len(self.copies)
+        self._down = 0       # bit i: copy i's failure is logged and its end not yet
         self.seq = 0
         self.round_no = 0
         self.step = _STEP_IDLE
@@ -303,6 +304,7 @@ class CriticalMemory:
         now = self._check_clock(now)
         events = [(eventlog.POWER_UP, reset_cause & 0xFFFF, cause)]
         repaired = False
+        self._down = 0
         for i in range(len(self.copies)):
             item = found[i]
             if i == best or (isinstance(item, tuple) and item[2] == raw):
@@ -317,6 +319,8 @@ class CriticalMemory:
             events.append((eventlog.CM_ERROR, i, code))
             if self._rewrite(i):
                 events.append((eventlog.CM_RECOVERED, i, best, seq))
+            else:
+                self._down |= 1 << i
             repaired = True
         self.status = STATUS_REPAIRED if repaired else STATUS_OK
         self.log_broken_at = self.log.verify()
@@ -451,30 +455,48 @@ class CriticalMemory:
         """Read back every copy against the last commit, rebuild any that differ and log it
         (in a commit of its own).  Returns the number of copies found bad."""
         self._require_ready()
-        events = self._check_copies()
+        events = []
+        bad = self._check_copies(events)
         if events:
             self._write(None, events, now, self.round_no, self.step, False)
-        return len(events) // 2
+        return bad
 
-    def _check_copies(self):
-        events = []
+    def _check_copies(self, events):
+        """Read every copy back against the last commit and rebuild those that differ; add
+        to `events` what is new: a copy's failure when it starts (CM_ERROR with the reason,
+        again with REASON_IO when its rebuild fails), its end when it holds the commit again
+        (CM_RECOVERED, source 0xFFFF: the record just committed, held in RAM).  A copy whose
+        failure is logged and not ended adds nothing when it fails again (a dead FRAM would
+        add two entries and a commit to every commit).  Returns the copies found differing."""
+        bad = 0
         for i in range(len(self.copies)):
+            bit = 1 << i
+            down = self._down & bit
             if self._matches(i):
+                if down:        # written whole by this commit (or by one not read back)
+                    self._down ^= bit
+                    events.append((eventlog.CM_RECOVERED, i, 0xFFFF, self.seq))
                 continue
-            try:
-                self._read_copy(i)
-                code = eventlog.REASON_READBACK  # a valid record, but not the one just committed
-            except RecordError as error:
-                code = eventlog.reason_code(str(error))
-            except MemoryError:
-                code = eventlog.REASON_OTHER
-            events.append((eventlog.CM_ERROR, i, code))
+            bad += 1
+            if not down:
+                try:
+                    self._read_copy(i)
+                    code = eventlog.REASON_READBACK  # a valid record, not the one committed
+                except RecordError as error:
+                    code = eventlog.reason_code(str(error))
+                except MemoryError:
+                    code = eventlog.REASON_OTHER
+                events.append((eventlog.CM_ERROR, i, code))
+            was = self.copy_status[i]
             if self._rewrite(i):
-                # source 0xFFFF: rebuilt from the record just committed (held in RAM)
+                self._down &= ~bit
                 events.append((eventlog.CM_RECOVERED, i, 0xFFFF, self.seq))
-            else:
+            elif not down:
+                self._down |= bit
                 events.append((eventlog.CM_ERROR, i, eventlog.REASON_IO))
-        return events
+            elif was != STATUS_OK:
+                self.copy_status[i] = was   # shown as before ("write failed"): nothing new
+        return bad
 
     # --- commits ---------------------------------------------------------------------------
     def _next_sections(self, replace):
@@ -658,7 +680,8 @@ class CriticalMemory:
         record.point_sections(self._buf, new, LOG)
         self.round_no, self.step = round_no, step
         if self.verify_after_commit:
-            found = self._check_copies()
+            found = []
+            self._check_copies(found)
             if found:
                 # log the repair in a commit of its own (checked again, but not repaired twice)
                 keep = self.verify_after_commit

@@ -615,8 +615,8 @@ class RoundController:
         if self.phase == OPEN and self.jackpot is not None and not self.memory.whole:
             # the jackpot is closed until every copy holds the last commit: an idle table
             # (nothing to commit before LOCK) tries the failed one again, after a bus glitch
-            # or a moment without heap for a file at once, and not a commit (and its two
-            # log entries) every pass if it keeps failing
+            # or a moment without heap for a file at once, and not a commit every pass if it
+            # keeps failing (a failure already logged logs nothing: the store's read-back)
             if not self._mem_due:
                 self._mem_due = True
                 self._mem_retry = ticks_add(now_ms, self._mem_wait)

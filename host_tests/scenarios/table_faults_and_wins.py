@@ -242,6 +242,7 @@ def round_cards(seat1):
 table.mcp.cover(jackpot_spot(1))
 run(200)
 wagered = c.jackpot.table_meters()["wagered"]
+start = c.memory.log.count
 table.fram.i2c_write = fram_refuses
 press("LOCK")
 check("FRAM fault at LOCK: its wager taken", (c.rec.accepted, "COPY 0" in c.memory.status_text()),
@@ -260,6 +261,11 @@ press("SETTLE")
 press("SETTLE")
 check("FRAM written again: open", (oled.lines()[1].strip(), "FAULT" in c.memory.status_text()),
       ("JP OPEN", False))
+# the fault logged when it started and when it ended, not at each of the commits between
+check("the FRAM's fault logged once, its end once",
+      [e[3:6] for e in c.memory.log.events(start) if e[3] in (ev.CM_ERROR, ev.CM_RECOVERED)],
+      [(ev.CM_ERROR, 0, ev.REASON_READBACK), (ev.CM_ERROR, 0, ev.REASON_IO),
+       (ev.CM_RECOVERED, 0, 0xFFFF)])
 press("LOCK")
 check("wagers again", (c.rec.accepted, c.jackpot.table_meters()["wagered"] - wagered), (0b1, 200))
 round_cards(b"2h")
@@ -292,5 +298,11 @@ except MemoryError:
 micropython.heap_unlock()
 check("idle pass with a copy failed allocates", (idle, c.memory.seq - seq, c.view.meter_fault),
       ("nothing", 0, "MEM Err"))
+# the retries 6 s and 14 s after the door's entry failed the FRAM and the door's closing
+# (logged 10 s after its opening): a commit each, and no entry but the door's
+start = c.memory.log.count
+run(10000)
+check("retries log nothing new", (c.memory.seq - seq, [e[3] for e in c.memory.log.events(start)]),
+      (3, [ev.DOOR_CLOSE]))
 table.fram.i2c_write = fram_write
 checker.finish()
