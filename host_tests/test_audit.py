@@ -286,6 +286,19 @@ def test_chain_of_entries_whose_time_the_table_did_not_know():
     assert "time_unsure" in audit.EVENT_FIELDS and "time_unsure" in audit.HIT_FIELDS
 
 
+def test_an_unset_clock_tells_the_technician_how_to_set_it():
+    """A standalone table has no NTP: the report's clock line, read by a technician at such a
+    table, names the way its clock is set (clock_set, tools.audit --set-clock with the key on)
+    and not only NTP, which only a linked table has."""
+    data = {"status": {"phase": "OPEN", "round": 1, "memory": "ok", "memory_text": "MEMORY OK",
+                       "time_unsure": True},
+            "program": {"verified": False, "checked": False, "text": "not checked", "digest": ""},
+            "meters": None, "hits": [], "log": as_log(chain(0, ROWS))}
+    data["chain"] = audit.verify_chain(data["log"])
+    clock = [line for line in audit.report(data).splitlines() if line.startswith("Clock:")]
+    assert len(clock) == 1 and "--set-clock" in clock[0] and "key" in clock[0], clock
+
+
 def test_a_hits_time_is_marked_as_its_jackpot_hit_entry_is():
     entries = [{"seq": 0, "round": 4, "kind": ev.JACKPOT_HIT, "a": 2, "time_unsure": True},
                {"seq": 1, "round": 5, "kind": ev.JACKPOT_HIT, "a": 2, "time_unsure": False},

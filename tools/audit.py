@@ -354,7 +354,8 @@ def report(data):
                                                              s["memory_text"]))
     if s.get("time_unsure"):
         out.append("Clock: NOT SET (lost in a power cut): the table's times go on from its log's "
-                   "newest, in order, but are no times of day until NTP sets it")
+                   "newest, in order, but are no times of day until NTP sets it (a linked table) "
+                   "or it is set here: tools.audit --set-clock, the key on, between rounds")
     verdict = "VERIFIED" if p["verified"] else "FAILED" if p.get("checked", True) else "NOT CHECKED"
     out.append("Program: %s  %s" % (verdict, p["text"]))
     out.append("Program digest: %s" % (p["digest"] or "(none)"))
