@@ -1135,6 +1135,30 @@ def test_an_ante_placed_after_lock_is_not_in_the_round(tmp_path, game):
     assert not [line for line in t.c.results if line.startswith("S3")]
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_an_ante_placed_after_lock_flashes_late_and_the_dealer_is_told(tmp_path, game):
+    # At these games the ring follows the Ante (Risk) spot.  A chip put on an empty Ante
+    # spot after "No more bets" showed LOCKED like every other seat, without a beep or a word:
+    # neither player nor dealer saw that the bet was late, and at Four Card Poker, where Aces
+    # Up alone lets the seat's cards in, its result line read W or L as if its Ante played.
+    t = new_table(tmp_path, game)
+    t.chip(1, ante=True)
+    t.chip(2, ante=True)
+    t.press(btn.LOCK)
+    t.c.tick(t.tick(tc.MESSAGE_MS), 2000)        # "No more bets" gone
+    beeps = t.c.view.beep_serial
+    t.chip(3, ante=True)                         # late
+    assert t.c.view.seat_light[2] == lights.LATE
+    assert "Seat 3 late bet" in t.screen() and "Ante not in play" in t.screen()
+    assert t.c.view.beep_serial != beeps
+    assert t.c.view.seat_light[0] == lights.LOCKED
+    t.chip(2, placed=False, ante=True)           # seat 2's Ante, taken and put back: in play
+    t.chip(2, ante=True)
+    assert t.c.view.seat_light[1] == lights.LOCKED
+    t.chip(3, placed=False, ante=True)           # the late chip taken back
+    assert t.c.view.seat_light[2] == lights.LOCKED
+
+
 def test_an_ante_placed_after_lock_gets_no_cards_at_uth(tmp_path):
     t = Table(tmp_path)
     t.ram_clear()

@@ -733,8 +733,16 @@ class RoundController:
         if ante:
             if kind == sensors.PLACED:
                 self.ante |= bit
+                if (self.game != UTH and (self.phase == LOCKED or self.phase == CARD_ENTRY)
+                        and not self.marks_unknown and not self.ante_locked & bit):
+                    # where the ring is the Ante's: a late bet, shown as at a jackpot spot
+                    self.late |= bit
+                    self._beep(BEEP_ERROR)
+                    self._say("Seat %d late bet" % (seat + 1), "Ante not in play")
             elif kind == sensors.REMOVED or kind == sensors.FAULT:
                 self.ante &= ~bit
+                if self.game != UTH:
+                    self.late &= ~bit
             elif kind == sensors.CLEARED:
                 self.ante_faults &= ~bit
             self._render()

@@ -133,6 +133,8 @@ def seat_light(c, s):
         # no progressive: a seat lights when its Ante is down, and stays dim once locked
         if phase == OPEN or phase == AUDIT or phase == CONFIG:
             return lights.PLACED if (c.ante | c.ante_marked) & bit else lights.IDLE
+        if c.late & bit:
+            return lights.LATE
         return lights.OFF if voided else lights.LOCKED
     if phase == OPEN or phase == AUDIT or phase == CONFIG:
         if not c.jackpot_open():

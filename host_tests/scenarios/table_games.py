@@ -3,6 +3,7 @@
 # six, the player winning ties [FCP 10.2]; BRS three cards and two community cards against the
 # Risk/Raise table [BRS 5.2-5.4].
 from firmware.drivers import buttons as btn
+from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
 from firmware.store.critical import CriticalMemory
@@ -64,6 +65,16 @@ c.panel(btn.RELEASE, btn.OK, 300)
 deal(c, ((8, "Ac Ad"), (1, "Ah Kh 7c"), (2, "Kc Qd 2h")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("brs fold results", c.results, ["S1 fold High", "S2 One Pair 1:1"])
+
+# An Ante (Risk) chip put on an empty spot after "No more bets": the seat's ring, which
+# follows the Ante at these games, flashes LATE and the dealer is told; taken back, LOCKED.
+c = table(tc.BRS, antes=(1,))
+c.tick(4000, 2000)
+c.spot(sens.PLACED, sens.ante_spot(3), 4100)
+checker.check("late ante: ring and display", (c.view.seat_light[2], c.view.lines[6:8]),
+              (lights.LATE, ["Seat 3 late bet", "Ante not in play"]))
+c.spot(sens.REMOVED, sens.ante_spot(3), 4200)
+checker.check("late ante taken back", c.view.seat_light[2], lights.LOCKED)
 
 def locked_fcp_round():
     """The flash of a new Four Card Poker table, RAM-cleared, with a round locked on seat 1's
