@@ -5,6 +5,7 @@ text), so these are end-to-end tests of the app, the drivers and the controller 
 """
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -1260,3 +1261,25 @@ def test_a_second_simulator_on_the_same_state_is_refused_with_the_reason(tmp_pat
     # once it has quit, the state is free again; a restart in one process keeps its lock
     sim = simmod.Simulation(str(tmp_path))
     assert simmod.Simulation(str(tmp_path)).controller is not sim.controller
+
+
+@pytest.mark.parametrize("sent, replies", [
+    (b"status\r" * 40, ["status"] * 40),                 # a terminal's CR line ends, pasted
+    (b"help\r" * 3 + b"status\r\nhelp", ["help"] * 3 + ["status", None]),
+])
+def test_the_service_mode_answers_every_line_piped_to_it(sent, replies):
+    # `tools.sim --service` with lines ended by CR alone (what PuTTY, minicom and screen send,
+    # which the protocol takes): stdin's readline sees one long line, which went onto the
+    # service port faster than the firmware reads it while it writes long replies, so the
+    # port's FIFO overflowed and commands reached the table cut and joined ('statusstatus',
+    # 'stus': unknown command), and the replies still due at the end of input were not
+    # written.  Every line gets its one reply now, in order; a last line without its end is
+    # dropped with the reply the table gives it ('incomplete line').
+    sim = simmod.Simulation(None)
+    out = io.BytesIO()
+    assert simmod.serve(sim, io.BytesIO(sent), out) == 0
+    got = [json.loads(line) for line in out.getvalue().decode().splitlines()]
+    assert [reply["cmd"] for reply in got] == replies, got
+    assert all(reply["ok"] for reply in got if reply["cmd"])
+    if replies[-1] is None:
+        assert got[-1]["code"] == "bad-line" and "incomplete line" in got[-1]["error"]

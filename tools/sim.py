@@ -1023,6 +1023,7 @@ def link_setup(address, table_id, key_file, timings=None):
 # ---------------------------------------------------------------------- service mode (issue 7)
 
 SERVICE_CHUNK = 64          # bytes put on the simulated service port per loop tick
+SERVICE_FIFO = 4 * SERVICE_CHUNK
 SERVICE_REPLY_TICKS = 100   # loop ticks to wait for the reply to a line
 
 
@@ -1031,7 +1032,7 @@ class _ServicePort:
 
     def __init__(self):
         from host_tests.fakes.pins import FakeUART
-        self.rx = FakeUART(fifo=4 * SERVICE_CHUNK)
+        self.rx = FakeUART(fifo=SERVICE_FIFO)
         self.tx = bytearray()
 
     def any(self):
@@ -1047,20 +1048,27 @@ class _ServicePort:
 def serve(sim, stdin=None, stdout=None):
     """Speak the service protocol (firmware/service.py) on stdin/stdout through the app's loop.
 
-    Each line read goes to the table's service port a chunk per tick and the loop runs until
-    the firmware's reply line comes back, which is written out.  A line starting with "sim "
-    is a simulator script command instead (e.g. "sim key on"), answered with one JSON line,
-    so a host tool can turn the supervisor key or play a round.  Returns 0 at end of input."""
+    Each line read goes to the table's service port a chunk per tick, a chunk only when the
+    port's FIFO has room for it (as a USB console's flow control holds the sender back), and
+    the loop runs until the firmware's reply to each line end in it (CR, LF or CR LF) comes
+    back, which is written out; at the end of input a line left without its end gets the
+    reply the table gives it after its timeout.  A line starting with "sim " is a simulator
+    script command instead (e.g. "sim key on"), answered with one JSON line, so a host tool
+    can turn the supervisor key or play a round.  Returns 0 at end of input."""
     import json
 
-    from firmware.service import Service
+    from firmware.service import LINE_TIMEOUT_MS, Service
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     port = _ServicePort()
     sim.app.service = Service(sim.controller, port, shoe=sim.app.shoe)
+    due = 0             # line ends sent whose replies are still to come
+    unended = False     # bytes sent after the last line end
     while True:
         line = stdin.readline()
         if not line:
+            if unended:             # the table drops it after LINE_TIMEOUT_MS, and says so
+                _replies(sim, port, 1, LINE_TIMEOUT_MS // TICK_MS + SERVICE_REPLY_TICKS, stdout)
             return 0
         if line.startswith(b"sim "):
             try:
@@ -1068,18 +1076,35 @@ def serve(sim, stdin=None, stdout=None):
                 reply = {"ok": True, "cmd": "sim", "text": text or ""}
             except ScriptError as error:
                 reply = {"ok": False, "cmd": "sim", "code": "bad-argument", "error": str(error)}
-            port.tx += (json.dumps(reply) + "\n").encode()
-        else:
-            for start in range(0, len(line), SERVICE_CHUNK):
-                port.rx.inject(line[start:start + SERVICE_CHUNK])
-                sim.run(TICK_MS)
-            for _ in range(SERVICE_REPLY_TICKS):
-                if b"\n" in port.tx or not line.endswith(b"\n"):
+            due = _replies(sim, port, due, 0, stdout)      # those before it first
+            stdout.write((json.dumps(reply) + "\n").encode())
+            stdout.flush()
+            continue
+        due += line.count(b"\r") + line.count(b"\n") - line.count(b"\r\n")
+        for start in range(0, len(line), SERVICE_CHUNK):
+            for _ in range(SERVICE_REPLY_TICKS):   # (a table that reads nothing: dropped)
+                if port.rx.any() <= SERVICE_FIFO - SERVICE_CHUNK:
                     break
                 sim.run(TICK_MS)
-        stdout.write(bytes(port.tx))
-        stdout.flush()
-        port.tx[:] = b""
+            port.rx.inject(line[start:start + SERVICE_CHUNK])
+            sim.run(TICK_MS)
+        unended = line[-1:] not in (b"\r", b"\n")
+        due = _replies(sim, port, due, SERVICE_REPLY_TICKS, stdout)
+
+
+def _replies(sim, port, due, ticks, stdout):
+    """Run the loop until `due` more reply lines have come (waiting at most `ticks` ticks
+    with none coming), write out what the port holds; return the replies still due."""
+    waited = 0
+    while port.tx.count(b"\n") < due and waited < ticks:
+        before = len(port.tx)
+        sim.run(TICK_MS)
+        waited = 0 if len(port.tx) != before else waited + 1
+    due -= port.tx.count(b"\n")
+    stdout.write(bytes(port.tx))
+    stdout.flush()
+    port.tx[:] = b""
+    return due if due > 0 else 0
 
 
 if __name__ == "__main__":
