@@ -1044,14 +1044,14 @@ def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_pat
     assert t.c.phase == tc.RESULTS
     # Dealer K-K-7-5 (best four of six); seat 3 ties it and wins the tie [FCP 10.2].  Seat 1's
     # three aces reach the Aces Up table (trips) as well [FCP 5.7].
-    assert t.c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips", "S2 High L",
-                           "S3 One Pair W"]
+    assert t.c.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips",
+                           "S2 High L", "S3 One Pair W"]
     assert t.c.view.seat_light[0] == lights.LOCKED
     c = t.boot()                                      # the round is closed in critical memory
     # after a power cut its results come back (the dealer may not have paid it yet)
     assert c.phase == tc.RESULTS and c.rec.round_no == 1
-    assert c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips", "S2 High L",
-                         "S3 One Pair W"]
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips",
+                         "S2 High L", "S3 One Pair W"]
     assert "before power cut" in t.screen()
     t.press(btn.SETTLE)
     assert c.phase == tc.OPEN and c.rec.round_no == 2
@@ -1102,6 +1102,27 @@ def test_side_bets_get_their_own_result_line_when_their_hand_pays(tmp_path):
     assert t.c.results == ["D Trips", "S1 One Pair L", "S1 AcesUp Aces", "S2 One Pair L",
                            "S7 Two Pair L", "S7 AcesUp 2 Pair"]
     assert all(len(line) <= 16 for line in t.c.results)
+
+
+def test_four_card_poker_results_name_the_ante_bonus_whatever_the_ante_did(tmp_path):
+    # The Ante Bonus pays on three of a kind or better whatever the dealer holds, not on a
+    # folded hand [rules.md 3: quads 25, straight flush 20, trips 2].  The results said only
+    # "S1 Trips L" for trips that lost to the dealer: the dealer collected the Ante and had
+    # to remember, unprompted, that its bonus still pays (Aces Up has its own line for that).
+    t = new_table(tmp_path, tc.FCP)
+    for seat in (1, 2, 3, 4):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.press(btn.UP)
+    t.press(btn.UP)
+    t.press(btn.OK)                                   # seat 3 folds its trips
+    t.deal([(1, "7c 7d 7h 2s 3c"), (2, "9h Th Jh Qh 2d"), (3, "4c 4d 4h 5s 6c"),
+            (4, "Ac Kd 8h 6s 3d"), (0, "Kc Ks Kh 5c 8d 2h")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS, t.screen()
+    assert t.c.results == ["D Trips", "S1 Trips L", "S1 Bonus Trips", "S1 AcesUp Trips",
+                           "S2 Str Flush W", "S2 Bonus SF", "S2 AcesUp SF",
+                           "S3 fold Trips", "S3 AcesUp Trips", "S4 High L"]
 
 
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])

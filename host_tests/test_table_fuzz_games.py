@@ -154,6 +154,11 @@ def expected_ok(c):
             problems.append("seat %d %s%s: %r, rules say %s%s" % (
                 s + 1, cardlib.names(hole), " + " + cardlib.names(board) if board else "", line,
                 names[0], verdict))
+        elif c.game == tc.FCP and cat in ("trips", "straight flush", "quads"):
+            # the Ante Bonus: trips or better, whatever the dealer holds, never on a fold
+            line = lines.pop(0) if lines else ""
+            if not _named(line, tag + "Bonus ", names):
+                problems.append("seat %d Ante Bonus line %r" % (s + 1, line))
         if side:
             line = lines.pop(0) if lines else ""
             if not _named(line, tag + side_line[0], side_line[1]):

@@ -376,7 +376,7 @@ def test_a_round_locked_before_the_game_was_changed_is_finished_under_its_own_ga
     t.press(btn.LOCK)
     t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
     t.press(btn.SETTLE)
-    assert again.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"]
+    assert again.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"]
 
 
 def test_a_four_card_poker_round_resumed_on_a_table_switched_to_uth_stays_four_card_poker(tmp_path):
@@ -388,7 +388,7 @@ def test_a_four_card_poker_round_resumed_on_a_table_switched_to_uth_stays_four_c
     assert c.phase == tc.LOCKED and "Round 1 is FCP\nUTH next round" in t.screen()
     t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
     t.press(btn.SETTLE)
-    assert c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"]
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"]
     t.press(btn.SETTLE)
     assert c.game == tc.UTH and "JP OPEN" in t.screen()
     t.chip(2)
@@ -899,7 +899,8 @@ def test_a_refused_file_leaves_the_table_the_game_it_was(tmp_path):
     t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
     t.press(btn.SETTLE)
     c = _boot_refused(t)
-    assert c.phase == tc.RESULTS and c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"]
+    assert c.phase == tc.RESULTS
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"]
     t.press(btn.SETTLE)
     assert c.phase == tc.OPEN and c.game == tc.FCP
     assert c.view.lines[1] == "CONFIG ERROR" and c.view.lines[6] == "FOUR CARD POKER"
@@ -908,7 +909,7 @@ def test_a_refused_file_leaves_the_table_the_game_it_was(tmp_path):
     t.press(btn.LOCK)
     t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
     t.press(btn.SETTLE)
-    assert c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"]
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"]
 
 
 @pytest.mark.parametrize("ok", [False, True])
@@ -1063,7 +1064,7 @@ def test_a_record_of_the_firmware_before_the_seats_reads_and_is_upgraded_at_the_
     c = _seated(t, 5, tc.FCP)               # the file is back: the round goes on, 5 seats
     t.deal([(1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")])
     t.press(btn.SETTLE)
-    assert c.results == ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"]
+    assert c.results == ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"]
     t.press(btn.SETTLE)
     t.press(btn.LOCK)                        # round 3: the seats recorded with it
     assert _seated(t, 7, None).seats == 5

@@ -45,9 +45,10 @@ def _results_fcp(c):
         value = hands.best4(hole)
         return value, " W" if value >= dealer else " L"
 
-    # Aces Up is settled on the same best four after the Ante is folded [FCP 9.1-9.3]
+    # Aces Up is settled on the same best four after the Ante is folded [FCP 9.1-9.3]; the
+    # Ante Bonus, on trips or better whatever the dealer holds, is not (rules.md 3)
     c.results = _seat_lines(c, ["D " + screens.short(hands.name(dealer))], verdict, hands.best4,
-                            paytables.BET_ACES_UP, "AcesUp")
+                            paytables.BET_ACES_UP, "AcesUp", paytables.BET_ANTE_BONUS)
 
 
 def _results_brs(c):
@@ -71,11 +72,13 @@ def _results_brs(c):
     c.results = _seat_lines(c, [], verdict, hands.three, paytables.BET_EXTRA, "Extra")
 
 
-def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label):
+def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label, bonus=None):
     """`lines` with one more per seat with cards: void, a fold with the hand side_hand(hole)
     values for the side bet a fold still settles, else its hand's name and what
-    verdict(hole) says of it (verdict returns the hand's value and the text).  A seat whose
-    side hand reaches the side bet's pay table gets a line more (_side_line)."""
+    verdict(hole) says of it (verdict returns the hand's value and the text), and a line more
+    where that hand reaches the `bonus` bet's pay table (``S1 Bonus Trips``: Four Card
+    Poker's Ante Bonus, paid on the Ante whether it won or lost).  A seat whose side hand
+    reaches the side bet's pay table gets a line more (_side_line)."""
     for s in range(SEATS):      # (a seat the file's seats no longer count too: its cards
         hole = c._hole(s)       # were committed in a round locked before they were cut)
         status = _seat_status(c, s, hole)
@@ -88,6 +91,8 @@ def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label):
         else:
             value, text = verdict(hole)
             lines.append(_seat_line(c, s, hands.name(value), text))
+            if bonus:
+                _side_line(lines, s, value, bonus, "Bonus")
         _side_line(lines, s, side_hand(hole), side_bet, side_label)
     return lines
 

@@ -43,8 +43,8 @@ checker.check("fcp phase", tc.PHASE_NAMES[c.phase], "LOCKED")
 deal(c, ((1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
          (0, "Kc Kd 7h 5s 3c 2d")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
-checker.check("fcp results", c.results, ["D One Pair", "S1 Trips W", "S1 AcesUp Trips", "S2 High L",
-                                          "S3 One Pair W"])
+checker.check("fcp results", c.results, ["D One Pair", "S1 Trips W", "S1 Bonus Trips",
+                                          "S1 AcesUp Trips", "S2 High L", "S3 One Pair W"])
 
 c = table(tc.BRS, antes=(1, 2, 3, 4))
 deal(c, ((8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s 6d")))
@@ -100,7 +100,8 @@ c.boot(0, 200)
 checker.check("switched: resumed as", (c.game, c.message), (tc.FCP, "Round 1 is FCP\nUTH next round"))
 deal(c, ((1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
-checker.check("switched: results", c.results, ["D One Pair", "S1 Trips W", "S1 AcesUp Trips"])
+checker.check("switched: results", c.results,
+              ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"])
 c.panel(btn.PRESS, btn.SETTLE, 30)
 checker.check("switched: next round", (c.game, c.view.lines[1]), (tc.UTH, "JP OPEN"))
 
