@@ -1283,3 +1283,17 @@ def test_the_service_mode_answers_every_line_piped_to_it(sent, replies):
     assert all(reply["ok"] for reply in got if reply["cmd"])
     if replies[-1] is None:
         assert got[-1]["code"] == "bad-line" and "incomplete line" in got[-1]["error"]
+
+
+@pytest.mark.parametrize("game", ["fcp", "brs"])
+def test_a_jackpot_chip_key_at_a_game_without_the_progressive_names_the_ante_key(game):
+    # A newcomer at a Four Card Poker or Big Raise Stud table presses 1 to bet: that is the
+    # jackpot spot, which this game does not use, so the ring stayed blue and the line said
+    # only "seat 1 jackpot spot: chip on", not where this game's bet goes.
+    sim = simmod.Simulation(None, game=game)
+    notice = simmod.press_key(sim, "1", no_terminal)
+    assert notice.startswith("seat 1 jackpot spot: chip on")
+    assert "no jackpot" in notice and "Ante" in notice and "'!'" in notice, notice
+    assert simmod.press_key(sim, "!", no_terminal) == "seat 1 Ante spot: chip on"
+    uth = simmod.Simulation(None)
+    assert simmod.press_key(uth, "1", no_terminal) == "seat 1 jackpot spot: chip on"

@@ -871,7 +871,11 @@ def press_key(sim, ch, ask=_ask_stdin):
     if "1" <= ch <= "7":
         seat = int(ch)
         sim.toggle_chip(seat)
-        return "seat %d jackpot spot: chip %s" % (seat, "on" if sim.covered(seat) else "off")
+        done = "seat %d jackpot spot: chip %s" % (seat, "on" if sim.covered(seat) else "off")
+        if sim.controller.game != tc.UTH:       # a spot this game does not use: say where to bet
+            done += " (no jackpot at %s: the Ante is '%s')" % (
+                sim.controller.game.upper(), ANTE_KEYS[seat - 1])
+        return done
     if ch in ANTE_KEYS:
         seat = ANTE_KEYS.index(ch) + 1
         sim.toggle_chip(seat, ante=True)
