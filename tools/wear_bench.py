@@ -4,20 +4,29 @@
 
 Runs the real store (firmware/store) with the real jackpot pools (firmware/jackpot) inside
 the MicroPython unix VM, on ``vfs.VfsLfs2`` over a counting NOR-flash block device
-(host_tests/fakes/flash.py) shaped like the Pico W's filesystem: a 1 MB littlefs region of
-256 blocks of 4 KB, ``progsize=256`` as the rp2 port mounts it.  Each round commits LOCK
-(contributions of 7 seats) and SETTLE, with their events, like the round controller; every
-50th round has a flush hit and a supervisor confirmation step.  Prints bytes programmed and
-blocks erased per round, the most-erased block, and the lifetime at 60 rounds an hour, 24 h a
-day, every day, for an erase endurance of 100,000 cycles per sector (Winbond W25Q16JV
-datasheet: "Minimum 100K Program-Erase cycles per sector"; the Pico W's flash).
+(host_tests/fakes/flash.py): by default the 1 MB littlefs region issue 4 names (256 blocks of
+4 KB); ``--region-blocks 148`` is the Pico W's own, 592 KB once a ROMFS install has taken its
+partition; ``progsize=256`` as the rp2 port mounts it.
+Each round commits LOCK (contributions of 7 seats) and SETTLE, with their events, like the
+round controller; every 50th round has a flush hit and a supervisor confirmation step.
+Prints bytes programmed and blocks erased per round, the most-erased block, and the lifetime
+at 60 rounds an hour, 24 h a day, every day, for an erase endurance of 100,000 cycles per
+sector (Winbond W25Q16JV datasheet: "Minimum 100K Program-Erase cycles per sector"; the Pico
+W's flash).
 """
 
 import sys
 
 MICROPYTHON = sys.implementation.name == "micropython"
 BLOCK_SIZE = 4096
-REGION_BLOCKS = 256            # 1 MB littlefs region
+# The Pico W's filesystem: MicroPython's RPI_PICO_W board gives it 848 KB of the 2 MB flash
+# (MICROPY_HW_FLASH_STORAGE_BYTES, ports/rp2/boards/RPI_PICO_W/mpconfigboard.h: the rest holds
+# the firmware and the Wi-Fi chip's), and the ROMFS partition docs/romfs.md asks for is taken
+# from it (MICROPY_HW_ROMFS_BYTES): 592 KB for critical memory's flash copy and the files.
+PICO_W_STORAGE = 848 * 1024
+ROMFS_PARTITION = 256 * 1024
+PICO_W_BLOCKS = (PICO_W_STORAGE - ROMFS_PARTITION) // BLOCK_SIZE
+REGION_BLOCKS = 256            # issue 4's measure: a 1 MB littlefs region
 PROGSIZE = 256                 # rp2 port: vfs.VfsLfs2(bdev, progsize=256)
 ENDURANCE = 100000             # W25Q16JV: minimum 100K program-erase cycles per sector
 ROUNDS_PER_YEAR = 60 * 24 * 365
@@ -26,8 +35,9 @@ RENAME = "--rename" in sys.argv
 ROUND_SECTION = 160            # bytes of the round controller's own section (an estimate)
 
 
-def measure(board, rounds):
-    """Run `rounds` rounds after a warm-up; return the counters of the flash device."""
+def measure(board, rounds, blocks=REGION_BLOCKS):
+    """Run `rounds` rounds after a warm-up on a region of `blocks` blocks; print the counters
+    of the flash device."""
     import vfs
 
     from firmware.drivers.fram import FRAM
@@ -40,7 +50,7 @@ def measure(board, rounds):
     from host_tests.fakes.flash import FlashDevice
     from host_tests.fakes.fram import FramBus
 
-    memory = bytearray(b"\xff" * (REGION_BLOCKS * BLOCK_SIZE))
+    memory = bytearray(b"\xff" * (blocks * BLOCK_SIZE))
     flash = FlashDevice(memory, BLOCK_SIZE)
     vfs.VfsLfs2.mkfs(flash, progsize=PROGSIZE)
     fs = vfs.VfsLfs2(flash, progsize=PROGSIZE)
@@ -82,8 +92,9 @@ def measure(board, rounds):
     if "--blocks" in sys.argv:
         counts = sorted([(flash.erase_counts[i] - start[3][i], i) for i in range(flash.block_count)])
         print("hottest blocks", counts[-6:], "coldest", counts[:3])
-    print("BENCH board=%s rounds=%d programs=%d erases=%d bytes=%d hottest=%d fram_bytes=%d record=%d log=%d"
-          % (board, rounds, flash.programs - start[0], flash.erases - start[1],
+    print("BENCH board=%s blocks=%d rounds=%d programs=%d erases=%d bytes=%d hottest=%d"
+          " fram_bytes=%d record=%d log=%d"
+          % (board, blocks, rounds, flash.programs - start[0], flash.erases - start[1],
              flash.bytes_programmed - start[2], hottest, bus.bytes_written - start[4],
              len(cm._record), cm.log.count))
 
@@ -93,8 +104,10 @@ def report(line):
     fields = dict(part.split("=") for part in line.split()[1:])
     rounds = int(fields["rounds"])
     erases = int(fields["erases"]) / rounds
+    blocks = int(fields.get("blocks", REGION_BLOCKS))
     figures = {
         "board": fields["board"],
+        "blocks": blocks,
         "rounds": rounds,
         "record": int(fields["record"]),
         "bytes_per_round": int(fields["bytes"]) / rounds,
@@ -104,7 +117,8 @@ def report(line):
         "fram_bytes_per_round": int(fields["fram_bytes"]) / rounds,
     }
     # littlefs spreads erases over the region (dynamic wear levelling, block_cycles=100)
-    figures["years"] = REGION_BLOCKS * ENDURANCE / (erases * ROUNDS_PER_YEAR)
+    figures["years"] = blocks * ENDURANCE / (erases * ROUNDS_PER_YEAR)
+    figures["pico_w_years"] = PICO_W_BLOCKS * ENDURANCE / (erases * ROUNDS_PER_YEAR)
     figures["hottest_years"] = (ENDURANCE / (figures["hottest_per_round"] * ROUNDS_PER_YEAR)
                                 if figures["hottest_per_round"] else float("inf"))
     print("board %s (%s), %d rounds measured after %d warm-up rounds, record %d bytes"
@@ -115,8 +129,11 @@ def report(line):
     print("  flash blocks erased per round     %8.2f" % figures["erases_per_round"])
     print("  most-erased block, erases / round %8.3f" % figures["hottest_per_round"])
     print("  FRAM bytes written per round      %8.0f" % figures["fram_bytes_per_round"])
-    print("  lifetime, 1 MB region, %d cycles, 60 rounds/h 24/7: %.1f years (even wear)"
-          % (ENDURANCE, figures["years"]))
+    print("  lifetime, %d KB region, %d cycles, 60 rounds/h 24/7: %.1f years (even wear)"
+          % (blocks * BLOCK_SIZE // 1024, ENDURANCE, figures["years"]))
+    if blocks != PICO_W_BLOCKS:
+        print("  the same erases on the Pico W's %d KB (848 KB less the ROMFS partition): %.1f years"
+              % (PICO_W_BLOCKS * BLOCK_SIZE // 1024, figures["pico_w_years"]))
     print("  lifetime if the most-erased block stayed the hottest:  %.1f years" % figures["hottest_years"])
     return figures
 
@@ -132,6 +149,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=at_least(1), default=1000)
     parser.add_argument("--board", choices=["fram+lfs", "lfs2", "both"], default="both")
+    parser.add_argument("--region-blocks", type=at_least(16), default=REGION_BLOCKS,
+                        help="4 KB blocks of the littlefs region (default %d, issue 4's 1 MB; %d is "
+                             "the Pico W's with a ROMFS partition)" % (REGION_BLOCKS, PICO_W_BLOCKS))
     parser.add_argument("--rename", action="store_true",
                         help="copies written to a temporary file and renamed (FileSlot rename=True)")
     parser.add_argument("--blocks", action="store_true",
@@ -140,7 +160,8 @@ def main(argv=None):
     boards = ["fram+lfs", "lfs2"] if args.board == "both" else [args.board]
     results = []
     for board in boards:
-        command = [micropython_binary(), "-X", "heapsize=16M", str(Path(__file__)), board, str(args.rounds)]
+        command = [micropython_binary(), "-X", "heapsize=16M", str(Path(__file__)), board, str(args.rounds),
+                   str(args.region_blocks)]
         for flag in ("rename", "blocks"):
             if getattr(args, flag):
                 command.append("--" + flag)
@@ -159,6 +180,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     if MICROPYTHON:
-        measure(sys.argv[1], int(sys.argv[2]))
+        measure(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
     else:
         main()
