@@ -511,7 +511,8 @@ def test_a_fold_before_any_card_is_committed_costs_no_flash_write(table):
     assert table.c.rec.folded == 0b1
     assert (table.memory.log.count, table.memory.seq) == writes
     c = table.boot()
-    assert c.phase == tc.LOCKED and "cards again" in table.screen() and c.rec.folded == 0
+    # the dealer is told the fold was lost too: a seat not folded again reads as played
+    assert c.phase == tc.LOCKED and "redo folds+cards" in table.screen() and c.rec.folded == 0
     table.deal([(8, "Qh 2h 3h 4c 5d")])
     assert "need seat 1 hand" in table.screen()
 

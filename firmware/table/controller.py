@@ -372,8 +372,12 @@ class RoundController:
             self.marks_unknown = True
             if self.rec.marks & roundrecord.MARKS_KEPT:
                 self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
+            # cards missing: the folds marked were lost with them unless the round's cards
+            # were committed (_toggle_fold), and a seat not folded again reads as played
             self._say(screens.round_words(self.rec.round_no, "resumed", "Round"),
-                      "SETTLE again" if not self._missing() else "cards again")
+                      "SETTLE again" if not self._missing() else "cards again"
+                      if roundrecord.holds_cards(self.memory.section(SECTION_ROUND))
+                      else "redo folds+cards")
             if self.game != self.file_game:
                 self._say(screens.round_words(self.rec.round_no, "is " + self.game.upper(),
                                               "Round"), self.file_game.upper() + " next round")

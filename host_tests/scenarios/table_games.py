@@ -113,7 +113,7 @@ c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bi
                        game=None)
 c.boot(0, 200)
 c.set_config_status(False, "config file: not valid JSON")
-checker.check("refused: resumed as", (c.game, c.message), (tc.FCP, "Round 1 resumed\ncards again"))
+checker.check("refused: resumed as", (c.game, c.message), (tc.FCP, "Round 1 resumed\nredo folds+cards"))
 deal(c, ((1, "Ah Ad As 9c 4h"), (0, "Kc Kd 7h 5s 3c 2d")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
 c.panel(btn.PRESS, btn.SETTLE, 30)
