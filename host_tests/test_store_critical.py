@@ -1244,3 +1244,25 @@ def test_a_copy_that_keeps_refusing_its_writes_is_logged_when_it_fails_and_when_
     assert [(e[3], e[4], e[5]) for e in cm.log.events(start)] == [
         (eventlog.LOCK, 0, 1), (eventlog.CM_ERROR, 1, eventlog.REASON_READBACK),
         (eventlog.CM_ERROR, 1, eventlog.REASON_IO), (eventlog.SETTLE, 0, 0)]
+
+
+def test_a_copy_that_takes_writes_and_keeps_none_is_never_whole_between_commits():
+    # A FRAM that acknowledges its writes and keeps none (a failing part) is found by each
+    # commit's read-back.  The commit that logs that must not count the copy as holding the
+    # commit unread, or the jackpot would open for the next LOCK with the books on the flash
+    # copy alone (the round controller takes jackpot wagers only while whole).
+    board, cm = ready()
+    board.bus.writeto = lambda addr, frame: None
+    start = cm.log.count
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300)
+    assert not cm.whole and "COPY 0" in cm.status_text()
+    assert [(e[3], e[4]) for e in cm.log.events(start)] == [
+        (eventlog.LOCK, 0), (eventlog.CM_ERROR, 0), (eventlog.CM_ERROR, 0)]
+    cm.commit(1, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 1000)], 301)
+    assert not cm.whole and "COPY 0" in cm.status_text()
+    # the part keeps its writes again: the next commit's read-back finds it whole, and says so
+    del board.bus.writeto
+    start = cm.log.count
+    cm.commit(2, STEP_LOCK, {"jackpot": b"J2"}, [(eventlog.LOCK, 0, 1, 100)], 310)
+    assert cm.whole and "FAULT" not in cm.status_text()
+    assert [(e[3], e[4]) for e in cm.log.events(start)] == [(eventlog.LOCK, 0), (eventlog.CM_RECOVERED, 0)]
