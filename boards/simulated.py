@@ -15,6 +15,7 @@ power cut.  ``state_dir=None`` keeps everything in memory.  No ``machine`` is im
 import os
 
 from boards import base
+from firmware.compat import const
 from host_tests.fakes.i2c import FakeI2C
 from host_tests.fakes.max7219 import FakeMax7219Chain
 from host_tests.fakes.mcp23017 import FakeMCP23017
@@ -26,7 +27,7 @@ NAME = "simulated"
 FRAM_SIZE = 32768
 FRAM_IMAGE = "fram.bin"
 FLASH_DIR = "flash"
-_FILL_CHUNK = 1024  # zeros written at a time when the FRAM file is created
+_FILL_CHUNK = const(1024)  # zeros written at a time when the FRAM file is created
 
 
 def _exists(path):

@@ -34,7 +34,7 @@ from firmware.jackpot import config as jcfg
 from firmware.jackpot import pools
 from firmware.poker import brs, fcp, paytables, uth
 
-FORMAT = const(1)
+_FORMAT = const(1)
 _MAX_FILE_BYTES = const(4096)
 _MAX_INT = const(0x3FFFFFFF)       # integers stay small ints on 32-bit ports
 _MAX_TEXT = const(64)
@@ -64,8 +64,8 @@ ELSEWHERE = {"max_payout": "table_max", "jackpot_wager": "jackpot.wager",
              "ante_bonus_table": "paytables", "aces_up_table": "paytables",
              "risk_raise_table": "paytables", "extra_table": "paytables"}
 
-_NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
-_BOM = "\ufeff"                    # what some editors put before the text of a UTF-8 file
+_NAME_CHARS = const("abcdefghijklmnopqrstuvwxyz0123456789_")
+_BOM = const("\ufeff")             # what some editors put before the text of a UTF-8 file
 
 
 class ConfigError(ValueError):
@@ -216,7 +216,7 @@ class TableConfig:
 
     def __init__(self, game, board, options, paytable_names, jackpot, jackpot_changes, data,
                  link=None):
-        self.format = FORMAT
+        self.format = _FORMAT
         self.game = game
         self.board = board
         self.options = options              # uth.Config / fcp.Config / brs.Config
@@ -275,9 +275,9 @@ def build(data, board=None):
     for key in REQUIRED:
         if key not in data:
             raise ConfigError("config %s: missing (required: %s)" % (key, ", ".join(REQUIRED)))
-    if data["format"] != FORMAT or isinstance(data["format"], bool):
+    if data["format"] != _FORMAT or isinstance(data["format"], bool):
         raise ConfigError("config format: %s is not %d (this firmware reads format %d)"
-                          % (_short(data["format"]), FORMAT, FORMAT))
+                          % (_short(data["format"]), _FORMAT, _FORMAT))
     game = data["game"]
     if not isinstance(game, str) or game not in GAMES:
         raise ConfigError("config game: %s is not one of %s" % (_short(game), ", ".join(sorted(GAMES))))

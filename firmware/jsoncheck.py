@@ -22,11 +22,11 @@ _COLON = const(4)           # after a key
 _AFTER_VALUE = const(5)     # ',' or the container's close
 _END = const(6)             # the top value is complete: only white space
 
-_SPACE = " \t\n\r"
-_DIGITS = "0123456789"
-_ESCAPES = '"\\/bfnrt'
-_HEX = "0123456789abcdefABCDEF"
-_LITERALS = ("true", "false", "null")
+_SPACE = const(" \t\n\r")
+_DIGITS = const("0123456789")
+_ESCAPES = const('"\\/bfnrt')
+_HEX = const("0123456789abcdefABCDEF")
+_LITERALS = const(("true", "false", "null"))
 
 
 def _fail(text, i, problem):

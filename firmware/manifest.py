@@ -40,10 +40,10 @@ import binascii
 import hashlib
 import json
 
-from firmware.compat import file_missing
+from firmware.compat import const, file_missing
 from firmware.link import hmac256
 
-FORMAT = 1
+_FORMAT = const(1)
 MANIFEST_NAME = "manifest.json"
 KEY_NAME = "manifest.key"                 # provisioned on the board, never part of a build
 MAIN_NAME = "main.py"                     # what MicroPython runs at boot, from the flash filesystem
@@ -57,10 +57,10 @@ BUILTIN_NAMES = ("array", "binascii", "bluetooth", "collections", "cryptolib", "
                  "hashlib", "heapq", "io", "json", "machine", "os", "platform", "random", "re",
                  "select", "socket", "ssl", "struct", "time", "typing", "websocket", "zlib")
 MIN_KEY_BYTES = 16
-CHUNK = 512                               # bytes read at a time when hashing a file
+_CHUNK = const(512)                               # bytes read at a time when hashing a file
 HEX_DIGITS = "0123456789abcdef"
-DIGEST_HEX_LENGTH = 64
-IS_DIR = 0x4000                           # S_IFDIR in os.stat()[0] on both runtimes
+_DIGEST_HEX_LENGTH = const(64)
+_IS_DIR = const(0x4000)                           # S_IFDIR in os.stat()[0] on both runtimes
 
 OK = "ok"
 BAD_MANIFEST = "bad-manifest"
@@ -138,7 +138,7 @@ def same_text(a, b):
 def body_lines(board, build_id, files):
     """The canonical body line by line (bytes, each ending in a newline), for hashing as a
     stream without building the whole text."""
-    yield ("table-controller manifest %d\n" % FORMAT).encode()
+    yield ("table-controller manifest %d\n" % _FORMAT).encode()
     yield ("board %s\n" % board).encode()
     yield ("build %s\n" % build_id).encode()
     for path in sorted(files):
@@ -157,9 +157,9 @@ def _check_text(name, value):
 
 
 def _check_hex(name, value):
-    if (not isinstance(value, str) or len(value) != DIGEST_HEX_LENGTH
+    if (not isinstance(value, str) or len(value) != _DIGEST_HEX_LENGTH
             or any(c not in HEX_DIGITS for c in value)):
-        raise ValueError("%s must be %d lower-case hex digits, got %r" % (name, DIGEST_HEX_LENGTH, value))
+        raise ValueError("%s must be %d lower-case hex digits, got %r" % (name, _DIGEST_HEX_LENGTH, value))
     return value
 
 
@@ -185,7 +185,7 @@ def make(board, build_id, files, key=None):
     for path in files:
         hashes[check_path(path)] = sha256_hex(files[path])
     text = body(board, build_id, hashes)
-    record = {"format": FORMAT, "board": board, "build_id": build_id, "files": hashes,
+    record = {"format": _FORMAT, "board": board, "build_id": build_id, "files": hashes,
               "digest": sha256_hex(text)}
     if key is not None:
         record["hmac"] = hexlify(hmac_sha256(check_key(key), text))
@@ -222,8 +222,8 @@ def parse(manifest_bytes):
     for name in known[:5]:
         if name not in record:
             raise ValueError("manifest lacks field %r" % name)
-    if record["format"] != FORMAT or isinstance(record["format"], bool):
-        raise ValueError("manifest format %r is not %d" % (record["format"], FORMAT))
+    if record["format"] != _FORMAT or isinstance(record["format"], bool):
+        raise ValueError("manifest format %r is not %d" % (record["format"], _FORMAT))
     board = _check_text("board", record["board"])
     build_id = _check_text("build_id", record["build_id"])
     files = record["files"]
@@ -452,7 +452,7 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
     """
     import os
 
-    buf = bytearray(CHUNK)
+    buf = bytearray(_CHUNK)
     view = memoryview(buf)
 
     def read_at(base, path):
@@ -476,7 +476,7 @@ def check_device(root="/", board=None, rom=ROM_ROOT):
             raise OSError("a file name in %s is not UTF-8 text" % path) from None
         for name in names:
             mode = os.stat(path.rstrip("/") + "/" + name)[0]
-            yield name, bool(mode & IS_DIR)
+            yield name, bool(mode & _IS_DIR)
 
     rom_manifest = None
     if rom is not None:

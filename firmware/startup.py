@@ -11,14 +11,18 @@ before the table's modules load: the heap holds one set or the other, never both
 forgets this module too, so once main.py has let go of it, none of the boot's code stays.
 """
 
-from firmware.compat import file_missing
+from firmware.compat import const, file_missing
 from firmware.heap import collect_often, forget, stopped_line
 
 ROOT = "/"                              # the flash filesystem (tests set their own)
 CONFIG_PATH = "/config.json"
-GAME_MODULE = "firmware.poker."         # + a game's name (config_file.GAMES): its rules
-SETTLE_MODULE = "firmware.poker.settle"  # the rules' shared settlement arithmetic
-PAYTABLES_MODULE = "firmware.poker.paytables"  # the presets' pay tables (BRS results reload it)
+_GAME_MODULE = const("firmware.poker.")   # + a game's name (config_file.GAMES): its rules
+_SETTLE_MODULE = const("firmware.poker.settle")   # the rules' shared settlement arithmetic
+# the presets' pay tables (BRS results reload them)
+_PAYTABLES_MODULE = const("firmware.poker.paytables")
+_MOUNT = const("/_board")   # where _board() mounts a board module found in ROMFS, alone
+# The verifier's modules, in the order they load: its HMAC (the link's too) first
+_VERIFIER = const(("firmware.link", "firmware.link.hmac256", "firmware.manifest"))
 
 
 def main():
@@ -140,9 +144,6 @@ def _board():
     return board.make()
 
 
-_MOUNT = "/_board"
-
-
 class _BoardFile:
     """A filesystem (MicroPython's VFS protocol, what import asks of it) holding only the
     board's files, /board.py, /board.mpy and /boards/, found on the rest of sys.path; never
@@ -258,10 +259,6 @@ def check_program(board_name, root="/"):
     return facts
 
 
-# The verifier's modules, in the order they load: its HMAC (the link's too) first
-_VERIFIER = ("firmware.link", "firmware.link.hmac256", "firmware.manifest")
-
-
 def check_config(board_name, config_path=CONFIG_PATH):
     """(options, link_settings, ok, text) from the configuration file: the App keyword
     arguments it sets, its LinkConfig (None: a standalone table) and its status
@@ -287,9 +284,10 @@ def check_config(board_name, config_path=CONFIG_PATH):
 
     # The games' rules validate the file's options; the table itself never settles the
     # players' wagers with them (it evaluates hands and pays the jackpot), so they all go.
-    parser_only = ["firmware.config_file", "firmware.jsoncheck", SETTLE_MODULE, PAYTABLES_MODULE]
+    parser_only = ["firmware.config_file", "firmware.jsoncheck", _SETTLE_MODULE,
+                   _PAYTABLES_MODULE]
     for name in config_file.GAMES:
-        parser_only.append(GAME_MODULE + name)
+        parser_only.append(_GAME_MODULE + name)
     table = config_file = None
     for name in parser_only:
         if name not in before:

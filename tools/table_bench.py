@@ -22,7 +22,12 @@ allocates while the table plays still comes out of that room. It prints for each
 rounds complete in 128 KB and else the smallest heap that plays them (8 KB steps); whether
 they complete in 128 K words (`-X heapsize=128wk`, which MicroPython scales by its word size
 over 4: 128 KB on a 32-bit VM, 256 KB on this x64 one, where every pointer takes twice the
-bytes); micropython.mem_peak(); where the heap goes (firmware modules, simulated board, table
+bytes); the names the VM has interned with the audit menu open in the supervised run (its
+pools double, and the 8th, 2,560 names in one piece, comes at the 2,541st name: the
+simulated board's fakes and the benchmark's script share the pools with the firmware's, so
+the benchmark keeps its own names few: the sign's reading table loads when a sign is read,
+the pay math has a script of its own, the fakes' package files are left out);
+micropython.mem_peak(); where the heap goes (firmware modules, simulated board, table
 objects); whether 400 idle main-loop ticks run under heap_lock; the tick time (median, max)
 against the 20 ms tick; ticks from a chip put on a spot to its ring lighting (40 ms of it is
 debounce); the time the table takes to settle a seven-seat round (the longest tick of each
@@ -37,6 +42,7 @@ the tick and settle times are this VM's, not a board's.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,12 +58,15 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAP_K = 128
 MIN_HEAP_K = 64        # a smaller VM cannot start the benchmark program
 TREES = ("firmware", "boards", "host_tests/fakes")
-EXTRA = ("host_tests/__init__.py",)
+# Left out: the VM imports host_tests and host_tests.fakes as namespace packages (no
+# __init__ files), whose paths would only add to the names the VM keeps for good.
+LEFT_OUT = ("host_tests/fakes/__init__.py",)
 SIM_BOARD = ("boards/__init__.py", "boards/base.py", "boards/simulated.py")
 CONFIG = ROOT / "docs" / "table-config.example.json"
 TICK_BUDGET_US = 20000
 I2C_BYTE_US = 22.5    # one byte and its acknowledge: 9 clocks at 400 kHz (boards.base.I2C_FREQ)
 SCRIPT = ROOT / "tools" / "mp" / "table_bench.py"
+PAY_MATH_SCRIPT = ROOT / "tools" / "mp" / "pay_math.py"
 MODES = ("filesystem", "romfs")
 BOARD_ROOM_K = 160    # a run's heap: the heap under test + the image, if any + this, for the
                       # simulated board, the plugged holes and the ballast's slack
@@ -68,11 +77,11 @@ SCAN_STEP_K = 8       # in steps of this many KB
 def build_tree(out, arch="x64"):
     """Compile every module the benchmark imports to .mpy under out (for arch, hot ones
     native; arch None: all bytecode) and write their manifest; returns the module count."""
-    sources = list(EXTRA)
+    sources = []
     for tree in TREES:
         for path in sorted((ROOT / tree).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
-            if tree == "boards" and rel not in SIM_BOARD:
+            if (tree == "boards" and rel not in SIM_BOARD) or rel in LEFT_OUT:
                 continue
             sources.append(rel)
     files = {}
@@ -97,9 +106,9 @@ def heap_spec(heap_k, words=False):
     return "%d%sk" % (heap_k, "w" if words else "")
 
 
-def _vm(args, heap, path):
+def _vm(args, heap, path, script=SCRIPT):
     env = dict(os.environ, MICROPYPATH=path)
-    return subprocess.run([micropython_binary(), "-X", "heapsize=%s" % heap, str(SCRIPT)]
+    return subprocess.run([micropython_binary(), "-X", "heapsize=%s" % heap, str(script)]
                           + [str(a) for a in args], env=env, capture_output=True, text=True,
                           timeout=1800)
 
@@ -145,9 +154,20 @@ def run_vm(tree, rounds, heap_k, image=None, words=False, supervised=False):
     return True, dict(line.split(None, 1) for line in result.stdout.splitlines() if line.strip())
 
 
+NAME_POOL_AT = 2541   # the VM makes its 8th pool of names (2,560 of them, about 28 KB in one
+                     # piece on x64) for the 2,541st name: 20 + 40 + ... + 1,280 fit before
+
+
+def names_in_use(figures):
+    """(names, pools) the VM had interned with the audit menu open, from the qstr_info()
+    line of a supervised run's figures; None if it printed none."""
+    found = re.search(r"n_pool=(\d+), n_qstr=(\d+)", figures.get("qstr", ""))
+    return (int(found.group(2)), int(found.group(1))) if found else None
+
+
 def pay_math_us(tree):
     """The rules' seven-seat UTH settlement time (us), in a VM of its own."""
-    done = _vm(["paymath"], "1m", ".frozen:" + tree)
+    done = _vm([], "1m", ".frozen:" + tree, PAY_MATH_SCRIPT)
     if done.returncode != 0:
         raise SystemExit("the pay math run failed: " + (done.stdout + done.stderr)[-500:])
     return int(done.stdout.split()[1])
@@ -223,6 +243,7 @@ def main(argv=None):
         results = {}
         in_words = {}
         supervised = {}
+        names = {}
         for mode in modes:
             held = image if mode == "romfs" else None
             results[mode] = measure(tree, args.rounds, args.heap, held)
@@ -237,6 +258,11 @@ def main(argv=None):
                 needed = smallest_heap(tree, args.rounds, args.heap, top, held, supervised=True)
                 supervised[mode] = ("FAILED; smallest heap that plays: %d KB" % needed if needed
                                     else "FAILED even in %d KB: %s" % (top, f))
+                if needed:
+                    f = run_vm(tree, args.rounds, needed, held, supervised=True)[1]
+            in_use = names_in_use(f) if isinstance(f, dict) else None
+            names[mode] = ("%d in %d pools, %d to spare before the 8th" % (
+                in_use[0], in_use[1], NAME_POOL_AT - 1 - in_use[0]) if in_use else "not known")
         pay_math = pay_math_us(tree)
     print("MicroPython unix VM (x64: 8-byte words): %d modules as .mpy (ROMFS image %d bytes), "
           "%d rounds" % (count, image_bytes, args.rounds))
@@ -254,6 +280,7 @@ def main(argv=None):
         for m in modes))
     print("%-28s" % "with a supervisor mid-run" + "".join(
         "  %-44s" % supervised[m] for m in modes))
+    print("%-28s" % "  VM names, audit menu open" + "".join("  %-44s" % names[m] for m in modes))
     for label, show in ROWS:
         print("%-28s" % label + "".join("  %-44s" % show(results[m][2]) for m in modes))
     print("(figures from a run in the heap named above; %d KB steps; the image and the simulated"

@@ -23,37 +23,37 @@ glitch that set IOCON.BANK (which moves every register).  Neither allocates.
 
 from firmware.compat import const
 
-ADDRESS = const(0x20)
+_ADDRESS = const(0x20)
 
 # Register addresses with IOCON.BANK = 0 (A and B interleaved).
-IODIRA = const(0x00)
-IODIRB = const(0x01)
-IPOLA = const(0x02)
-IPOLB = const(0x03)
-GPINTENA = const(0x04)
-GPINTENB = const(0x05)
-DEFVALA = const(0x06)
-DEFVALB = const(0x07)
-INTCONA = const(0x08)
-INTCONB = const(0x09)
-IOCON = const(0x0A)
-GPPUA = const(0x0C)
-GPPUB = const(0x0D)
-INTFA = const(0x0E)
-INTFB = const(0x0F)
-INTCAPA = const(0x10)
-INTCAPB = const(0x11)
-GPIOA = const(0x12)
-GPIOB = const(0x13)
-OLATA = const(0x14)
-OLATB = const(0x15)
+_IODIRA = const(0x00)
+_IODIRB = const(0x01)
+_IPOLA = const(0x02)
+_IPOLB = const(0x03)
+_GPINTENA = const(0x04)
+_GPINTENB = const(0x05)
+_DEFVALA = const(0x06)
+_DEFVALB = const(0x07)
+_INTCONA = const(0x08)
+_INTCONB = const(0x09)
+_IOCON = const(0x0A)
+_GPPUA = const(0x0C)
+_GPPUB = const(0x0D)
+_INTFA = const(0x0E)
+_INTFB = const(0x0F)
+_INTCAPA = const(0x10)
+_INTCAPB = const(0x11)
+_GPIOA = const(0x12)
+_GPIOB = const(0x13)
+_OLATA = const(0x14)
+_OLATB = const(0x15)
 
 _IOCON_BANK1 = const(0x05)       # IOCON's address when IOCON.BANK = 1
 
 # IOCON bits.
-IOCON_BANK = const(0x80)
+_IOCON_BANK = const(0x80)
 _IOCON_MIRROR = const(0x40)
-IOCON_SEQOP = const(0x20)
+_IOCON_SEQOP = const(0x20)
 _IOCON_ODR = const(0x04)
 _IOCON_INTPOL = const(0x02)
 
@@ -62,7 +62,7 @@ _SIGNATURE_A = const(0xA5)
 _SIGNATURE_B = const(0x5A)
 
 # The block of configuration registers re-read by check(): IODIRA .. GPPUB.
-_CHECK_FIRST = IODIRA
+_CHECK_FIRST = const(_IODIRA)
 _CHECK_COUNT = const(14)
 _ALL_PINS = const(0xFFFF)
 
@@ -70,7 +70,7 @@ _ALL_PINS = const(0xFFFF)
 class MCP23017:
     """Sixteen inputs of one MCP23017; the I2C bus object is given (machine.I2C or a fake)."""
 
-    def __init__(self, i2c, address=ADDRESS):
+    def __init__(self, i2c, address=_ADDRESS):
         if not isinstance(address, int) or address < 0x20 or address > 0x27:
             raise ValueError("MCP23017 address must be 0x20..0x27, got %r" % (address,))
         self._i2c = i2c
@@ -96,17 +96,17 @@ class MCP23017:
         expected = self._expected
         for i in range(_CHECK_COUNT):
             expected[i] = 0
-        expected[IODIRA] = 0xFF
-        expected[IODIRB] = 0xFF
-        expected[IPOLA] = invert & 0xFF
-        expected[IPOLB] = invert >> 8
-        expected[GPINTENA] = interrupts & 0xFF
-        expected[GPINTENB] = interrupts >> 8
+        expected[_IODIRA] = 0xFF
+        expected[_IODIRB] = 0xFF
+        expected[_IPOLA] = invert & 0xFF
+        expected[_IPOLB] = invert >> 8
+        expected[_GPINTENA] = interrupts & 0xFF
+        expected[_GPINTENB] = interrupts >> 8
         # INTCON = 0: interrupt on any change from the previous value (DEFVAL unused).
-        expected[IOCON] = _IOCON_MIRROR | _IOCON_ODR
-        expected[IOCON + 1] = _IOCON_MIRROR | _IOCON_ODR
-        expected[GPPUA] = pullups & 0xFF
-        expected[GPPUB] = pullups >> 8
+        expected[_IOCON] = _IOCON_MIRROR | _IOCON_ODR
+        expected[_IOCON + 1] = _IOCON_MIRROR | _IOCON_ODR
+        expected[_GPPUA] = pullups & 0xFF
+        expected[_GPPUB] = pullups >> 8
         self._write_config()
 
     def _write_config(self):
@@ -115,16 +115,16 @@ class MCP23017:
         # rewritten by the block below): a 0 written there clears it whichever layout holds.
         self._one[0] = 0
         self._i2c.writeto_mem(self.address, _IOCON_BANK1, self._one)
-        self._one[0] = self._expected[IOCON]
-        self._i2c.writeto_mem(self.address, IOCON, self._one)
+        self._one[0] = self._expected[_IOCON]
+        self._i2c.writeto_mem(self.address, _IOCON, self._one)
         self._i2c.writeto_mem(self.address, _CHECK_FIRST, self._expected)
-        self._i2c.writeto_mem(self.address, OLATA, self._signature)
+        self._i2c.writeto_mem(self.address, _OLATA, self._signature)
 
     def read(self):
         """Return the 16 input bits (GPIOA low byte, GPIOB high byte), or -1 if the read failed."""
         quad = self._quad
         try:
-            self._i2c.readfrom_mem_into(self.address, GPIOA, quad)
+            self._i2c.readfrom_mem_into(self.address, _GPIOA, quad)
         except OSError:
             self.errors += 1
             return -1
@@ -157,7 +157,7 @@ class MCP23017:
     def captured(self):
         """Return the pins as captured at the last interrupt (INTCAP; reading clears the IRQ), or -1."""
         try:
-            self._i2c.readfrom_mem_into(self.address, INTCAPA, self._pair)
+            self._i2c.readfrom_mem_into(self.address, _INTCAPA, self._pair)
         except OSError:
             self.errors += 1
             return -1

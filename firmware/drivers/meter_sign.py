@@ -46,11 +46,11 @@ from firmware.compat import const
 from firmware.drivers.ticks import ticks_add, ticks_diff
 
 # MAX7219 registers.
-REG_NOOP = const(0x00)
+_REG_NOOP = const(0x00)
 _REG_DIGIT0 = const(0x01)      # DIGIT0..DIGIT7 are 0x01..0x08
 _REG_DECODE_MODE = const(0x09)
-REG_INTENSITY = const(0x0A)
-REG_SCAN_LIMIT = const(0x0B)
+_REG_INTENSITY = const(0x0A)
+_REG_SCAN_LIMIT = const(0x0B)
 REG_SHUTDOWN = const(0x0C)
 REG_DISPLAY_TEST = const(0x0F)
 
@@ -73,7 +73,7 @@ _SEG_E = const(0x04)
 _SEG_F = const(0x02)
 _SEG_G = const(0x01)
 
-_DIGIT_SHAPES = b"\x7e\x30\x6d\x79\x33\x5b\x5f\x70\x7f\x7b"
+_DIGIT_SHAPES = const(b"\x7e\x30\x6d\x79\x33\x5b\x5f\x70\x7f\x7b")
 _FONT = {
     " ": 0x00, "-": 0x01, "_": 0x08, "=": 0x09,
     "A": 0x77, "B": 0x1F, "C": 0x4E, "D": 0x3D, "E": 0x4F, "F": 0x47, "G": 0x5E, "H": 0x37,
@@ -220,9 +220,9 @@ class MeterSign:
 
     def _configure(self):
         self._send_all(REG_DISPLAY_TEST, 1 if self._lamp_test else 0)
-        self._send_all(REG_SCAN_LIMIT, _SCAN_ALL_DIGITS)
+        self._send_all(_REG_SCAN_LIMIT, _SCAN_ALL_DIGITS)
         self._send_all(_REG_DECODE_MODE, _DECODE_NONE)
-        self._send_all(REG_INTENSITY, self.intensity)
+        self._send_all(_REG_INTENSITY, self.intensity)
         self._send_all(REG_SHUTDOWN, _SHUTDOWN_OFF)
 
     def begin(self, now):

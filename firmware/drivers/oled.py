@@ -28,7 +28,7 @@ try:
 except ImportError:
     from firmware import compat_framebuf as framebuf
 
-ADDRESS = const(0x3C)
+_ADDRESS = const(0x3C)
 
 # Control bytes (first byte of every I2C write).
 _CONTROL_COMMANDS = const(0x00)
@@ -58,8 +58,8 @@ _SET_PRECHARGE = const(0xD9)
 _SET_COM_PIN_CFG = const(0xDA)
 _SET_VCOM_DESEL = const(0xDB)
 
-WIDTH = const(128)
-HEIGHT = const(64)
+_WIDTH = const(128)
+_HEIGHT = const(64)
 _CONFIG_CONTRAST = const(17)      # where the contrast and the inversion are in _config
 _CONFIG_NORM_INV = const(23)
 _CHARS_PER_LINE = const(16)
@@ -70,7 +70,7 @@ _GLYPH = const(8)
 class SSD1306:
     """The dealer display: drawing methods plus page-at-a-time transfer over I2C."""
 
-    def __init__(self, i2c, address=ADDRESS, width=WIDTH, height=HEIGHT, external_vcc=False):
+    def __init__(self, i2c, address=_ADDRESS, width=_WIDTH, height=_HEIGHT, external_vcc=False):
         if width < 1 or width > 128 or height not in (16, 32, 64):
             raise ValueError("SSD1306 size must be up to 128 wide and 16/32/64 high, got %dx%d"
                              % (width, height))
@@ -192,7 +192,7 @@ class SSD1306:
 
     # --- drawing --------------------------------------------------------------------------
 
-    def touch(self, y=0, h=HEIGHT):
+    def touch(self, y=0, h=_HEIGHT):
         """Mark the pages covering rows y..y+h-1 as changed (all pages by default)."""
         if h <= 0:
             return

@@ -41,7 +41,7 @@ from firmware.compat import const
 from firmware.drivers.events import EventRing
 from firmware.drivers.ticks import ticks_diff
 
-MAX_LINE = const(16)          # bytes before the LF (a checksummed "S7 10h*HH" is 9)
+_MAX_LINE = const(16)          # bytes before the LF (a checksummed "S7 10h*HH" is 9)
 READ_CHUNK = const(64)        # bytes taken from the UART per poll at most
 _PARTIAL_MS = const(500)       # a line left unfinished this long after its last byte is dropped
 # A receive buffer this many bytes short of its size may be full: a UART driver may move bytes
@@ -125,14 +125,14 @@ class Shoe:
         self._edge = True          # the last byte thrown away was a LF
         self.events = EventRing(queue)
         self._rx = bytearray(READ_CHUNK)
-        self._line = bytearray(MAX_LINE)
+        self._line = bytearray(_MAX_LINE)
         self._len = 0
         self._in_line = False      # a byte other than LF arrived since the last LF
         self._garbage = False
         self._cr = False           # a CR came last: fine before the LF, garbage before anything else
         self._overflow = False
         self._last_byte = 0
-        self.last_rejected = bytearray(MAX_LINE)
+        self.last_rejected = bytearray(_MAX_LINE)
         self.last_rejected_len = 0
         self.last_reason = 0
         self.rejects = [0] * len(REASONS)        # lines rejected, per reason
@@ -170,7 +170,7 @@ class Shoe:
                         if not self._good:
                             self._gap()
         if self._in_line and ticks_diff(now, self._last_byte) >= self.partial_ms:
-            if self._cr and self._len < MAX_LINE:
+            if self._cr and self._len < _MAX_LINE:
                 self._store(_CR)            # kept, so the text shows a shoe ending lines with CR alone
             if not self._overflow:          # a line too long was reported when it overflowed
                 self._reject(PARTIAL)
@@ -214,7 +214,7 @@ class Shoe:
     def _store(self, byte):
         if self._overflow:
             return
-        if self._len == MAX_LINE:
+        if self._len == _MAX_LINE:
             # Reported now, not at the LF: a stream that never sends one must not go unseen.
             # The rest of the line is then dropped without another report.
             self._overflow = True

@@ -31,7 +31,7 @@ red-green colour blindness) still reads "my wager is taken" from a full ring.
 from firmware.compat import const
 
 PIXELS_PER_SEAT = const(8)
-MAX_SEATS = const(8)
+_MAX_SEATS = const(8)
 
 # Seat states (patterns).
 OFF = const(0)
@@ -44,7 +44,7 @@ WINNER = const(6)
 FAULT = const(7)
 TAMPER = const(8)
 STATE_NAMES = ("OFF", "IDLE", "PLACED", "ACCEPTED", "LOCKED", "LATE", "WINNER", "FAULT", "TAMPER")
-_ANIMATED = (False, True, False, False, False, True, True, True, True)
+_ANIMATED = const((False, True, False, False, False, True, True, True, True))
 
 # Palette entries (full-scale R, G, B; scaled by brightness once).
 _BLACK = const(0)
@@ -57,12 +57,12 @@ _RED = const(6)
 _MAGENTA = const(7)
 _WHITE = const(8)
 _RAINBOW = const(9)   # 8 hues follow
-_COLOURS = (
+_COLOURS = const((
     (0, 0, 0), (0, 0, 255), (0, 0, 60), (255, 110, 0), (0, 255, 0), (90, 0, 0), (255, 0, 0),
     (255, 0, 255), (255, 255, 255),
     (255, 0, 0), (255, 128, 0), (255, 255, 0), (0, 255, 0), (0, 255, 255), (0, 0, 255),
     (128, 0, 255), (255, 0, 160),
-)
+))
 
 # Pattern timing in milliseconds.
 _IDLE_STEP_MS = const(125)
@@ -106,8 +106,8 @@ class SpotLights:
     """Per-seat light patterns rendered into one preallocated GRB frame."""
 
     def __init__(self, strip, seats=7, tick_ms=20, brightness=64):
-        if not isinstance(seats, int) or seats < 1 or seats > MAX_SEATS:
-            raise ValueError("seats must be 1..%d, got %r" % (MAX_SEATS, seats))
+        if not isinstance(seats, int) or seats < 1 or seats > _MAX_SEATS:
+            raise ValueError("seats must be 1..%d, got %r" % (_MAX_SEATS, seats))
         if not isinstance(tick_ms, int) or tick_ms < 1 or tick_ms > 1000:
             raise ValueError("tick_ms must be 1..1000, got %r" % (tick_ms,))
         self._strip = strip

@@ -15,11 +15,12 @@ the player's own three cards, also after a fold [BRS 4.1].  The Raise is a whole
 the Risk bet from option ``raise_multiples`` (default 1x to 4x).
 """
 
+from firmware.compat import const
 from firmware.poker import hands, paytables
 from firmware.poker import settle as common
 from firmware.poker.settle import LOSE, WagerResult
 
-_RAISE_MAX = 4      # the largest Raise, in Risk bets [BRS 4.1-4.2]
+_RAISE_MAX = const(4)      # the largest Raise, in Risk bets [BRS 4.1-4.2]
 
 GAME = "brs"
 
@@ -30,8 +31,8 @@ DECISIONS = (RAISE, FOLD, ABSENT)
 
 WAGERS = ("risk", "raise", "extra")
 SEAT_KEYS = ("seat", "cards", "decision", "void") + WAGERS
-PLAYER_CARDS = 3
-COMMUNITY_CARDS = 2
+_PLAYER_CARDS = const(3)
+_COMMUNITY_CARDS = const(2)
 
 
 def _defaults():
@@ -110,8 +111,8 @@ def settle(config, seats, community):
     """Settle one Big Raise Stud round: see the module docstring for the inputs."""
     checked = _read_seats(config, seats, True)
     deck = common.Deck()
-    community = deck.take(community, COMMUNITY_CARDS, "community")
-    held = common.take_seat_cards(deck, seats, checked, PLAYER_CARDS)
+    community = deck.take(community, _COMMUNITY_CARDS, "community")
+    held = common.take_seat_cards(deck, seats, checked, _PLAYER_CARDS)
     results = []
     for s, player_cards in zip(checked, held):
         if s.empty:

@@ -10,7 +10,7 @@ from firmware.compat import const
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 DECK_SIZE = const(52)
-_SEPARATORS = (",", "\t", "\r", "\n")  # besides the space, between cards in text
+_SEPARATORS = const((",", "\t", "\r", "\n"))  # besides the space, between cards in text
 
 _TWO = const(0)
 _TEN = const(8)

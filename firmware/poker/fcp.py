@@ -19,6 +19,7 @@ fold of the Ante (the player keeps the Aces Up).  A blind Play wager of a seat t
 withdrawn: returned with outcome void and line ``"withdrawn"``.
 """
 
+from firmware.compat import const
 from firmware.poker import hands, paytables
 from firmware.poker import settle as common
 from firmware.poker.settle import LOSE, VOID, WIN, WagerResult
@@ -34,8 +35,8 @@ PLAY_MULTIPLES = (1, 2, 3)
 
 WAGERS = ("ante", "play", "aces_up")
 SEAT_KEYS = ("seat", "cards", "decision", "void", "blind_play") + WAGERS
-PLAYER_CARDS = 5
-DEALER_CARDS = 6
+_PLAYER_CARDS = const(5)
+_DEALER_CARDS = const(6)
 
 
 def _defaults():
@@ -128,8 +129,8 @@ def settle(config, seats, dealer):
     """Settle one Four Card Poker round: see the module docstring for the inputs."""
     checked = _read_seats(config, seats, True)
     deck = common.Deck()
-    dealer = deck.take(dealer, DEALER_CARDS, "dealer")
-    held = common.take_seat_cards(deck, seats, checked, PLAYER_CARDS)
+    dealer = deck.take(dealer, _DEALER_CARDS, "dealer")
+    held = common.take_seat_cards(deck, seats, checked, _PLAYER_CARDS)
     dealer_hand = hands.best4(dealer)
     results = []
     for s, player_cards in zip(checked, held):

@@ -55,7 +55,7 @@ _ACE = const(12)
 _RANK_BITS = const(0x1FFF)
 
 # Number of set bits of every 7-bit number, so a 13-bit rank mask costs two lookups.
-_POP7 = (
+_POP7 = const(
     b"\x00\x01\x01\x02\x01\x02\x02\x03\x01\x02\x02\x03\x02\x03\x03\x04"
     b"\x01\x02\x02\x03\x02\x03\x03\x04\x02\x03\x03\x04\x03\x04\x04\x05"
     b"\x01\x02\x02\x03\x02\x03\x03\x04\x02\x03\x03\x04\x03\x04\x04\x05"
@@ -67,22 +67,22 @@ _POP7 = (
 )
 # Index of a single set bit b (b = 1 << r, r < 14) at _BIT_INDEX[b % 37]: the powers of two
 # are all different modulo 37, so one small table replaces a loop.
-_BIT_INDEX = (
+_BIT_INDEX = const(
     b"\x00\x00\x01\x00\x02\x00\x00\x00\x03\x00\x00\x00\x00\x0b\x00\x0d\x04\x07\x00"
     b"\x00\x00\x00\x00\x00\x00\x0a\x0c\x06\x00\x00\x00\x09\x05\x00\x08\x00\x00"
 )
 
-_FIVE_NAMES = (
+_FIVE_NAMES = const((
     "High Card", "One Pair", "Two Pair", "Three of a Kind", "Straight", "Flush",
     "Full House", "Four of a Kind", "Straight Flush",
-)
-_FOUR_NAMES = (
+))
+_FOUR_NAMES = const((
     "High Card", "One Pair", "Two Pair", "Straight", "Flush", "Three of a Kind",
     "Straight Flush", "Four of a Kind",
-)
-_THREE_NAMES = (
+))
+_THREE_NAMES = const((
     "High Card", "One Pair", "Flush", "Straight", "Three of a Kind", "Straight Flush",
-)
+))
 ROYAL_FLUSH_NAME = "Royal Flush"
 
 # The best possible five-card value: the royal flush.

@@ -19,6 +19,7 @@ Every amount in a result satisfies ``paid == returned + won``; a lost wager retu
 pushed or void one returns its amount, a won one returns its amount plus ``won``.
 """
 
+from firmware.compat import const
 from firmware.poker import cards as cardlib
 from firmware.poker import hands
 
@@ -36,7 +37,7 @@ CAP_HAND = "hand"
 CAP_WAGER = "wager"
 CAP_SCOPES = (CAP_HAND, CAP_WAGER)
 
-DEFAULT_SEATS = 7
+_DEFAULT_SEATS = const(7)
 
 
 def is_int(x):
@@ -264,7 +265,7 @@ class Options:
 COMMON_DEFAULTS = {
     "max_payout": None,      # table maximum payout per hand in cents; None: no cap
     "cap_scope": CAP_HAND,   # cap the whole hand's winnings, or each wager on its own
-    "seats": DEFAULT_SEATS,  # seat numbers run 1..seats
+    "seats": _DEFAULT_SEATS,  # seat numbers run 1..seats
 }
 
 

@@ -18,6 +18,7 @@ The jackpot wager is collected (never returned) unless void; a seat whose jackpo
 ``jackpot_min_category`` gets a JackpotClaim for the jackpot module, which pays it.
 """
 
+from firmware.compat import const
 from firmware.poker import hands, paytables
 from firmware.poker import settle as common
 from firmware.poker.settle import LOSE, PUSH, WIN, WagerResult
@@ -39,10 +40,10 @@ PLAY_MULTIPLES = {PREFLOP: (3, 4), FLOP: (2,), RIVER: (1,)}
 
 WAGERS = ("ante", "blind", "play", "trips", "jackpot")
 SEAT_KEYS = ("seat", "cards", "decision", "void") + WAGERS
-HOLE_CARDS = 2
-BOARD_CARDS = 5
-FLOP_CARDS = 3
-DEALER_CARDS = 2
+_HOLE_CARDS = const(2)
+_BOARD_CARDS = const(5)
+_FLOP_CARDS = const(3)
+_DEALER_CARDS = const(2)
 
 
 def _defaults():
@@ -143,9 +144,9 @@ def settle(config, seats, board, dealer):
     """Settle one UTH round: see the module docstring for the inputs."""
     checked = _read_seats(config, seats, True)
     deck = common.Deck()
-    board = deck.take(board, BOARD_CARDS, "board")
-    dealer = deck.take(dealer, DEALER_CARDS, "dealer")
-    holes = common.take_seat_cards(deck, seats, checked, HOLE_CARDS)
+    board = deck.take(board, _BOARD_CARDS, "board")
+    dealer = deck.take(dealer, _DEALER_CARDS, "dealer")
+    holes = common.take_seat_cards(deck, seats, checked, _HOLE_CARDS)
 
     dealer_hand = _hand(config.hand_rule, dealer, board)
     qualifies = hands.category(dealer_hand) >= hands.ONE_PAIR
@@ -199,7 +200,7 @@ def _settle_seat(config, s, hole, board, dealer_hand, qualifies, trips_rule, cla
         trips_hand = hand if trips_rule == config.hand_rule else _hand(trips_rule, hole, board)
         seat.add(common.pay_by_table(n, "trips", s.trips, config.trips, trips_hand))
     if s.jackpot:
-        jackpot_cards = hole + board[:FLOP_CARDS]
+        jackpot_cards = hole + board[:_FLOP_CARDS]
         jackpot_hand = hands.best5(jackpot_cards)
         line = None
         # [UTH 10.2] only a seat that made a Play wager can win the jackpot.

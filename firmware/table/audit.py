@@ -2,7 +2,7 @@
 
 ``AuditMenu`` is a read-only sequence of display lines (``len``, ``menu[i]``, iteration): the
 fixed part (meters, hits, status), built once when the menu opens, then every event the log
-still holds, newest first, ``ENTRY_LINES`` lines each::
+still holds, newest first, ``_ENTRY_LINES`` lines each::
 
     #12 07:19:56 r5         sequence number, wall clock (UTC; ?07:19:56 where the table
                             did not know the time), round (from the hundredth entry on, on
@@ -27,29 +27,29 @@ from firmware.store import eventnames
 from firmware.table.phases import BOARD, CONFIG_ITEMS, DEALER, GAME_TITLES, UTH, WIDTH
 from firmware.table.screens import money, short
 
-ENTRY_LINES = const(3)       # display lines per event log entry
+_ENTRY_LINES = const(3)       # display lines per event log entry
 _CACHE = const(8)            # entries read from the log at once
 _CHUNK_LINES = const(32)     # fixed lines kept per list (Lines)
 _DAY = const(86400)
 _CLOCK_SETTING = const(99)   # supervisor._CLOCK_SETTING: the clock set by the supervisor
 _FROM_RAM = const(0xFFFF)    # CM_RECOVERED source: the record just committed, held in RAM
 # jackpot hands (firmware.jackpot.paytable.NAMES order) in a few columns
-_HAND_CODES = ("Flush", "FH", "Quads", "SF", "Royal")
+_HAND_CODES = const(("Flush", "FH", "Quads", "SF", "Royal"))
 _MISMATCH_LINES = const(6)   # the most lines a link mismatch's reason takes in the menu
 # Meter names whose value is a count (or parts per million), not cents
-_COUNTS = ("wagers", "voids", "resets", "hits", "rounds", "config_changes", "envy_bonuses")
+_COUNTS = const(("wagers", "voids", "resets", "hits", "rounds", "config_changes", "envy_bonuses"))
 # Meter name words shortened so that label and value share a line more often
-_LABEL_WORDS = (
+_LABEL_WORDS = const((
     ("_", " "), ("four of a kind", "quads"), ("straight flush", "str flush"),
     ("royal flush", "royal"), ("contributions", "contrib"), (" reversed", " rev"),
     ("operator additions", "additions"), ("reserve", "rsv"), ("config changes", "config chg"),
-)
+))
 # Jackpot configuration key words shortened for a setting's label (setting_label)
-_SETTING_WORDS = (
+_SETTING_WORDS = const((
     (".", " "), ("_rate", " rate"), ("reserve", "rsv"), ("four_of_a_kind", "quads"),
     ("straight_flush", "SF"), ("royal_flush", "royal"), ("full_house", "FH"),
     ("wager", "JP wager"),
-)
+))
 
 
 def clock(wall):
@@ -327,7 +327,7 @@ def values(kind, a, b, c, jackpot=True):
 
 
 def entry_lines(entry, jackpot=True, unsure=False):
-    """The ENTRY_LINES display lines of one unpacked event log entry (jackpot: as values;
+    """The _ENTRY_LINES display lines of one unpacked event log entry (jackpot: as values;
     unsure: its time was not known, eventlog.time_unsure, shown ``?07:19:56``)."""
     seq, time, round_no, kind, a, b, c = entry[:7]
     top = "#%d %s%s" % (seq, "?" if unsure else "", clock(time))
@@ -352,8 +352,8 @@ def entry_lines(entry, jackpot=True, unsure=False):
         words = words[1:]     # the two figures take both lines, labelled
     if kind == ev.JACKPOT_HIT and tag:
         words = ("hit",) + words[1:]    # room for the round: "hit S3 r300"
-    rest = wrap(words, ENTRY_LINES - 1, " ")
-    while len(rest) < ENTRY_LINES - 1:
+    rest = wrap(words, _ENTRY_LINES - 1, " ")
+    while len(rest) < _ENTRY_LINES - 1:
         rest.append("")
     # from the hundredth entry on the round has no room beside number and clock: it goes on
     # the lowest of the entry's lines with room for it (never cutting a value)
@@ -417,7 +417,7 @@ class AuditMenu:
         self._cache = []          # the display lines of the entries read last
 
     def __len__(self):
-        return len(self.fixed) + ENTRY_LINES * self.entries
+        return len(self.fixed) + _ENTRY_LINES * self.entries
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -432,8 +432,8 @@ class AuditMenu:
             raise IndexError("audit line %d of %d" % (i, len(self)))
         if i < len(self.fixed):
             return self.fixed[i]
-        index = (i - len(self.fixed)) // ENTRY_LINES
-        return self.lines_of(self.newest - index)[(i - len(self.fixed)) % ENTRY_LINES]
+        index = (i - len(self.fixed)) // _ENTRY_LINES
+        return self.lines_of(self.newest - index)[(i - len(self.fixed)) % _ENTRY_LINES]
 
     def __iter__(self):
         for i in range(len(self)):

@@ -114,7 +114,7 @@ from firmware.table.screens import money  # noqa: F401 - re-exported
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
 DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
-LINK_LOG_MS = const(10000)       # link changes (down, up) likewise
+_LINK_LOG_MS = const(10000)       # link changes (down, up) likewise
 RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
 # a round's wins on the sign (firmware.drivers.meter_sign: win_ms, 15 s, from the hit; with
 # more wins on a line, a 3 s turn each at least): a boot within it shows them again
@@ -126,14 +126,14 @@ _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 # a copy of critical memory whose write failed is written again in OPEN after this, then
 # after twice as long at each failure (the read-back logs each), up to about 17 minutes
-MEMORY_RETRY_MS = const(2000)
+_MEMORY_RETRY_MS = const(2000)
 _MEMORY_RETRY_MAX_MS = const(1024000)
 CHORD_MS = const(60)             # presses this close (up to three panel polls): hit together
-_TWICE = " twice"                 # the end of a refusal for a card already in the round
+_TWICE = const(" twice")          # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
 SECTION_LINK_ROUND = "lround"    # linked table: "round lock_time" of the round last locked
 # why a linked table's link is stopped (link_stop): nothing of it can be committed
-LINK_STOPPED = "RAM ERROR: the link ledger cannot be saved"
+_LINK_STOPPED = const("RAM ERROR: the link ledger cannot be saved")
 _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 212-973 bytes measured (25 hits
                                       # kept); fit_record makes it what the configuration needs
 
@@ -151,7 +151,7 @@ _SEATS_AT = const(8)
 LINKED_ENVY_TEXT = "envy bonus set: not paid when linked; set envy 0 standalone"
 LINKED_CUT_TEXT = "shortfall cut: link pays in full; set operator standalone"
 # Why an unkeyed program stops at a table that ran keyed (critical memory's mark)
-_KEYED_TEXT = "PROGRAM ERROR - no /manifest.key (keyed table)"
+_KEYED_TEXT = const("PROGRAM ERROR - no /manifest.key (keyed table)")
 
 
 class RoundController:
@@ -275,7 +275,7 @@ class RoundController:
         self._held_retry = 0
         self._mem_due = False    # a copy failed: written again (in OPEN) from _mem_retry
         self._mem_retry = 0
-        self._mem_wait = MEMORY_RETRY_MS
+        self._mem_wait = _MEMORY_RETRY_MS
         self._changed_by = -1    # the button whose PRESS changed the phase less than chord_ms
         self._changed_ms = 0     # ago and is still held (else -1), and when it did (from the
         self._changed_new = False    # next loop pass's tick once that has come: tick)
@@ -602,7 +602,7 @@ class RoundController:
             self.shoe_logged = False
         if self.door_changes:
             self._log_door(now_ms)
-        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= LINK_LOG_MS:
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= _LINK_LOG_MS:
             self.link_logged = False
         if self.link_changes:
             self._log_link(now_ms)
@@ -630,8 +630,8 @@ class RoundController:
                 self._commit_held()
         else:
             self._mem_due = False    # (out of OPEN a round's commits write it; whole: at once)
-            if self._mem_wait != MEMORY_RETRY_MS and self.memory.whole:
-                self._mem_wait = MEMORY_RETRY_MS
+            if self._mem_wait != _MEMORY_RETRY_MS and self.memory.whole:
+                self._mem_wait = _MEMORY_RETRY_MS
 
     def _chord_starts(self, now_ms):
         """True at the first loop pass after a button's PRESS changed the phase: the window of
@@ -949,7 +949,7 @@ class RoundController:
         """Log the link's state as the door's (_log_door): a flapping link (a weak Wi-Fi, the
         link's room for entries filling and emptying) counted into one entry per LINK_LOG_MS,
         not an entry per change pushing the records out of the log."""
-        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) < LINK_LOG_MS:
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) < _LINK_LOG_MS:
             return
         changes = self.link_changes
         if self._evidence(ev.LINK_UP if self.link_up else ev.LINK_DOWN, 0,
@@ -973,7 +973,7 @@ class RoundController:
         link stops, sending and taking nothing: numbers sent and not saved would be used
         again after a restart, and refused as replayed."""
         if self.jackpot is None or self.memory.ram_error:
-            return LINK_STOPPED
+            return _LINK_STOPPED
         return None
 
     def link_totals(self):

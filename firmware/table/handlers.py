@@ -53,11 +53,12 @@ LONG_ACTIONS = (
     (0, 0),                         # CARD ENTRY
 )
 # Card entry fields, in the order OK steps through them.
-FIELD_DEST = 0
-FIELD_RANK = 1
-FIELD_SUIT = 2
-SUPERVISOR_MODULE = "firmware.table.supervisor"   # loaded for each supervisor action (supervised)
-_FIELDS = 3
+_FIELD_DEST = const(0)
+_FIELD_RANK = const(1)
+_FIELD_SUIT = const(2)
+# loaded for each supervisor action (supervised)
+_SUPERVISOR_MODULE = const("firmware.table.supervisor")
+_FIELDS = const(3)
 _OK_TWICE_MS = const(500)   # an OK this soon after the OK in RESULTS that began the round: a double tap
 
 
@@ -71,14 +72,14 @@ def supervised(c, action, *args):
     try:
         from firmware.table import supervisor
     except Exception as error:  # noqa: BLE001 - a refusal on the display, never a dead loop
-        forget(SUPERVISOR_MODULE)
+        forget(_SUPERVISOR_MODULE)
         c._beep(BEEP_ERROR)
         c._refuse("Cannot load", error)
         return None
     try:
         return getattr(supervisor, action)(c, *args)
     finally:
-        forget(SUPERVISOR_MODULE)
+        forget(_SUPERVISOR_MODULE)
 
 
 def long_buttons(c):
@@ -139,7 +140,7 @@ def _on_locked(c, button, long):
     if long:
         if button == btn.OK:
             c.entry[0] = c.cursor + 1
-            c.entry_field = FIELD_DEST
+            c.entry_field = _FIELD_DEST
             c._set_phase(CARD_ENTRY)
         return
     if button == btn.SETTLE:
@@ -267,9 +268,9 @@ def _on_card_entry(c, button, long):
     elif button == btn.UP or button == btn.DOWN:
         step = 1 if button == btn.UP else -1
         field = c.entry_field
-        if field == FIELD_DEST:
+        if field == _FIELD_DEST:
             entry[0] = _next_dest(c, entry[0], step)
-        elif field == FIELD_RANK:
+        elif field == _FIELD_RANK:
             entry[1] = (entry[1] + step) % len(cardlib.RANKS)
         else:
             entry[2] = (entry[2] + step) % len(cardlib.SUITS)

@@ -32,7 +32,7 @@ missing or refused (RoundController.boot); a RAM clear writes the file's.
 from firmware.compat import const
 
 MAGIC = b"RD"
-VERSION = const(3)
+_VERSION = const(3)
 _OLD_VERSION = const(2)   # no game byte
 _V1 = const(1)            # UTH only: 2 places a seat, 2 for the dealer (read, not written)
 _V1_HOLE = const(2)
@@ -44,8 +44,8 @@ UNKNOWN = const(0xFF)     # game: not recorded
 MARKS_KEPT = const(0x80)  # marks: the panel's Ante marks are recorded in the low bits
 SEATS = const(7)
 HOLE = const(5)           # places per seat
-DEALER_CARDS = const(6)   # places for the dealer
-BOARD_CARDS = const(5)    # places for the board
+_DEALER_CARDS = const(6)   # places for the dealer
+_BOARD_CARDS = const(5)    # places for the board
 _HEADER = const(11)
 _DEALER_AT = const(11 + 7 * 5)
 _BOARD_AT = const(11 + 7 * 5 + 6)
@@ -64,8 +64,8 @@ class RoundRecord:
         self.folded = 0
         self.voided = 0
         self.hole = bytearray([NO_CARD] * (SEATS * HOLE))
-        self.dealer = bytearray([NO_CARD] * DEALER_CARDS)
-        self.board = bytearray([NO_CARD] * BOARD_CARDS)
+        self.dealer = bytearray([NO_CARD] * _DEALER_CARDS)
+        self.board = bytearray([NO_CARD] * _BOARD_CARDS)
         self.game = UNKNOWN
 
     def clear_cards(self):
@@ -79,7 +79,7 @@ def encode(rec):
     """The round record as bytes."""
     out = bytearray(SIZE)
     out[0:2] = MAGIC
-    out[2] = VERSION
+    out[2] = _VERSION
     n = rec.round_no
     for i in range(4):
         out[3 + i] = (n >> (8 * i)) & 0xFF
@@ -111,9 +111,9 @@ def decode(data):
     if len(data) < 3 or bytes(data[0:2]) != MAGIC:
         raise ValueError("round record has bad magic %r" % (bytes(data[0:2]),))
     version = data[2]
-    if version != VERSION and version != _OLD_VERSION and version != _V1:
-        raise ValueError("round record version %d, expected %d" % (version, VERSION))
-    size = SIZE if version == VERSION else _CARDS_END if version == _OLD_VERSION else _V1_SIZE
+    if version != _VERSION and version != _OLD_VERSION and version != _V1:
+        raise ValueError("round record version %d, expected %d" % (version, _VERSION))
+    size = SIZE if version == _VERSION else _CARDS_END if version == _OLD_VERSION else _V1_SIZE
     if len(data) != size:
         raise ValueError("round record is %d bytes, expected %d" % (len(data), size))
     rec = RoundRecord()

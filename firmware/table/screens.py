@@ -41,8 +41,8 @@ from firmware.table.phases import (
 )
 
 RESULT_LINES = const(6)      # result lines on the RESULTS screen, between title and hint
-_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-_ENTRY_LABELS = ("to   ", "rank ", "suit ")
+_SUIT_NAMES = const(("clubs", "diamonds", "hearts", "spades"))
+_ENTRY_LABELS = const(("to   ", "rank ", "suit "))
 MEMORY_CLOSED = "JP CLOSED MEMORY"  # the jackpot, while a copy of critical memory misses a commit
 
 
@@ -93,8 +93,8 @@ def short(name):
 
 
 # The shortest hand names, for a line whose verdict leaves short() names no room
-_TINY = (("Royal Flush", "Royal"), ("Str Flush", "SF"), ("Full House", "FH"),
-         ("Straight", "Str"), ("Two Pair", "2 Pair"))
+_TINY = const((("Royal Flush", "Royal"), ("Str Flush", "SF"), ("Full House", "FH"),
+               ("Straight", "Str"), ("Two Pair", "2 Pair")))
 
 
 def fold_line(seat, name):

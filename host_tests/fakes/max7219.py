@@ -11,43 +11,23 @@ digit 0), intensity 0, all digits blank.
     chain.text(0)        # what a person reads on module 0, left to right: '  1234.56'
     chain.digits(0)      # the 8 characters, leftmost first, each with '.' if its DP glows
 
-The reading of each digit uses a table written here from the segment letters (A top, B top
-right, C bottom right, D bottom, E bottom left, F top left, G middle), independent of the
-driver's font.  Shapes a person reads as a lower case letter are read as lower case
-(``b c d h n o r t u y``); ``S`` reads as ``5``.  An unknown shape reads as ``?``.
+The reading of each digit uses host_tests/fakes/segments.py, a table written from the
+segment letters, independent of the driver's font, and imported when a sign is first read
+(a simulated table that never reads its sign does not load it).  An unknown shape reads as
+``?``.
 """
 
-REG_NOOP = 0x00
-REG_DECODE = 0x09
-REG_INTENSITY = 0x0A
-REG_SCAN_LIMIT = 0x0B
-REG_SHUTDOWN = 0x0C
-REG_TEST = 0x0F
+from firmware.compat import const
 
-_SEGMENT_BITS = {"A": 0x40, "B": 0x20, "C": 0x10, "D": 0x08, "E": 0x04, "F": 0x02, "G": 0x01}
-_READING = {
-    "0": "ABCDEF", "1": "BC", "2": "ABDEG", "3": "ABCDG", "4": "BCFG", "5": "ACDFG",
-    "6": "ACDEFG", "7": "ABC", "8": "ABCDEFG", "9": "ABCDFG",
-    "A": "ABCEFG", "b": "CDEFG", "C": "ADEF", "c": "DEG", "d": "BCDEG", "E": "ADEFG",
-    "F": "AEFG", "G": "ACDEF", "H": "BCEFG", "h": "CEFG", "I": "EF", "J": "BCDE", "K": "ACEFG",
-    "L": "DEF", "M": "ACE", "N": "ABCEF", "n": "CEG", "o": "CDEG", "P": "ABEFG", "q": "ABCFG",
-    "r": "EG", "t": "DEFG", "U": "BCDEF", "u": "CDE", "y": "BCDFG",
-    "-": "G", "_": "D", "=": "DG", " ": "",
-}
+_REG_NOOP = const(0x00)
+_REG_DECODE = const(0x09)
+_REG_INTENSITY = const(0x0A)
+_REG_SCAN_LIMIT = const(0x0B)
+_REG_SHUTDOWN = const(0x0C)
+_REG_TEST = const(0x0F)
+
 # Code-B font of the chip (digit register values 0..15 when decoding is on).
 _CODE_B = "0123456789-EHLP "
-
-
-def _shape(letters):
-    bits = 0
-    for letter in letters:
-        bits |= _SEGMENT_BITS[letter]
-    return bits
-
-
-_BY_SHAPE = {}
-for _char, _letters in _READING.items():
-    _BY_SHAPE[_shape(_letters)] = _char
 
 
 class _Chip:
@@ -65,15 +45,15 @@ class _Chip:
         register &= 0x0F
         if 1 <= register <= 8:
             self.digits[register - 1] = value
-        elif register == REG_DECODE:
+        elif register == _REG_DECODE:
             self.decode = value
-        elif register == REG_INTENSITY:
+        elif register == _REG_INTENSITY:
             self.intensity = value & 0x0F
-        elif register == REG_SCAN_LIMIT:
+        elif register == _REG_SCAN_LIMIT:
             self.scan_limit = value & 0x07
-        elif register == REG_SHUTDOWN:
+        elif register == _REG_SHUTDOWN:
             self.shutdown = not value & 1
-        elif register == REG_TEST:
+        elif register == _REG_TEST:
             self.test = bool(value & 1)
 
 
@@ -159,7 +139,9 @@ class FakeMax7219Chain:
             if chip.decode >> position & 1:
                 char = _CODE_B[value & 0x0F]
             else:
-                char = _BY_SHAPE.get(value & 0x7F, "?")
+                from host_tests.fakes.segments import BY_SHAPE
+
+                char = BY_SHAPE.get(value & 0x7F, "?")
             out.append(char + "." if value & 0x80 else char)
         return out
 

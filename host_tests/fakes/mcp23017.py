@@ -16,39 +16,41 @@ otherwise it floats, which this model reads as low.
     chip.int_active()                      # the (mirrored) INT output is asserted
 """
 
-IODIRA = 0x00
-IODIRB = 0x01
-IPOLA = 0x02
-IPOLB = 0x03
-GPINTENA = 0x04
-GPINTENB = 0x05
-DEFVALA = 0x06
-DEFVALB = 0x07
-INTCONA = 0x08
-INTCONB = 0x09
-IOCON_A = 0x0A
-IOCON_B = 0x0B
-GPPUA = 0x0C
-GPPUB = 0x0D
-INTFA = 0x0E
-INTFB = 0x0F
-INTCAPA = 0x10
-INTCAPB = 0x11
-GPIOA = 0x12
-GPIOB = 0x13
-OLATA = 0x14
-OLATB = 0x15
-REGISTERS = 0x16
-IOCON_SEQOP = 0x20
-IOCON_BANK = 0x80
-READ_ONLY = (INTFA, INTFB, INTCAPA, INTCAPB)
+from firmware.compat import const
+
+# Register addresses (IOCON.BANK = 0) and IOCON bits, private: the compiler inlines them.
+_IODIRA = const(0x00)
+_IODIRB = const(0x01)
+_IPOLA = const(0x02)
+_IPOLB = const(0x03)
+_GPINTENA = const(0x04)
+_GPINTENB = const(0x05)
+_DEFVALA = const(0x06)
+_DEFVALB = const(0x07)
+_INTCONA = const(0x08)
+_INTCONB = const(0x09)
+_IOCON_A = const(0x0A)
+_IOCON_B = const(0x0B)
+_GPPUA = const(0x0C)
+_GPPUB = const(0x0D)
+_INTFA = const(0x0E)
+_INTFB = const(0x0F)
+_INTCAPA = const(0x10)
+_INTCAPB = const(0x11)
+_GPIOA = const(0x12)
+_GPIOB = const(0x13)
+_OLATA = const(0x14)
+_OLATB = const(0x15)
+_REGISTERS = const(0x16)
+_IOCON_SEQOP = const(0x20)
+_IOCON_BANK = const(0x80)
 
 
 class FakeMCP23017:
     """Registers, pins and the interrupt logic of one MCP23017."""
 
     def __init__(self):
-        self.regs = bytearray(REGISTERS)
+        self.regs = bytearray(_REGISTERS)
         self.driven = 0          # bit n: something drives pin n
         self.drive_level = 0     # level of each driven pin
         self.pointer = 0
@@ -58,10 +60,10 @@ class FakeMCP23017:
 
     def power_cycle(self):
         """Power-on reset: all pins inputs, everything else zero."""
-        for i in range(REGISTERS):
+        for i in range(_REGISTERS):
             self.regs[i] = 0
-        self.regs[IODIRA] = 0xFF
-        self.regs[IODIRB] = 0xFF
+        self.regs[_IODIRA] = 0xFF
+        self.regs[_IODIRB] = 0xFF
         self.pointer = 0
 
     def _pair(self, low_register):
@@ -69,28 +71,28 @@ class FakeMCP23017:
 
     def levels(self):
         """The 16 pin levels as seen on the wires."""
-        pullups = self._pair(GPPUA)
-        outputs = ~self._pair(IODIRA) & 0xFFFF
-        latch = self._pair(OLATA)
+        pullups = self._pair(_GPPUA)
+        outputs = ~self._pair(_IODIRA) & 0xFFFF
+        latch = self._pair(_OLATA)
         levels = (self.drive_level & self.driven) | (pullups & ~self.driven)
         return ((levels & ~outputs) | (latch & outputs)) & 0xFFFF
 
     def _gpio(self):
-        return (self.levels() ^ self._pair(IPOLA)) & 0xFFFF
+        return (self.levels() ^ self._pair(_IPOLA)) & 0xFFFF
 
     def _changed(self, before):
         # Interrupt-on-change: pins enabled in GPINTEN that differ from their reference
         # (DEFVAL when INTCON is set, else the previous value) set INTF and capture GPIO.
         after = self._gpio()
-        enabled = self._pair(GPINTENA)
-        compare = self._pair(INTCONA)
-        reference = (self._pair(DEFVALA) & compare) | (before & ~compare)
+        enabled = self._pair(_GPINTENA)
+        compare = self._pair(_INTCONA)
+        reference = (self._pair(_DEFVALA) & compare) | (before & ~compare)
         flagged = (after ^ reference) & enabled
-        if flagged and not self._pair(INTFA):
-            self.regs[INTFA] = flagged & 0xFF
-            self.regs[INTFB] = flagged >> 8
-            self.regs[INTCAPA] = after & 0xFF
-            self.regs[INTCAPB] = after >> 8
+        if flagged and not self._pair(_INTFA):
+            self.regs[_INTFA] = flagged & 0xFF
+            self.regs[_INTFB] = flagged >> 8
+            self.regs[_INTCAPA] = after & 0xFF
+            self.regs[_INTCAPB] = after >> 8
 
     def set_pin(self, pin, level):
         """Drive one pin from outside to level 0 or 1."""
@@ -118,28 +120,28 @@ class FakeMCP23017:
 
     def int_active(self):
         """True while the INT output is asserted (INTA/INTB mirrored)."""
-        return bool(self._pair(INTFA))
+        return bool(self._pair(_INTFA))
 
     def _register_value(self, register):
-        if register == GPIOA:
+        if register == _GPIOA:
             return self._gpio() & 0xFF
-        if register == GPIOB:
+        if register == _GPIOB:
             return self._gpio() >> 8
-        if register == IOCON_B:
-            return self.regs[IOCON_A]
+        if register == _IOCON_B:
+            return self.regs[_IOCON_A]
         return self.regs[register]
 
     def _clear_interrupt(self):
-        self.regs[INTFA] = 0
-        self.regs[INTFB] = 0
+        self.regs[_INTFA] = 0
+        self.regs[_INTFB] = 0
 
     def _start(self, address):
-        return address if self.regs[IOCON_A] & IOCON_BANK else address % REGISTERS
+        return address if self.regs[_IOCON_A] & _IOCON_BANK else address % _REGISTERS
 
     def _index(self, address):
         # The register (BANK = 0 number) at a bus address, or None for an unused address.
-        if not self.regs[IOCON_A] & IOCON_BANK:
-            return address % REGISTERS
+        if not self.regs[_IOCON_A] & _IOCON_BANK:
+            return address % _REGISTERS
         if address <= 0x0A:
             return 2 * address
         if 0x10 <= address <= 0x1A:
@@ -147,10 +149,10 @@ class FakeMCP23017:
         return None
 
     def _next(self):
-        if self.regs[IOCON_A] & IOCON_SEQOP:
+        if self.regs[_IOCON_A] & _IOCON_SEQOP:
             return
-        if not self.regs[IOCON_A] & IOCON_BANK:
-            self.pointer = self.pointer + 1 if self.pointer + 1 < REGISTERS else 0
+        if not self.regs[_IOCON_A] & _IOCON_BANK:
+            self.pointer = self.pointer + 1 if self.pointer + 1 < _REGISTERS else 0
         elif self.pointer == 0x0A:
             self.pointer = 0x10
         else:
@@ -170,11 +172,11 @@ class FakeMCP23017:
             value = buf[i]
             if register is None:
                 pass
-            elif register == IOCON_A or register == IOCON_B:
-                self.regs[IOCON_A] = value & 0xFE
-            elif register == GPIOA or register == GPIOB:
+            elif register == _IOCON_A or register == _IOCON_B:
+                self.regs[_IOCON_A] = value & 0xFE
+            elif register == _GPIOA or register == _GPIOB:
                 self.regs[register + 2] = value    # writes to GPIO go to OLAT
-            elif register not in READ_ONLY:
+            elif not _INTFA <= register <= _INTCAPB:    # INTF, INTCAP: read only
                 self.regs[register] = value
             self._next()
 
@@ -189,6 +191,6 @@ class FakeMCP23017:
                 self._next()
                 continue
             buf[i] = self._register_value(register)
-            if register == GPIOA or register == GPIOB or register == INTCAPA or register == INTCAPB:
+            if register == _GPIOA or register == _GPIOB or register == _INTCAPA or register == _INTCAPB:
                 self._clear_interrupt()
             self._next()

@@ -24,9 +24,11 @@ try:
 except ImportError:
     from firmware import compat_framebuf as framebuf
 
-WIDTH = 128
-HEIGHT = 64
-PAGES = 8
+from firmware.compat import const
+
+_WIDTH = const(128)
+_HEIGHT = const(64)
+_PAGES = const(8)
 
 # Commands followed by this many argument bytes.
 _ARGS = {0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8D: 1, 0xA8: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1,
@@ -55,7 +57,7 @@ class FakeSSD1306:
     """Display RAM and settings of an SSD1306, fed by I2C writes."""
 
     def __init__(self):
-        self.ram = bytearray(PAGES * WIDTH)
+        self.ram = bytearray(_PAGES * _WIDTH)
         self.errors = []
         self.display_on = False
         self.charge_pump = False
@@ -67,8 +69,8 @@ class FakeSSD1306:
         self.mode = 2            # page addressing after reset
         self.page = 0
         self.column = 0
-        self.col_start, self.col_end = 0, WIDTH - 1
-        self.page_start, self.page_end = 0, PAGES - 1
+        self.col_start, self.col_end = 0, _WIDTH - 1
+        self.page_start, self.page_end = 0, _PAGES - 1
         self.start_line = 0
         self.offset = 0
         self._command = 0
@@ -119,9 +121,9 @@ class FakeSSD1306:
 
     def _data(self, value):
         self.data_bytes += 1
-        self.ram[self.page * WIDTH + self.column] = value
+        self.ram[self.page * _WIDTH + self.column] = value
         if self.mode == 2:
-            self.column = self.column + 1 if self.column < WIDTH - 1 else 0
+            self.column = self.column + 1 if self.column < _WIDTH - 1 else 0
         elif self.mode == 0:
             if self.column < self.col_end:
                 self.column += 1
@@ -194,7 +196,7 @@ class FakeSSD1306:
         elif c == 0x8D:
             self.charge_pump = bool(a[0] & 0x04)
         elif c == 0xA8:
-            if a[0] != HEIGHT - 1:
+            if a[0] != _HEIGHT - 1:
                 self.errors.append("multiplex ratio %d on a 64-row panel" % (a[0] + 1))
         elif c == 0xD3:
             self.offset = a[0] & 0x3F
@@ -207,10 +209,10 @@ class FakeSSD1306:
             return 0
         if self.entire_on:
             return 1
-        column = x if self.seg_remap else WIDTH - 1 - x
-        row = y if self.com_remap else HEIGHT - 1 - y
-        row = (row + self.start_line + self.offset) % HEIGHT
-        lit = self.ram[(row >> 3) * WIDTH + column] >> (row & 7) & 1
+        column = x if self.seg_remap else _WIDTH - 1 - x
+        row = y if self.com_remap else _HEIGHT - 1 - y
+        row = (row + self.start_line + self.offset) % _HEIGHT
+        lit = self.ram[(row >> 3) * _WIDTH + column] >> (row & 7) & 1
         return lit ^ 1 if self.inverse else lit
 
     def cell(self, cx, cy):
@@ -228,7 +230,7 @@ class FakeSSD1306:
         """The 16 characters shown in text row 0..7 ('?' for a cell that is no character)."""
         glyphs = _reference_glyphs()
         chars = []
-        for cx in range(WIDTH // 8):
+        for cx in range(_WIDTH // 8):
             key = self.cell(cx, row)
             char = glyphs.get(key)
             if char is None:
@@ -239,17 +241,17 @@ class FakeSSD1306:
     def inverted_row(self, row):
         """True if text row is shown as a lit bar (inverse video)."""
         lit = 0
-        for x in range(WIDTH):
+        for x in range(_WIDTH):
             lit += self.visible(x, row * 8 + 7)
-        return lit > WIDTH // 2
+        return lit > _WIDTH // 2
 
     def lines(self):
         """The text of all 8 rows, trailing blanks removed."""
-        return [self.text_row(r).rstrip() for r in range(HEIGHT // 8)]
+        return [self.text_row(r).rstrip() for r in range(_HEIGHT // 8)]
 
     def art(self):
         """The screen as text art: 64 lines of 128 characters, '#' lit and '.' dark."""
         rows = []
-        for y in range(HEIGHT):
-            rows.append("".join(["#" if self.visible(x, y) else "." for x in range(WIDTH)]))
+        for y in range(_HEIGHT):
+            rows.append("".join(["#" if self.visible(x, y) else "." for x in range(_WIDTH)]))
         return "\n".join(rows)

@@ -46,35 +46,13 @@ def plug_holes():
 
 
 # Arguments: rounds (R or R:S, below), state folder, install folder [, free heap for the firmware [, ROMFS
-# image]]; or "free"; or "paymath".  The webassembly VM's sys.argv is empty: its runner
-# defines ARGV in this module's globals instead.
-ARGS = globals().get("ARGV") or sys.argv[1:]
+# image]]; or "free".  (The rules' pay math is timed by tools/mp/pay_math.py, in a VM of its
+# own.)
+ARGS = sys.argv[1:]
 if ARGS[0] == "free":
     # tools/table_bench.py asks what a fresh VM of its heap size leaves free at this point
     print("free", free_now())
     sys.exit(0)
-if ARGS[0] == "paymath":
-    # Settling a full seven-seat UTH table with Trips and the jackpot wager: the rules'
-    # settlement module, which the table's firmware does not load.  Timed in a VM of its own,
-    # so that it takes nothing from the firmware's heap.
-    from firmware.poker import uth
-
-    config = uth.Config()
-    seats = []
-    deck = list(range(52))
-    for s in range(7):
-        seats.append({"seat": s + 1, "cards": [deck[2 * s], deck[2 * s + 1]], "ante": 500,
-                      "blind": 500, "play": 2000, "trips": 500, "jackpot": 100,
-                      "decision": "preflop"})
-    board = deck[14:19]
-    dealer = deck[19:21]
-    uth.settle(config, seats, board, dealer)
-    t0 = time.ticks_us()
-    for _ in range(20):
-        uth.settle(config, seats, board, dealer)
-    print("settle7_us", time.ticks_diff(time.ticks_us(), t0) // 20)
-    sys.exit(0)
-
 # "R" plays R rounds; "R:S" also has a supervisor void a seat's wager in round S (from 0) and
 # open and close the audit menu after it
 _rounds, _sep, _supervised = ARGS[0].partition(":")
@@ -85,7 +63,6 @@ STATE_DIR = ARGS[1]
 # The flash filesystem's root for the program check: the .mpy folder, or for ROMFS the state
 # folder (main.py's place; the program is checked in /rom); "-": no boot checks.
 INSTALL = ARGS[2]
-BUTTONS = ("LOCK", "SETTLE", "UP", "DOWN", "OK", "BACK")
 
 image = b""
 if len(ARGS) > 4:
@@ -306,6 +283,9 @@ for _round in range(ROUNDS):
         press("OK", 1200)
         if app.controller.phase == AUDIT:
             audit_opened += 1
+            # the VM's names with the menu open (its modules' names are interned the first
+            # time it opens): "qstr pool: n_pool=P, n_qstr=N, ...", read by tools/table_bench.py
+            micropython.qstr_info()
         press("DOWN")
         press("OK")
         press("BACK")
