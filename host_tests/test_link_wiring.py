@@ -2081,9 +2081,9 @@ def test_a_payout_and_rejected_messages_in_one_pass_are_one_commit(rig):
     assert [e[5] for e in rig.events(ev.LINK_REJECT)] == [1]
 
 
-def test_the_service_does_not_set_a_linked_tables_clock(rig):
+def test_the_supervisor_does_not_set_a_linked_tables_clock(rig):
     """A linked table's clock is NTP's (its link messages are timed by it): the supervisor's
-    clock_set, for a standalone table, is refused there and logs nothing."""
+    clock_set, for a standalone table, is refused there and logs nothing, as the panel's."""
     from firmware.service import Service
 
     rig.key(True)
@@ -2092,3 +2092,9 @@ def test_the_service_does_not_set_a_linked_tables_clock(rig):
     assert (reply["ok"], reply["code"], reply["error"]) == (
         False, "refused", "a linked table's clock is set from NTP")
     assert rig.memory.log.count == count and rig.c.wall == WALL
+    rig.press(btn.SETTLE, long=True)            # nor from the configuration menu
+    rig.press(btn.DOWN)
+    rig.press(btn.DOWN)
+    rig.press(btn.OK)
+    assert "Linked table:\nclock from NTP" in "\n".join(rig.c.view.lines)
+    assert rig.c.clock_edit is None and rig.memory.log.count == count

@@ -2,6 +2,7 @@
 to make, a void seat that cannot fold, and configuration only when no chip is down, on a game
 with a jackpot, with a change that waits for the next hit said so."""
 
+import calendar
 import sys
 
 import pytest
@@ -1194,3 +1195,107 @@ def test_the_panels_reset_of_the_only_pool_is_logged_as_before(tmp_path):
     t.press(btn.DOWN)
     t.press(btn.OK)
     assert [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)] == [(2, 1000000, 0)]
+
+
+# 2026-11-30T22:10:00 UTC, by the host's calendar, not the firmware's
+NEWEST = calendar.timegm((2026, 11, 30, 22, 10, 0))
+
+
+def _table_without_the_time(tmp_path):
+    """A table whose log's newest entry is at NEWEST, booted after a power cut by a clock
+    that reads 1000 and a bit: its times go on from NEWEST, not known."""
+    t = _open(tmp_path)
+    t.c.tick(t.tick(), NEWEST)
+    t.c.commit_admin([(ev.TAMPER, 1)])
+    t.boot()
+    assert (t.c.wall, t.memory.clock_unsure) == (NEWEST, True)
+    return t
+
+
+def _clock_screen(t):
+    """The configuration menu's clock, opened for editing."""
+    _config_menu(t)
+    t.press(btn.DOWN)
+    t.press(btn.DOWN)
+    lines = t.screen().splitlines()
+    assert lines[4] == (">Clock NOT SET" if t.memory.clock_unsure else ">Clock ok")
+    t.press(btn.OK)
+    return t.screen().splitlines()
+
+
+def _presses(t, button, count):
+    for _ in range(count):
+        t.press(button)
+
+
+def test_the_supervisor_sets_the_clock_field_by_field_in_the_configuration_menu(tmp_path):
+    t = _table_without_the_time(tmp_path)
+    lines = _clock_screen(t)
+    assert lines[:4] == ["CLOCK UTC (BACK)", "", "2026-11-30 22:10", "^^^^"]
+    t.press(btn.OK)                                      # the year stays
+    _presses(t, btn.UP, 1)                               # November -> December
+    t.press(btn.OK)
+    assert t.screen().splitlines()[2:4] == ["2026-12-30 22:10", "        ^^"]   # the day
+    _presses(t, btn.UP, 2)                               # the 30th, 31st, then the 1st
+    t.press(btn.OK)
+    _presses(t, btn.UP, 6)                               # 22 h round to 04 h
+    t.press(btn.OK)
+    _presses(t, btn.UP, 20)                              # 10 min to 30 min
+    assert t.screen().splitlines()[2:4] == ["2026-12-01 04:30", "              ^^"]
+    t.press(btn.OK)
+    assert "Clock set\n04:30 UTC" in t.screen() and t.c.phase == tc.CONFIG
+    assert ">Clock ok" in t.screen()
+    # logged at the time set, unmarked: 6 h 20 min on (b), the times before not known (c 1)
+    last = list(t.memory.log.entries())[-1]
+    assert ev.unpack(last)[1:7] == (NEWEST + 22800, 0, ev.CONFIG_CHANGE, 99, 22800, 1)
+    assert not ev.time_unsure(last) and not t.memory.clock_unsure
+
+
+def test_back_while_setting_the_clock_leaves_it_as_it_was(tmp_path):
+    t = _table_without_the_time(tmp_path)
+    count = t.memory.log.count
+    _clock_screen(t)
+    _presses(t, btn.UP, 3)
+    t.press(btn.BACK)
+    assert t.c.phase == tc.CONFIG and ">Clock NOT SET" in t.screen()
+    assert t.memory.log.count == count and (t.c.wall, t.memory.clock_unsure) == (NEWEST, True)
+    t.press(btn.BACK)
+    assert t.c.phase == tc.OPEN
+
+
+def test_the_days_of_the_clock_follow_the_month_and_the_year(tmp_path):
+    t = _table_without_the_time(tmp_path)
+    _clock_screen(t)
+    _presses(t, btn.UP, 2)                               # 2028, a leap year
+    t.press(btn.OK)
+    _presses(t, btn.UP, 3)                               # February
+    t.press(btn.OK)
+    assert t.screen().splitlines()[2] == "2028-02-29 22:10"    # the 30th cut to its last
+    t.press(btn.UP)
+    assert t.screen().splitlines()[2] == "2028-02-01 22:10"
+    t.press(btn.DOWN)
+    t.press(btn.DOWN)
+    assert t.screen().splitlines()[2] == "2028-02-28 22:10"
+
+
+def test_a_clock_set_before_the_logs_newest_time_is_refused_from_the_panel_too(tmp_path):
+    t = _table_without_the_time(tmp_path)
+    count = t.memory.log.count
+    _clock_screen(t)
+    _presses(t, btn.OK, 4)
+    t.press(btn.DOWN)                                    # 22:09, before the tamper's 22:10
+    t.press(btn.OK)
+    assert "Clock refused:\nbefore the log" in t.screen()
+    assert t.memory.log.count == count and t.memory.clock_unsure
+    assert t.c.last_refusal == ("Clock refused: 2026-11-30T22:09:00 is before the log's newest "
+                                "time, 2026-11-30T22:10:00 (entry #%d): its times never go back"
+                                % (count - 1))
+
+
+def test_setting_the_clock_needs_the_key(tmp_path):
+    t = _table_without_the_time(tmp_path)
+    _clock_screen(t)
+    _presses(t, btn.OK, 4)
+    t.key(False)
+    t.press(btn.OK)
+    assert "Supervisor key\nneeded" in t.screen() and t.memory.clock_unsure

@@ -256,6 +256,7 @@ class RoundController:
         self.test_step = 0
         self.test_button = -1    # the button last pressed in test mode (-1: none yet)
         self.config_index = 0
+        self.clock_edit = None   # CONFIG's clock being set: [year, month, day, hour, minute, field]
         self.entry_field = 0     # card entry: the field UP/DOWN change (0 to, 1 rank, 2 suit)
         self.results_top = 0     # first result line on the RESULTS screen (UP/DOWN scroll)
         self.confirm_top = 0     # first jackpot hand on the CONFIRM screen (UP/DOWN scroll)

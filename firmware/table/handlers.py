@@ -225,14 +225,19 @@ def _on_audit(c, button, long):
 
 
 def _on_config(c, button, long):
+    # the items, then the clock (config_index len(CONFIG_ITEMS): OK edits it, c.clock_edit)
     if button == btn.BACK:
-        c._set_phase(OPEN)
+        if c.clock_edit is None:
+            c._set_phase(OPEN)
+        c.clock_edit = None         # (the clock being set: left as it was)
     elif not c.key_on:
         c._say("Supervisor key", "needed")
+    elif c.clock_edit is not None:
+        supervised(c, "edit_clock", button)
     elif button == btn.DOWN:
-        c.config_index = (c.config_index + 1) % len(CONFIG_ITEMS)
+        c.config_index = (c.config_index + 1) % (len(CONFIG_ITEMS) + 1)
     elif button == btn.UP:
-        c.config_index = (c.config_index - 1) % len(CONFIG_ITEMS)
+        c.config_index = (c.config_index - 1) % (len(CONFIG_ITEMS) + 1)
     elif button == btn.OK:
         supervised(c, "apply_config", c.config_index)
 

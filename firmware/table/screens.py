@@ -329,8 +329,16 @@ def render_lines(c):
         for i in range(menu_rows(c)):
             if c.menu_top + i < len(c.menu):
                 lines[i] = c.menu[c.menu_top + i if i else 0]
+    elif phase == CONFIG and c.clock_edit is not None:
+        e = c.clock_edit
+        lines[0] = "CLOCK UTC (BACK)"
+        lines[2] = "%04d-%02d-%02d %02d:%02d" % (e[0], e[1], e[2], e[3], e[4])
+        lines[3] = " " * (3 * e[5] + 2 if e[5] else 0) + ("^^" if e[5] else "^^^^")
+        lines[6] = "UP/DN OK=next"
     elif phase == CONFIG:
         lines[0] = "CONFIG (BACK)"
+        lines[4] = ("%sClock " % (">" if c.config_index == len(CONFIG_ITEMS) else " ")
+                    + ("NOT SET" if c.memory.clock_unsure else "ok"))
         pending = False
         for i, item in enumerate(CONFIG_ITEMS):
             mark = ">" if i == c.config_index else " "

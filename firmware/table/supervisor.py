@@ -8,6 +8,7 @@ times a shift, so their code takes no room in the heap while the table plays.
 """
 
 from firmware.compat import const
+from firmware.drivers import buttons as btn
 from firmware.heap import NotLoaded
 from firmware.jackpot import config as jcfg
 from firmware.jackpot import meters as jm
@@ -112,7 +113,15 @@ def void_seat(c, seat):
 
 def apply_config(c, index):
     """Step the configuration item `index` (CONFIG_ITEMS) to its next choice and commit it
-    with the jackpot (refused on a linked table or with chips on the jackpot spots)."""
+    with the jackpot (refused on a linked table or with chips on the jackpot spots); the
+    index after them starts setting the clock (edit_clock)."""
+    if index == len(CONFIG_ITEMS):
+        if c.tablelink is not None:
+            c._beep(BEEP_ERROR)
+            c._say("Linked table:", "clock from NTP")
+        else:       # from the table's time (a board's never set: 2025), to the minute
+            c.clock_edit = list(date_of(max(c.wall, 1735689600))[:5]) + [0]   # (2025-01-01)
+        return
     if c.tablelink is not None or c.link_required:     # (without its link: pool frozen)
         c._beep(BEEP_ERROR)
         c._say("Linked table:", "set at the link")
@@ -351,3 +360,34 @@ def set_clock(c, fields):
         m.clock_shift, m.clock_unsure, m.clock_known = saved
         c._clock(c._wall_in)
     return problem
+
+
+def edit_clock(c, button):
+    """CONFIG's clock being set (c.clock_edit): UP/DOWN step the field, OK goes to the next
+    one, and on the minute sets the clock to it (set_clock, at second 0)."""
+    e = c.clock_edit
+    field = e[5]
+    if button == btn.OK:
+        if field < 4:
+            e[5] += 1
+            return
+        c.clock_edit = None
+        try:
+            problem = set_clock(c, e[:5] + [0])
+        except ValueError as error:     # before the log's newest time (or that unreadable)
+            c._beep(BEEP_ERROR)
+            c._refuse("Clock refused", error)
+            c._say("Clock refused:", "before the log" if "before" in str(error) else "log unread")
+            return
+        if not problem:
+            c._beep(BEEP_OK)
+            c._say("Clock set", "%02d:%02d UTC" % (e[3], e[4]))
+        return
+    step = 1 if button == btn.UP else -1 if button == btn.DOWN else 0
+    if step:
+        low, high = ((2025, 2099), (1, 12), (1, 31), (0, 23), (0, 59))[field]
+        e[field] = low + (e[field] - low + step) % (high - low + 1)
+        # the day within its month (a day past it stepped round from 1, or cut to its last)
+        last = days(e[0] + e[1] // 12, e[1] % 12 + 1, 1) - days(e[0], e[1], 1)
+        if e[2] > last:
+            e[2] = 1 if field == 2 and step > 0 else last

@@ -245,4 +245,16 @@ count = clocked.memory.log.count
 reply = clock_service.handle("clock_set 2026-12-01T04:29:59")
 check("no step back", (reply["code"], clocked.memory.log.count), (svc.BAD_ARGUMENT, count))
 print("   ", reply["error"])
+# The same from the configuration menu (key + long SETTLE, the clock after its two items),
+# field by field from the table's time, 04:31:05: the minute one on sets 04:32:00
+clocked.panel(btn.LONG, btn.SETTLE, 2000)
+for at, button in enumerate((btn.DOWN, btn.DOWN, btn.OK, btn.OK, btn.OK, btn.OK, btn.OK, btn.UP)):
+    clocked.panel(btn.PRESS, button, 2100 + 100 * at)
+check("clock screen", clocked.view.lines[:4], ["CLOCK UTC (BACK)", "", "2026-12-01 04:32",
+                                               "              ^^"])
+clocked.panel(btn.PRESS, btn.OK, 3000)
+check("clock set on the panel", clocked.view.lines[6:8], ["Clock set", "04:32 UTC"])
+last = list(clocked.memory.log.entries())[-1]
+check("logged", (ev.unpack(last)[1:7], ev.time_unsure(last)),
+      ((SET_AT + 120, 0, ev.CONFIG_CHANGE, 99, 55, 0), False))
 checker.finish()
