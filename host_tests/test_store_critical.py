@@ -592,9 +592,12 @@ def test_a_copy_the_heap_refuses_is_a_failed_copy_not_a_lost_commit():
     assert cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 7, 700)], 200)
     assert cm.section("jackpot") == b"J1" and cm.status == "repaired"
     # the copy missed the commit, and its rebuild failed too: both logged, in a commit that
-    # (the heap having room again) reached both copies
+    # (the heap having room again) reached both copies; not read back, that commit leaves the
+    # copy failed (the jackpot closed) until a read-back finds it whole, which logs its end
     assert kinds(cm, 3) == [(eventlog.LOCK, 0), (eventlog.CM_ERROR, 1), (eventlog.CM_ERROR, 1)]
-    assert cm.copy_status == ["ok", "ok"] and cm.check(300) == 0
+    assert cm.copy_status == ["ok", "failed"] and not cm.whole
+    assert cm.check(300) == 0 and cm.copy_status == ["ok", "ok"] and cm.whole
+    assert kinds(cm, 1) == [(eventlog.CM_RECOVERED, 1)]
     again = board.boot()
     assert board.status == "ok" and again.section("jackpot") == b"J1"
 
@@ -1266,3 +1269,33 @@ def test_a_copy_that_takes_writes_and_keeps_none_is_never_whole_between_commits(
     cm.commit(2, STEP_LOCK, {"jackpot": b"J2"}, [(eventlog.LOCK, 0, 1, 100)], 310)
     assert cm.whole and "FAULT" not in cm.status_text()
     assert [(e[3], e[4]) for e in cm.log.events(start)] == [(eventlog.LOCK, 0), (eventlog.CM_RECOVERED, 0)]
+
+
+def test_a_copy_the_logging_commit_wrote_stays_failed_until_a_read_back_finds_it_whole():
+    # The FRAM drops LOCK's write and its rebuild, keeps the write of the commit that logs
+    # that (not read back), drops SETTLE's and its rebuild, then keeps its writes.  The copy
+    # must not count as whole between (the jackpot open, a LOCK taking wagers on one copy)
+    # while the log shows one fault: it is failed from LOCK until the read-back that finds it
+    # whole, which logs the end (found by the session's review with a read-back there).
+    board, cm = ready()
+    slot = cm.copies[0]
+    keep = slot.write
+    calls = []
+
+    def write(data):
+        calls.append(len(calls) + 1)
+        if len(calls) in (3,) or len(calls) >= 6:
+            keep(data)
+
+    slot.write = write
+    start = cm.log.count
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300)
+    assert len(calls) == 3 and not cm.whole and "COPY 0 FAILED" in cm.status_text()
+    cm.commit(1, STEP_SETTLE, None, [(eventlog.SETTLE, 0, 0, 1000)], 310)
+    assert len(calls) == 5 and not cm.whole and "COPY 0 FAILED" in cm.status_text()
+    cm.commit(2, STEP_LOCK, {"jackpot": b"J2"}, [(eventlog.LOCK, 0, 1, 100)], 320)
+    assert cm.whole and "FAULT" not in cm.status_text()
+    assert [(e[3], e[4], e[5]) for e in cm.log.events(start)] == [
+        (eventlog.LOCK, 0, 1), (eventlog.CM_ERROR, 0, eventlog.REASON_READBACK),
+        (eventlog.CM_ERROR, 0, eventlog.REASON_IO), (eventlog.SETTLE, 0, 0), (eventlog.LOCK, 0, 1),
+        (eventlog.CM_RECOVERED, 0, 0xFFFF)]

@@ -473,7 +473,7 @@ class CriticalMemory:
             bit = 1 << i
             down = self._down & bit
             if self._matches(i):
-                self.copy_status[i] = STATUS_OK     # (a write not read back left it as it was)
+                self.copy_status[i] = STATUS_OK     # (a write not read back left it failed)
                 if down:        # written whole by this commit (or by one not read back)
                     self._down ^= bit
                     events.append((eventlog.CM_RECOVERED, i, 0xFFFF, self.seq))
@@ -643,7 +643,6 @@ class CriticalMemory:
             raise
         data = memoryview(self._scratch)[:length]
         written = 0
-        unread = 0
         why = ""
         # A copy that does not hold the last commit (its write or rebuild failed) is written
         # first: a cut then tears it, never the only copy that does, which would take the
@@ -654,13 +653,11 @@ class CriticalMemory:
         for i in order:
             try:
                 self.copies[i].write(data)
-                # a copy that missed a commit is whole again only once read back, also in the
-                # commit that logs its fault (verify off: below), or a part that takes writes
-                # and keeps none would pass for whole, the jackpot open, until the next commit
+                # a copy that missed a commit is whole again only once a read-back finds it
+                # so, not by the commit that logs its fault (verify off), or a part that takes
+                # writes and keeps none would pass for whole, the jackpot open, until the next
                 if self.verify_after_commit or status[i] == STATUS_OK:
                     status[i] = STATUS_OK
-                else:
-                    unread |= 1 << i
                 written += 1
             except (OSError, MemoryError) as error:
                 # a copy the device (or, for a littlefs file, the heap) refused: the others
@@ -687,9 +684,6 @@ class CriticalMemory:
         # nothing shared with the caller (the log's anchor stays the log's own buffer).
         record.point_sections(self._buf, new, LOG)
         self.round_no, self.step = round_no, step
-        for i in range(len(status)):
-            if unread & 1 << i and self._matches(i):
-                status[i] = STATUS_OK       # (its end is logged at the next read-back)
         if self.verify_after_commit:
             found = []
             self._check_copies(found)
