@@ -1199,6 +1199,23 @@ def test_an_ante_placed_after_lock_flashes_late_and_the_dealer_is_told(tmp_path,
     assert t.c.view.seat_light[2] == lights.LOCKED
 
 
+@pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
+def test_without_ante_sensors_a_chip_bumped_after_lock_is_no_late_bet(tmp_path, game):
+    # A table configured without Ante sensors (the dealer marks the seats on the panel) does
+    # not know what was on its Ante spots at LOCK: a chip there, bumped after it, is no late
+    # bet (it flashed LATE with "Seat 2 late bet / Ante not in play": the session's review).
+    t = new_table(tmp_path, game)
+    t.c.ante_sensors = False
+    t.chip(2, ante=True)                         # on the spot, not marked: unknown to the table
+    t.press(btn.LOCK)
+    t.c.tick(t.tick(tc.MESSAGE_MS), 2000)        # "No more bets" gone
+    beeps = t.c.view.beep_serial
+    t.chip(2, placed=False, ante=True)           # bumped: off, and on again
+    t.chip(2, ante=True)
+    assert t.c.view.seat_light[1] != lights.LATE
+    assert "late bet" not in t.screen() and t.c.view.beep_serial == beeps
+
+
 def test_an_ante_placed_after_lock_gets_no_cards_at_uth(tmp_path):
     t = Table(tmp_path)
     t.ram_clear()

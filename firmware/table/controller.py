@@ -740,8 +740,10 @@ class RoundController:
             if kind == sensors.PLACED:
                 self.ante |= bit
                 if (self.game != UTH and (self.phase == LOCKED or self.phase == CARD_ENTRY)
-                        and not self.marks_unknown and not self.ante_locked & bit):
+                        and self.ante_sensors and not self.marks_unknown
+                        and not self.ante_locked & bit):
                     # where the ring is the Ante's: a late bet, shown as at a jackpot spot
+                    # (without Ante sensors what was down at LOCK is not known: none is late)
                     self.late |= bit
                     self._beep(BEEP_ERROR)
                     self._say("Seat %d late bet" % (seat + 1), "Ante not in play")
