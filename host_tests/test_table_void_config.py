@@ -1299,3 +1299,17 @@ def test_setting_the_clock_needs_the_key(tmp_path):
     t.key(False)
     t.press(btn.OK)
     assert "Supervisor key\nneeded" in t.screen() and t.memory.clock_unsure
+
+
+def test_the_configuration_menu_opens_on_its_list_after_the_clock_was_left_another_way(tmp_path):
+    # The clock being set was forgotten only by BACK: a table that left CONFIG another way
+    # (RAM ERROR from a failed commit, then the supervisor's RAM clear) opened the menu
+    # straight into the clock with the old values (the session's review).
+    t = _table_without_the_time(tmp_path)
+    _clock_screen(t)
+    _presses(t, btn.UP, 3)
+    t.c._enter_ram_error("test: a commit failed")
+    t.ram_clear()
+    assert t.c.phase == tc.OPEN
+    _config_menu(t)
+    assert t.screen().splitlines()[0] == "CONFIG (BACK)"

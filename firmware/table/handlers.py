@@ -98,6 +98,7 @@ def _on_open(c, button, long):
                 c._say("No jackpot on", "this game")
                 return
             c.config_index = 0
+            c.clock_edit = None     # (left by RAM ERROR, not BACK: not opened again)
             c._set_phase(CONFIG)
             return
         if button == btn.LOCK:
