@@ -101,6 +101,8 @@ def test_read_all_report_and_export(sim, tmp_path):
     assert "event log chain intact: 6 entries" in text
     assert "round 1 seat 1 Royal Flush As Ks Qs Js Ts $10001.40" in text
     assert "Books: balance" in text
+    # the simulator's program is not checked: said once ("NOT CHECKED  not checked" before)
+    assert [line for line in text.splitlines() if line.startswith("Program:")] == ["Program: NOT CHECKED"]
     paths = audit.export(data, tmp_path / "out")
     assert sorted(p.name for p in paths) == ["audit.json", "events.csv", "events.json", "hits.csv",
                                              "hits.json", "meters.csv", "meters.json"]

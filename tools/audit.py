@@ -357,7 +357,8 @@ def report(data):
                    "newest, in order, but are no times of day until NTP sets it (a linked table) "
                    "or it is set here: tools.audit --set-clock, the key on, between rounds")
     verdict = "VERIFIED" if p["verified"] else "FAILED" if p.get("checked", True) else "NOT CHECKED"
-    out.append("Program: %s  %s" % (verdict, p["text"]))
+    text = p["text"]      # (said once: a program not checked reads "not checked")
+    out.append("Program: %s%s" % (verdict, "" if text.upper() == verdict else "  " + text))
     out.append("Program digest: %s" % (p["digest"] or "(none)"))
     if "config_ok" in s:
         # a file refused runs the table on the built-in defaults (the audit menu's config FAILED)
