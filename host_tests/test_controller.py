@@ -1126,24 +1126,6 @@ def test_four_card_poker_results_name_the_ante_bonus_whatever_the_ante_did(tmp_p
                            "S3 fold Trips", "S3 AcesUp Trips", "S4 High L"]
 
 
-def test_no_ante_bonus_line_for_a_seat_whose_ante_was_not_in_play(tmp_path):
-    # Aces Up alone lets a seat's cards in without an Ante: seat 2 had none at LOCK, seat 3's
-    # came late (the table said "Ante not in play").  Their trips pay Aces Up, but there is no
-    # Ante whose bonus they could pay: no "S2 Bonus Trips" telling the dealer to pay one.
-    t = new_table(tmp_path, tc.FCP)
-    t.chip(1, ante=True)
-    t.press(btn.LOCK)
-    t.c.tick(t.tick(tc.MESSAGE_MS), 2000)
-    t.chip(3, ante=True)                              # late
-    assert "Ante not in play" in t.screen()
-    t.deal([(1, "7c 7d 7h 2s 3c"), (2, "9c 9d 9h 2d 3h"), (3, "4c 4d 4h 5s 6c"),
-            (0, "Kc Ks Kh 5c 8d 2h")])
-    t.press(btn.SETTLE)
-    assert t.c.phase == tc.RESULTS, t.screen()
-    assert t.c.results == ["D Trips", "S1 Trips L", "S1 Bonus Trips", "S1 AcesUp Trips",
-                           "S2 Trips L", "S2 AcesUp Trips", "S3 Trips L", "S3 AcesUp Trips"]
-
-
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
 def test_the_betting_screen_of_a_game_without_the_progressive_lists_no_jackpot_chips(
         tmp_path, game):

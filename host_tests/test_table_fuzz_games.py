@@ -154,11 +154,8 @@ def expected_ok(c):
             problems.append("seat %d %s%s: %r, rules say %s%s" % (
                 s + 1, cardlib.names(hole), " + " + cardlib.names(board) if board else "", line,
                 names[0], verdict))
-        elif c.game == tc.FCP and cat in ("trips", "straight flush", "quads") and (
-                c.marks_unknown or c.ante_locked & (1 << s)):
-            # the Ante Bonus: trips or better, whatever the dealer holds, never on a fold, and
-            # only on an Ante down at LOCK (not Aces Up alone, not a late Ante); what was down
-            # is the table's reading, unknown in a round resumed after a power cut: shown
+        elif c.game == tc.FCP and cat in ("trips", "straight flush", "quads"):
+            # the Ante Bonus: trips or better, whatever the dealer holds, never on a fold
             line = lines.pop(0) if lines else ""
             if not _named(line, tag + "Bonus ", names):
                 problems.append("seat %d Ante Bonus line %r" % (s + 1, line))

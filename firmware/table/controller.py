@@ -402,7 +402,6 @@ class RoundController:
             # The last round ended before the power went: its results again (the dealer may
             # not have paid it yet); SETTLE opens the next round as usual.
             self.rec.round_no = self.memory.round_no
-            self.marks_unknown = True   # (the Antes at LOCK too: every Ante Bonus line shown)
             self._show_last_results(step == critical.STEP_VOID)
         else:
             self._new_round()

@@ -91,8 +91,7 @@ def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label, bonus=None):
         else:
             value, text = verdict(hole)
             lines.append(_seat_line(c, s, hands.name(value), text))
-            if bonus and (c.marks_unknown or c.ante_locked & (1 << s)):
-                # (no Ante at LOCK: Aces Up alone, or a late Ante, whose bonus nothing pays)
+            if bonus:
                 _side_line(lines, s, value, bonus, "Bonus")
         _side_line(lines, s, side_hand(hole), side_bet, side_label)
     return lines

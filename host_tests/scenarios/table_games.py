@@ -38,20 +38,13 @@ def deal(c, plan):
             c.card(dest, card, 10)
 
 
-c = table(tc.FCP, antes=(1, 2, 3))    # (Aces Up alone would deal them too, with no Ante Bonus)
+c = table(tc.FCP)
 checker.check("fcp phase", tc.PHASE_NAMES[c.phase], "LOCKED")
 deal(c, ((1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
          (0, "Kc Kd 7h 5s 3c 2d")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("fcp results", c.results, ["D One Pair", "S1 Trips W", "S1 Bonus Trips",
                                           "S1 AcesUp Trips", "S2 High L", "S3 One Pair W"])
-
-# seat 2 plays Aces Up alone (no Ante at LOCK): its trips pay Aces Up, no Ante Bonus
-c = table(tc.FCP, antes=(1,))
-deal(c, ((1, "Ah Ad As 9c 4h"), (2, "7c 7d 7h 5s 2c"), (0, "Kc Kd 7s 5h 3c 2d")))
-c.panel(btn.PRESS, btn.SETTLE, 20)
-checker.check("fcp aces up alone", c.results, ["D One Pair", "S1 Trips W", "S1 Bonus Trips",
-                                               "S1 AcesUp Trips", "S2 Trips W", "S2 AcesUp Trips"])
 
 c = table(tc.BRS, antes=(1, 2, 3, 4))
 deal(c, ((8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s 6d")))
