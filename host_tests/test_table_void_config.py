@@ -1313,3 +1313,13 @@ def test_the_configuration_menu_opens_on_its_list_after_the_clock_was_left_anoth
     assert t.c.phase == tc.OPEN
     _config_menu(t)
     assert t.screen().splitlines()[0] == "CONFIG (BACK)"
+
+
+def test_the_clock_of_a_table_that_never_knew_the_time_opens_at_its_first_year(tmp_path):
+    # A Pico W that was never set counts from 2021-01-01; the panel's clock starts at the
+    # first year it can set, 2025, rather than at a date it would refuse.
+    t = _open(tmp_path)
+    assert t.c.wall < calendar.timegm((2025, 1, 1, 0, 0, 0))
+    assert _clock_screen(t)[:4] == ["CLOCK UTC (BACK)", "", "2025-01-01 00:00", "^^^^"]
+    t.press(btn.DOWN)                                    # the year steps round to the last
+    assert t.screen().splitlines()[2] == "2099-01-01 00:00"

@@ -39,6 +39,9 @@ _DAY = const(86400)
 # _CLOCK_SETTING.  Private consts: a name more in phases' globals left the audit menu no
 # 2,560-byte piece of a heap a round of play has fragmented (table_bench, supervisor mid-run)
 _CLOCK_SETTING = const(99)
+# the clock's fields a supervisor may set, (low, high): year, month, day, hour, minute, second
+# (the day also within its month: _month_days); a table never set reads before the first year
+_CLOCK_RANGES = const(((2025, 2099), (1, 12), (1, 31), (0, 23), (0, 59), (0, 59)))
 
 
 def void_round(c):
@@ -120,7 +123,8 @@ def apply_config(c, index):
             c._beep(BEEP_ERROR)
             c._say("Linked table:", "clock from NTP")
         else:       # from the table's time (a board's never set: 2025), to the minute
-            c.clock_edit = list(date_of(max(c.wall, 1735689600))[:5]) + [0]   # (2025-01-01)
+            first = days(_CLOCK_RANGES[0][0], 1, 1) * _DAY
+            c.clock_edit = list(date_of(max(c.wall, first))[:5]) + [0]
         return
     if c.tablelink is not None or c.link_required:     # (without its link: pool frozen)
         c._beep(BEEP_ERROR)
@@ -306,6 +310,10 @@ def days(year, month, day):
     return 365 * year + year // 4 - year // 100 + year // 400 + (153 * month - 457) // 5 + day - 719469
 
 
+def _month_days(year, month):
+    return days(year + month // 12, month % 12 + 1, 1) - days(year, month, 1)
+
+
 def date_of(seconds):
     """(year, month, day, hour, minute, second) of seconds since 1970, UTC."""
     d, t = divmod(seconds, _DAY)
@@ -331,16 +339,14 @@ def set_clock(c, fields):
     day out of range, a time before the log's newest (its times never go back).  Returns ''
     once committed, else why not (the clock as it was)."""
     year, month, day, hour, minute, second = fields
-    for value, low, high, name in ((year, 2025, 2099, "year"), (month, 1, 12, "month"),
-                                   (hour, 0, 23, "hour"), (minute, 0, 59, "minute"),
-                                   (second, 0, 59, "second")):
-        if not low <= value <= high:
-            raise ValueError("%s %d is not %d..%d" % (name, value, low, high))
-    first = days(year, month, 1)
-    last = days(year + month // 12, month % 12 + 1, 1) - first
+    for i, name in ((0, "year"), (1, "month"), (3, "hour"), (4, "minute"), (5, "second")):
+        low, high = _CLOCK_RANGES[i]
+        if not low <= fields[i] <= high:
+            raise ValueError("%s %d is not %d..%d" % (name, fields[i], low, high))
+    last = _month_days(year, month)
     if not 1 <= day <= last:
         raise ValueError("day %d is not 1..%d in %04d-%02d" % (day, last, year, month))
-    when = (first + day - 1) * _DAY + hour * 3600 + minute * 60 + second
+    when = days(year, month, day) * _DAY + hour * 3600 + minute * 60 + second
     m = c.memory
     newest = m.log.count - 1
     if newest >= 0:
@@ -385,9 +391,9 @@ def edit_clock(c, button):
         return
     step = 1 if button == btn.UP else -1 if button == btn.DOWN else 0
     if step:
-        low, high = ((2025, 2099), (1, 12), (1, 31), (0, 23), (0, 59))[field]
+        low, high = _CLOCK_RANGES[field]
         e[field] = low + (e[field] - low + step) % (high - low + 1)
         # the day within its month (a day past it stepped round from 1, or cut to its last)
-        last = days(e[0] + e[1] // 12, e[1] % 12 + 1, 1) - days(e[0], e[1], 1)
+        last = _month_days(e[0], e[1])
         if e[2] > last:
             e[2] = 1 if field == 2 and step > 0 else last
