@@ -1327,6 +1327,30 @@ def test_a_lock_committed_on_one_copy_is_locked_though_its_repair_entries_wait(t
     assert "still open" not in table.screen()
 
 
+def test_a_lock_no_copy_holds_on_read_back_is_refused_not_played_on_ram_alone(table, monkeypatch):
+    # Both copies fail at once, copy 0 silently (it takes its writes and keeps none), copy 1's
+    # writes refused: LOCK's commit is held by no copy.  It used to pass, the wager counted in
+    # the meters with nothing a power cut would keep; now the dealer sees MEMORY FAULT and the
+    # round is not locked, as for a commit no copy took.  With the parts working, LOCK again.
+    meter = table.c.view.meter[0]
+    table.chip(1)
+    table.chip(1, ante=True)
+    monkeypatch.setattr(table.memory.copies[0], "write", lambda data: None)
+    refuse_flash_writes(monkeypatch, table, allow=("a.bin",))
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.OPEN and table.c.rec.accepted == 0
+    assert "MEMORY FAULT" in table.screen() and "held by no copy" in table.c.last_refusal
+    assert table.c.view.meter[0] == meter and events_of(table.memory, ev.LOCK) == []
+    monkeypatch.undo()
+    for _ in range(30):             # the idle table writes the copies again (2 s in OPEN)
+        table.c.tick(table.tick(100), 1000 + table.now // 1000)
+    assert table.memory.whole and "JP CLOSED" not in table.screen()
+    table.press(btn.LOCK)
+    assert table.c.phase == tc.LOCKED and table.c.rec.accepted == 0b1
+    assert table.c.view.meter[0] == meter + PER_WAGER
+    assert table.boot().phase == tc.LOCKED and len(events_of(table.memory, ev.LOCK)) == 1
+
+
 def test_ram_error_shows_what_each_copy_was_found_to_be(tmp_path):
     t = Table(tmp_path)
     t.ram_clear()

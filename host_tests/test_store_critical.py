@@ -488,7 +488,7 @@ def test_readback_finds_a_copy_longer_than_the_record():
     assert (eventlog.CM_ERROR, 1) in kinds(cm) and cm.status == "repaired"
 
 
-def test_readback_of_a_slot_without_read_into_still_checks_the_copy():
+def test_readback_of_a_slot_without_same_still_checks_the_copy():
     board, cm = ready()
 
     class Plain:
@@ -606,7 +606,7 @@ def test_a_read_back_the_heap_refuses_counts_as_a_copy_not_verified():
     board, cm = ready()
 
     class NoRoomToRead(FileSlot):
-        def read_into(self, buf):
+        def same(self, data, chunk):
             raise MemoryError("memory allocation failed")
 
     cm.copies[1] = NoRoomToRead(board.fs, "cm_b.bin")
@@ -1269,6 +1269,43 @@ def test_a_copy_that_takes_writes_and_keeps_none_is_never_whole_between_commits(
     cm.commit(2, STEP_LOCK, {"jackpot": b"J2"}, [(eventlog.LOCK, 0, 1, 100)], 310)
     assert cm.whole and "FAULT" not in cm.status_text()
     assert [(e[3], e[4]) for e in cm.log.events(start)] == [(eventlog.LOCK, 0), (eventlog.CM_RECOVERED, 0)]
+
+
+def test_a_commit_no_copy_holds_on_read_back_is_refused_and_the_ram_keeps_the_one_before():
+    # Both copies fail at once, one silently: the FRAM acknowledges its writes and keeps none,
+    # the flash refuses its file.  Read back, no copy holds SETTLE's commit, which a power cut
+    # would lose: it must be refused (StoreError: the controller says MEMORY FAULT and pays
+    # nothing), the RAM keeping LOCK's, what a boot would find.  It "succeeded" before, the
+    # round settled in RAM alone (found by the fifteenth session's reviewer).
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300)
+    seq, count = cm.seq, cm.log.count
+    board.bus.writeto = lambda addr, frame: None
+    cm.copies[1].fs = FailingFS(board.files, ("cm_b",))
+    with pytest.raises(StoreError, match="commit %d held by no copy" % (seq + 1)):
+        cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"}, [(eventlog.SETTLE, 0, 0, 1000)], 310)
+    assert (cm.seq, cm.round_no, cm.step, cm.section("jackpot")) == (seq, 1, STEP_LOCK, b"J1")
+    assert cm.log.count == count and not cm.whole
+    assert "COPY 0 FAILED" in cm.status_text() and "LOG NOT WRITTEN (commit" in cm.status_text()
+    cut = Board()       # a power cut now: the boot reads what the parts hold
+    cut.fram[:], cut.files = board.fram, dict(board.files)
+    after_cut = cut.boot()
+    assert (after_cut.round_no, after_cut.step, after_cut.section("jackpot")) == (1, STEP_LOCK, b"J1")
+    # the same again: refused again, and the faults not noted twice
+    with pytest.raises(StoreError, match="held by no copy"):
+        cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"}, [(eventlog.SETTLE, 0, 0, 1000)], 311)
+    # the parts work again: the step is committed, after the faults seen (with their time)
+    del board.bus.writeto
+    cm.copies[1].fs = MemFS(board.files)
+    assert cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"}, [(eventlog.SETTLE, 0, 0, 1000)], 320)
+    assert [(e[3], e[4], e[5]) for e in cm.log.events(count)] == [
+        (eventlog.CM_ERROR, 0, eventlog.REASON_READBACK), (eventlog.CM_ERROR, 0, eventlog.REASON_IO),
+        (eventlog.CM_ERROR, 1, eventlog.REASON_READBACK), (eventlog.CM_ERROR, 1, eventlog.REASON_IO),
+        (eventlog.SETTLE, 0, 0),
+        (eventlog.CM_RECOVERED, 0, 0xFFFF), (eventlog.CM_RECOVERED, 1, 0xFFFF)]
+    assert cm.whole and "FAULT" not in cm.status_text() and cm.section("jackpot") == b"J1 paid"
+    again = board.boot()
+    assert (again.step, again.section("jackpot")) == (STEP_SETTLE, b"J1 paid")
 
 
 def test_a_copy_the_logging_commit_wrote_stays_failed_until_a_read_back_finds_it_whole():

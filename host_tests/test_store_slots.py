@@ -1,4 +1,4 @@
-"""Where copies live: FramSlot and FileSlot read, read_into (into a kept buffer) and write."""
+"""Where copies live: FramSlot and FileSlot read, same (compared a piece at a time) and write."""
 
 import pytest
 
@@ -47,44 +47,51 @@ def file_slots(tmp_path):
             FileSlot(_NoReadintoFS(), "cm_a.bin")]
 
 
-def test_fram_read_into_gives_what_read_gives():
+def _changed(at):
+    """COPY with its byte `at` changed."""
+    other = bytearray(COPY)
+    other[at] ^= 1
+    return memoryview(other)
+
+
+def test_fram_same_finds_the_copy_written_and_any_byte_that_differs():
     slot = fram_slot()
     slot.write(memoryview(bytearray(COPY))[:])  # a memoryview, as critical memory writes
-    buf = bytearray(b"\xee" * 1000)
     assert slot.read() == COPY
-    assert slot.read_into(buf) == len(COPY) and bytes(buf[:len(COPY)]) == COPY
-    assert buf[len(COPY):] == b"\xee" * (1000 - len(COPY))
+    for size in (7, 256, 1000):                 # pieces smaller than, or the whole copy
+        chunk = bytearray(size)
+        assert slot.same(memoryview(COPY), chunk)
+        for at in (0, 5, 255, 256, len(COPY) - 1):  # the header, a piece's ends, the CRC
+            assert not slot.same(_changed(at), chunk)
+    # a record longer than the slot cannot be in it
+    assert not fram_slot(size=512).same(memoryview(COPY), bytearray(64))
 
 
 @pytest.mark.parametrize("header", [bytes(12), b"XX" + bytes(10),
                                     b"CM\x01\x00" + b"\x01\x00\x00\x00" + b"\x00\x10\x00\x00"])
-def test_fram_read_into_of_no_copy_gives_the_header_as_read_does(header):
+def test_fram_of_no_copy_reads_as_its_header_and_is_not_the_copy(header):
     slot = fram_slot(size=1024)  # the last header announces 4,096 + 16 bytes: more than the slot
     slot.fram.write(slot.offset, header)
-    buf = bytearray(64)
     assert slot.read() == header
-    assert slot.read_into(buf) == 12 and bytes(buf[:12]) == header
+    assert not slot.same(memoryview(COPY), bytearray(64))
 
 
-def test_fram_read_into_a_short_buffer_fills_it():
-    slot = fram_slot()
-    slot.write(COPY)
-    buf = bytearray(100)
-    assert slot.read_into(buf) == 100 and bytes(buf) == COPY[:100]
-
-
-def test_file_read_into_gives_what_read_gives(tmp_path):
+def test_file_same_finds_the_copy_written_and_any_byte_that_differs(tmp_path):
     for slot in file_slots(tmp_path):
         slot.write(memoryview(bytearray(COPY)))
-        buf = bytearray(b"\xee" * 1000)
         assert slot.read() == COPY
-        assert slot.read_into(buf) == len(COPY) and bytes(buf[:len(COPY)]) == COPY
-        short = bytearray(100)
-        assert slot.read_into(short) == 100 and bytes(short) == COPY[:100]
+        for size in (7, 256, 1000):
+            chunk = bytearray(size)
+            assert slot.same(memoryview(COPY), chunk)
+            for at in (0, 5, 255, 256, len(COPY) - 1):
+                assert not slot.same(_changed(at), chunk)
+        # a file holding more, or less, than the copy is not it
+        slot.write(COPY + b"x")
+        assert not slot.same(memoryview(COPY), bytearray(64))
+        slot.write(COPY[:-1])
+        assert not slot.same(memoryview(COPY), bytearray(64))
 
 
-def test_file_read_into_of_a_missing_file_is_none(tmp_path):
+def test_file_same_of_a_missing_file_is_false(tmp_path):
     for slot in file_slots(tmp_path):
-        buf = bytearray(b"\xee" * 16)
-        assert slot.read() is None and slot.read_into(buf) is None
-        assert buf == b"\xee" * 16
+        assert slot.read() is None and not slot.same(memoryview(COPY), bytearray(16))

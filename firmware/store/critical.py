@@ -12,7 +12,8 @@ comes back with exactly the state before or after the commit.
 Buffers: the record is built in one of two bytearrays made with the object and kept for its
 life (the last committed copy and a scratch one, swapped when a commit succeeds), made as large
 as the application's largest record where it sets the table up or changes its configuration
-(reserve), and the read-back after a commit goes into the scratch one.  A steady-state
+(reserve).  The read-back after a commit compares each copy a piece at a time (slots.same),
+so the record before stays whole in the other buffer until the commit is found held.  A steady-state
 commit therefore allocates only small objects: after hours of play the heap may be too
 fragmented for a fresh kilobyte, and a commit that needed one would refuse a round's jackpot
 wagers or leave a round LOCKED.
@@ -64,6 +65,9 @@ _DEFERRED_MAX = const(24)
 # the reference table is 0.5-1.9 KB (docs/critical-memory.md, flash wear); reserve() makes them
 # what the table's configuration can need
 RECORD_CAPACITY = const(2048)
+# Bytes of a copy read back at a time (a FRAM read each: 11 for the reference table's largest
+# record, about 4 bytes of I2C each besides the data)
+_CHUNK = const(256)
 # The record header's flags bit that marks a table whose program ran authenticated with its
 # key: at a later boot without the key, the application refuses the program (keyed)
 _KEYED = const(1)
@@ -151,7 +155,8 @@ class CriticalMemory:
         self._sections = {}       # committed: name -> bytes, or a view of self._buf (the log: of its anchor)
         self._spare_sections = None  # the dict before, reused for the next commit's sections
         self._buf = bytearray(capacity)      # the last committed copy is self._buf[:self._length]
-        self._scratch = bytearray(capacity)  # the next copy is built here; read-backs land here
+        self._scratch = bytearray(capacity)  # the next copy is built here
+        self._chunk = bytearray(_CHUNK)     # a copy is read back into this, a piece at a time
         self._length = 0
         self._pending = []           # events to log with the next commit (their own failed)
         self._highest_seen = 0
@@ -424,20 +429,18 @@ class CriticalMemory:
         self._buf, self._scratch = committed, scratch
 
     def _matches(self, index):
-        """True if copy `index` reads back as exactly the committed copy (read into the
-        scratch buffer; a slot without ``read_into`` is read whole)."""
+        """True if copy `index` reads back as exactly the committed copy (compared in place,
+        slots.same; a slot without ``same`` is read whole)."""
         slot = self.copies[index]
-        length = self._length
-        committed = memoryview(self._buf)[:length]
+        committed = memoryview(self._buf)[:self._length]
         try:
-            read_into = getattr(slot, "read_into", None)
-            if read_into is None:
+            same = getattr(slot, "same", None)
+            if same is None:
                 raw = slot.read()
-                return raw is not None and len(raw) == length and memoryview(raw) == committed
-            got = read_into(self._scratch)
+                return raw is not None and len(raw) == self._length and memoryview(raw) == committed
+            return same(committed, self._chunk)
         except (OSError, MemoryError):
             return False
-        return got == length and memoryview(self._scratch)[:length] == committed
 
     def _rewrite(self, index):
         """Write the committed copy over copy `index` and read it back; True if it now matches."""
@@ -668,11 +671,8 @@ class CriticalMemory:
         if written == 0:
             self.log.abandon()
             raise StoreError("commit %d failed on every copy%s" % (self.seq + 1, why))
-        self.log.confirm()
-        if carried:
-            self._pending = self._pending[carried:]
-        if not self._pending:
-            self.log_fault = ""
+        before = (self.seq, self._sections, self._spare_sections, self._length, self.keyed,
+                  self.round_no, self.step)
         self.seq += 1
         if not replace:
             self._spare_sections = self._sections
@@ -684,16 +684,34 @@ class CriticalMemory:
         # nothing shared with the caller (the log's anchor stays the log's own buffer).
         record.point_sections(self._buf, new, LOG)
         self.round_no, self.step = round_no, step
+        found = []
         if self.verify_after_commit:
-            found = []
             self._check_copies(found)
-            if found:
-                # log the repair in a commit of its own (checked again, but not repaired twice)
-                keep = self.verify_after_commit
-                self.verify_after_commit = False
-                try:
-                    self._write_log_later_if_refused(found, now, round_no, step)
-                finally:
-                    self.verify_after_commit = keep
-                if self.status == STATUS_OK:
-                    self.status = STATUS_REPAIRED
+            if STATUS_OK not in status:
+                # Read back, no copy holds it (one dead, the other taking writes and keeping
+                # none): a power cut would lose it, so it is refused like a commit no copy
+                # took.  The committed record before it is still whole in the other buffer
+                # (the read-backs compare in place, slots.same), and stays the RAM's; the
+                # copies' faults are logged with the next commit that is held.
+                (self.seq, self._sections, self._spare_sections, self._length, self.keyed,
+                 self.round_no, self.step) = before
+                self._buf, self._scratch = self._scratch, self._buf
+                self.log.abandon()
+                for event in found:
+                    self._pending.append(_timed(event, now, self.clock_unsure))
+                self.log_fault = "commit %d held by no copy on read-back" % (self.seq + 1)
+                raise StoreError(self.log_fault)
+        self.log.confirm()
+        if carried:
+            self._pending = self._pending[carried:]
+        if not self._pending:
+            self.log_fault = ""
+        if found:
+            # log the repair in a commit of its own (checked again, but not repaired twice)
+            self.verify_after_commit = False
+            try:
+                self._write_log_later_if_refused(found, now, round_no, step)
+            finally:
+                self.verify_after_commit = True
+            if self.status == STATUS_OK:
+                self.status = STATUS_REPAIRED

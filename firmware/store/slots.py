@@ -1,9 +1,11 @@
 """Places that hold one copy of critical memory: a FRAM region or a file on a filesystem.
 
 Each slot has ``read()`` (the stored copy's bytes, or None if there is none),
-``read_into(buf)`` (the same bytes into a buffer the caller keeps: what critical memory uses
-to check a copy after each commit without allocating one) and ``write(data)`` (store a whole
-copy; data is any bytes-like object, a memoryview included).  Slots know nothing of the record
+``same(data, chunk)`` (True if it holds exactly `data`, read a piece at a time into `chunk`, a
+small buffer the caller keeps: what critical memory uses to check a copy after each commit
+without allocating a record's worth, and without writing over either of its record buffers)
+and ``write(data)`` (store a whole copy; data is any bytes-like object, a memoryview
+included).  Slots know nothing of the record
 format except how to find its length from the header.
 """
 
@@ -37,21 +39,21 @@ class FramSlot:
             return bytes(self._header)
         return bytes(self.fram.read(self.offset, length))
 
-    def read_into(self, buf):
-        """Put what read() returns into buf (as much as fits) and return how many bytes were
-        put: a copy longer than buf fills it, so pass a buffer longer than the copy expected."""
-        self.fram.read_into(self.offset, self._header)
-        try:
-            length = record.total_length(self._header)
-        except RecordError:
-            length = 0
-        if length == 0 or length > self.size:
-            length = min(record.HEADER_SIZE, len(buf))
-            memoryview(buf)[:length] = memoryview(self._header)[:length]
-            return length
-        length = min(length, len(buf))
-        self.fram.read_into(self.offset, memoryview(buf)[:length])
-        return length
+    def same(self, data, chunk):
+        """True if the region holds exactly `data` (its header, the length in it included),
+        read len(chunk) bytes at a time into chunk."""
+        n = len(data)
+        if n > self.size:
+            return False
+        view = memoryview(chunk)
+        at = 0
+        while at < n:
+            k = min(len(chunk), n - at)
+            self.fram.read_into(self.offset + at, view[:k])
+            if view[:k] != data[at:at + k]:
+                return False
+            at += k
+        return True
 
     def write(self, data):
         """Store one copy (bytes of record.encode) at the start of the region."""
@@ -96,27 +98,24 @@ class FileSlot:
                 return None
             raise
 
-    def read_into(self, buf):
-        """Put what read() returns into buf (as much as fits) and return how many bytes were
-        put, or None if the file does not exist: a file longer than buf fills it, so pass a
-        buffer longer than the copy expected."""
+    def same(self, data, chunk):
+        """True if the file holds exactly `data` (no more), read len(chunk) bytes at a time
+        into chunk; False if it is missing or cannot be read."""
         try:
             with self.fs.open(self.name, "rb") as f:
-                if not hasattr(f, "readinto"):  # a minimal file object: read and copy
-                    data = f.read()
-                    count = min(len(data), len(buf))
-                    memoryview(buf)[:count] = memoryview(data)[:count]
-                    return count
-                view = memoryview(buf)
-                count = 0
-                while count < len(buf):
-                    got = f.readinto(view[count:])
+                if not hasattr(f, "readinto"):  # a minimal file object: read it whole
+                    return memoryview(f.read()) == data
+                view = memoryview(chunk)
+                at = 0
+                while True:
+                    got = f.readinto(view)
                     if not got:
-                        break
-                    count += got
-                return count
+                        return at == len(data)
+                    if at + got > len(data) or view[:got] != data[at:at + got]:
+                        return False
+                    at += got
         except OSError:
-            return None
+            return False
 
     def write(self, data):
         """Replace the file's content with data, atomically."""

@@ -1,8 +1,9 @@
 # Critical memory on both runtimes: FRAM (fake bus, decoded at the wire) + a second copy in a
 # file; rounds with the real jackpot pools, a reboot mid-round that resumes the same round, a
 # replayed step refused, a bit flip in each copy rebuilt and logged, both copies bad -> RAM
-# ERROR until a RAM clear, the hash-chained log intact, and the same record bytes on CPython
-# and MicroPython.  The table CRC-32 is checked against the published check value too.
+# ERROR until a RAM clear, a commit no copy holds on read-back refused, the hash-chained log
+# intact, and the same record bytes on CPython and MicroPython.  The table CRC-32 is checked
+# against the published check value too.
 import sys
 
 from firmware.drivers.fram import FRAM
@@ -11,7 +12,7 @@ from firmware.jackpot.pools import Jackpot
 from firmware.poker import cards
 from firmware.store import crc32, eventlog, eventnames
 from firmware.store.critical import STEP_LOCK, STEP_SETTLE, CriticalMemory
-from firmware.store.errors import RamError
+from firmware.store.errors import RamError, StoreError
 from firmware.store.slots import FileSlot, FramSlot
 from host_tests.fakes.flash import MemFS
 from host_tests.fakes.fram import FramBus
@@ -132,6 +133,34 @@ print("clock behind the log:", status, shift, logged, "chain", cm.log.verify())
 check(logged == [(newest, "power up", True), (newest + 3, "lock", True), (90000, "settle", False)],
       "a clock behind the log went back in time or was not marked")
 check(cm.log.verify() is None, "the marked entries broke the chain")
+
+
+
+class DeadFlash(MemFS):
+    """A flash whose writes fail."""
+
+    def open(self, name, mode):
+        if "w" in mode:
+            raise OSError(5, "flash write failed")
+        return MemFS.open(self, name, mode)
+
+
+# both copies failing at once, the FRAM silently (it acknowledges its writes and keeps none),
+# the flash refusing its file: read back, no copy holds the commit, which is refused, the RAM
+# keeping the commit before it (what a boot finds)
+bus = FramBus(fram_memory)
+cm = CriticalMemory([FramSlot(FRAM(bus), 0, 8192), FileSlot(DeadFlash(files), "cm_b.bin")], MemFS(files))
+cm.boot(90001, 1)
+seq = cm.seq
+bus.writeto = lambda addr, frame: None
+try:
+    cm.commit(2, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 90002)
+    failures.append("a commit no copy holds was accepted")
+except StoreError as error:
+    print("commit held by no copy:", error, cm.copy_status)
+check((cm.seq, cm.round_no, cm.step) == (seq, 1, STEP_SETTLE), "a refused commit changed the RAM")
+cm, status = boot(90003, 1)
+check((cm.round_no, cm.step) == (1, STEP_SETTLE), "the boot found another round")
 
 if failures:
     print("FAILED:", failures)
