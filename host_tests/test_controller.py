@@ -890,6 +890,21 @@ def test_holding_up_repeats_the_cursor_but_not_other_buttons(table):
     assert table.c.phase == tc.OPEN
 
 
+def test_the_audit_menu_says_a_program_not_checked_is_not_checked_not_ok(table):
+    # no boot check was made (the simulated board): "program ok" above "not checked" read as
+    # a check passed
+    table.key(True)
+    table.press(btn.OK, long=True)
+    lines = list(table.c.menu.fixed)
+    at = lines.index("program")
+    assert lines[at + 1].startswith("not checked") and "program ok" not in lines
+    table.press(btn.BACK)
+    table.c.set_program(True, "ok build 7", "ab12")
+    table.press(btn.OK, long=True)
+    lines = list(table.c.menu.fixed)
+    assert "program ok" in lines and "program" not in lines
+
+
 def test_failed_program_check_closes_the_jackpot_and_says_why(table):
     table.c.set_program(False, "changed-file firmware/app.mpy", "ab12")
     assert not table.c.jackpot_open()
