@@ -1045,6 +1045,8 @@ def test_four_card_poker_round_best_four_against_the_dealers_four_of_six(tmp_pat
     assert "FOUR CARD POKER" in t.screen()
     t.chip(1, ante=True)
     assert t.c.view.seat_light[0] == lights.PLACED
+    t.chip(2, ante=True)
+    t.chip(3, ante=True)
     t.press(btn.LOCK)
     assert t.c.view.meter_slots == ()                 # no progressive in this game: no pool shown
     t.deal([(1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
@@ -1139,6 +1141,116 @@ def test_four_card_poker_results_name_the_ante_bonus_whatever_the_ante_did(tmp_p
     assert t.c.results == ["D Trips", "S1 Trips L", "S1 Bonus Trips", "S1 AcesUp Trips",
                            "S2 Str Flush W", "S2 Bonus SF", "S2 AcesUp SF",
                            "S3 fold Trips", "S3 AcesUp Trips", "S4 High L"]
+
+
+# Seat 1 has its Ante (and Aces Up); seat 2 plays Aces Up alone [FCP 5.1]; seat 3's Ante came
+# after LOCK (the table said "Ante not in play").  Seats 2 and 3 are dealt for their Aces Up,
+# but they have no Ante in the round: no W/L the dealer would settle, no Ante Bonus ('-').
+_ACES_UP_ALONE = [(1, "7c 7d 7h 2s 3c"), (2, "9c 9d 9h 2d 3h"), (3, "4c 4d 4h 5s 6c"),
+                  (0, "Kc Ks Kh 5c 8d 2h")]
+_ACES_UP_ALONE_RESULTS = ["D Trips", "S1 Trips L", "S1 Bonus Trips", "S1 AcesUp Trips",
+                          "S2 Trips -", "S2 AcesUp Trips", "S3 Trips -", "S3 AcesUp Trips"]
+
+
+def _lock_with_aces_up_alone(t):
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.c.tick(t.tick(tc.MESSAGE_MS), 2000)
+    t.chip(3, ante=True)                              # late
+    assert "Ante not in play" in t.screen()
+
+
+def test_a_seat_without_an_ante_at_lock_has_no_ante_lines_before_or_after_a_power_cut(tmp_path):
+    t = new_table(tmp_path, tc.FCP)
+    _lock_with_aces_up_alone(t)
+    t.deal(_ACES_UP_ALONE)
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS, t.screen()
+    assert t.c.results == _ACES_UP_ALONE_RESULTS
+    c = t.boot()                                      # the power goes after SETTLE
+    assert c.phase == tc.RESULTS and "settled" in t.screen()
+    assert c.results == _ACES_UP_ALONE_RESULTS
+
+
+def test_a_seat_without_an_ante_at_lock_has_none_in_a_round_resumed_after_a_power_cut(tmp_path):
+    t = new_table(tmp_path, tc.FCP)
+    _lock_with_aces_up_alone(t)
+    t.deal(_ACES_UP_ALONE)
+    c = t.boot()                                      # between LOCK and SETTLE: cards lost
+    assert c.phase == tc.LOCKED and "redo folds+cards" in t.screen()
+    t.chip(1, ante=True)                              # what the sensors report after the cut
+    t.chip(3, ante=True)
+    t.deal(_ACES_UP_ALONE)
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS, t.screen()
+    assert c.results == _ACES_UP_ALONE_RESULTS
+    assert t.boot().results == _ACES_UP_ALONE_RESULTS   # and once more after SETTLE
+
+
+def test_a_risk_bet_not_down_at_lock_has_no_line_in_a_big_raise_stud_round_resumed(tmp_path):
+    # Seat 3 had no Risk bet at LOCK: its cards are refused ('S3 no wager').  After a power
+    # cut the resumed round takes every seat's cards (what the sensors see then may not be
+    # what was down at LOCK); seat 3's hand gets no Risk verdict: its Extra line only.
+    t = new_table(tmp_path, tc.BRS)
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.c.card(3, cards.parse("7c")[0], t.tick())
+    assert t.c.last_refusal == "Card refused: S3 no wager"
+    c = t.boot()
+    t.chip(1, ante=True)
+    t.deal([(8, "Th 9h"), (1, "Ah Kh Qh"), (3, "7c 7d 2h")])
+    t.press(btn.SETTLE)
+    assert c.phase == tc.RESULTS, t.screen()
+    assert c.results == ["S1 Flush 6:1", "S1 Extra SF", "S3 One Pair -", "S3 Extra Pair"]
+    assert t.boot().results == c.results
+
+
+def test_without_ante_sensors_an_unmarked_seat_keeps_its_ante_lines_after_a_power_cut(tmp_path):
+    # A table without Ante sensors knows only the Antes the dealer marks: a seat not marked
+    # may have one, so its lines are shown, and the same after a cut (the file then says
+    # the table has sensors: the round is read as it was locked)
+    t = new_table(tmp_path, tc.FCP)
+    t.c.ante_sensors = False
+    t.press(btn.LOCK)
+    t.deal(_ACES_UP_ALONE)
+    t.press(btn.SETTLE)
+    want = ["D Trips", "S1 Trips L", "S1 Bonus Trips", "S1 AcesUp Trips", "S2 Trips L",
+            "S2 Bonus Trips", "S2 AcesUp Trips", "S3 Trips L", "S3 Bonus Trips",
+            "S3 AcesUp Trips"]
+    assert t.c.results == want
+    assert t.boot().results == want
+
+
+def test_a_round_locked_by_the_firmware_before_the_antes_were_kept_shows_every_line(tmp_path):
+    # Its record's marks are the panel's only (seat 3 marked; seat 1's Ante sensed): which
+    # seats had no Ante is not known, so every seat's lines are shown, and seat 3's hand is
+    # still asked for
+    from firmware.table import roundrecord
+
+    t = new_table(tmp_path, tc.FCP)
+    t.chip(1, ante=True)
+    t.press(btn.UP)
+    t.press(btn.UP)
+    t.press(btn.OK)                                   # seat 3 marked
+    t.press(btn.LOCK)
+
+    def older(sections):
+        rec = roundrecord.decode(sections["round"])
+        rec.game &= 0x3F
+        rec.marks = roundrecord.MARKS_KEPT | 0b100
+        sections["round"] = roundrecord.encode(rec)
+
+    rewrite_both_copies(tmp_path, t.memory, older)
+    c = t.boot()
+    t.chip(1, ante=True)
+    t.deal([(1, "7c 7d 7h 2s 3c"), (2, "9c 9d 9h 2d 3h"), (0, "Kc Ks Kh 5c 8d 2h")])
+    t.press(btn.SETTLE)
+    assert c.phase == tc.LOCKED and "need seat 3 0/5" in t.screen()
+    t.deal([(3, "4c 4d 4h 5s 6c")])
+    t.press(btn.SETTLE)
+    assert c.results == ["D Trips", "S1 Trips L", "S1 Bonus Trips", "S1 AcesUp Trips",
+                         "S2 Trips L", "S2 Bonus Trips", "S2 AcesUp Trips", "S3 Trips L",
+                         "S3 Bonus Trips", "S3 AcesUp Trips"]
 
 
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])

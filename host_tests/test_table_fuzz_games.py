@@ -113,6 +113,12 @@ def expected_ok(c):
         if not _named(head, "D ", _FOUR_NAMES[ref.FOUR_ORDER[dealer_key[0]]]):
             problems.append("dealer line %r for %s" % (head, cardlib.names(dealer)))
     board = [x for x in rec.board if x != 0xFF]
+    # the seats with no Ante (Risk) at LOCK: those a table with Ante sensors (game byte bit
+    # 0x40) left out of the marks it kept (bit 0x80) with the round; they have no Ante verdict
+    # ('-') nor Ante Bonus, before a power cut and after
+    no_ante = 0
+    if rec.game != 0xFF and rec.game & 0x40 and rec.marks & 0x80:
+        no_ante = ~rec.marks & 0x7F
     for s in range(7):
         hole = c._hole(s)
         if not rec.voided & (1 << s) and len(hole) < c.seat_cards:
@@ -129,6 +135,8 @@ def expected_ok(c):
             cat = ref.FOUR_ORDER[key[0]]
             names = _FOUR_NAMES[cat]
             verdict = " W" if key >= dealer_key else " L"
+            if no_ante & (1 << s):
+                verdict = " -"
             side = cat not in ("high", "pair") or cat == "pair" and key[1][0] == 12
             side_line = ("AcesUp ", ("Aces",) if cat == "pair" else names)
         else:
@@ -142,6 +150,8 @@ def expected_ok(c):
                 verdict = " P"
             else:
                 verdict = " L"
+            if no_ante & (1 << s):
+                verdict = " -"
             three = ref.THREE_ORDER[ref.three_card_key(hole)[0]]
             side = three != "high"
             side_line = ("Extra ", _THREE_NAMES[three])
@@ -154,7 +164,8 @@ def expected_ok(c):
             problems.append("seat %d %s%s: %r, rules say %s%s" % (
                 s + 1, cardlib.names(hole), " + " + cardlib.names(board) if board else "", line,
                 names[0], verdict))
-        elif c.game == tc.FCP and cat in ("trips", "straight flush", "quads"):
+        elif c.game == tc.FCP and cat in ("trips", "straight flush", "quads") and not (
+                no_ante & (1 << s)):
             # the Ante Bonus: trips or better, whatever the dealer holds, never on a fold
             line = lines.pop(0) if lines else ""
             if not _named(line, tag + "Bonus ", names):
@@ -676,7 +687,8 @@ def test_the_oracle_reads_a_known_round():
     """The oracle agrees with the hand-worked rounds of test_table_void_config (FCP: seat 1
     Q-J-8-6 loses to the dealer's kings; BRS: seat 6's trip aces pay 3:1 and Extra trips)."""
     class Rec:
-        voided = folded = 0
+        voided = folded = marks = 0
+        game = 1
 
     class C:
         game = tc.FCP
@@ -694,5 +706,10 @@ def test_the_oracle_reads_a_known_round():
     c.results = ["D One Pair", "S1 High L"]
     assert expected_ok(c) == []
     c.results = ["D One Pair", "S1 High W"]
+    assert expected_ok(c) != []
+    c.rec.game, c.rec.marks = 1 | 0x40, 0x80 | 0b10    # locked with sensors, seat 1 no Ante
+    c.results = ["D One Pair", "S1 High -"]
+    assert expected_ok(c) == []
+    c.results = ["D One Pair", "S1 High L"]
     assert expected_ok(c) != []
     assert json.dumps(five_category(cardlib.parse("Ah Ad As Kc Kd"))) == '["full house", null]'

@@ -1088,6 +1088,10 @@ def test_the_older_firmware_reads_the_game_of_a_record_that_holds_the_seats():
                 rec = roundrecord.RoundRecord()
                 rec.game = code
                 assert roundrecord.decode(roundrecord.encode(rec)).game == code
+                # a round locked with Ante sensors (bit 6): the same game, rule and seats there
+                rec.game = code | roundrecord.ANTES_SENSED
+                back = roundrecord.decode(roundrecord.encode(rec)).game
+                assert (back & 3, back & 4, back // 8 & 7) == (code & 3, code & 4, seats)
 
 
 def test_a_power_cut_in_the_lock_that_first_records_the_seats_leaves_before_or_after(tmp_path):

@@ -366,10 +366,11 @@ class RoundController:
         if step == critical.STEP_LOCK:
             self.rec.round_no = self.memory.round_no
             self._set_phase(LOCKED)
-            # the Antes the dealer marked on the panel are committed with LOCK (not by firmware
-            # before it): a seat may have a wager the sensors do not see, so no seat's cards
-            # are refused as without one, and a marked seat's hand is still asked for (read
-            # back before the resumed message says whether cards are missing)
+            # the Antes at LOCK are committed with it (sensed, marked or unseen; the panel's
+            # marks only by a table without Ante sensors or older firmware; none by firmware
+            # older still): a seat may have a wager the sensors do not see, so no seat's cards
+            # are refused as without one, and the hand of a seat with an Ante at LOCK is still
+            # asked for (read back before the resumed message says whether cards are missing)
             self.marks_unknown = True
             if self.rec.marks & roundrecord.MARKS_KEPT:
                 self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
@@ -1255,8 +1256,9 @@ class RoundController:
         the operator does not offer Aces Up alone [FCP 5.1], rules.aces_up_alone), Ante
         sensors fitted, the seat's Ante spot empty, sound and not marked on the panel, and no
         jackpot wager of its accepted (an Ante placed after LOCK is a late bet, not a wager of
-        the round).  In a round resumed after a power cut the panel's marks are not known: no
-        seat is refused."""
+        the round).  In a round resumed after a power cut no seat is refused (an older
+        firmware's record may not say which seats had an Ante at LOCK); a seat the record says
+        had none gets no Ante lines in the results (othergames)."""
         if self.game == FCP and self.aces_up_alone or not self.ante_sensors or self.marks_unknown:
             return False
         return not (self.ante_locked | self.ante_faults | self.rec.accepted) & (1 << seat)
@@ -1305,8 +1307,11 @@ class RoundController:
         self.rec.accepted = accepted
         # (and the spots in fault then: unseen, their chips may have been down in time)
         self.ante_locked = seats_ok | self.ante_faults
-        # the panel's marks go with the round: a resumed round still asks for their hands
-        self.rec.marks = roundrecord.MARKS_KEPT | self.ante_marked
+        # the Antes go with the round: a resumed round still asks for their hands, and its
+        # results, before a power cut and after, give a seat without one no Ante lines
+        self.rec.marks = roundrecord.MARKS_KEPT | self.ante_locked
+        if self.ante_sensors:
+            self.rec.game |= roundrecord.ANTES_SENSED
         self._set_phase(LOCKED)
         if not self._commit(critical.STEP_LOCK, [(ev.LOCK, 0, accepted, amount)]):
             self._back_to(OPEN)

@@ -9,7 +9,7 @@ loads it.
 from firmware.poker import hands
 from firmware.store import critical
 from firmware.store import eventlog as ev
-from firmware.table import screens
+from firmware.table import roundrecord, screens
 from firmware.table.phases import BEEP_OK, FCP, LOCKED, RESULTS, SEATS, WIDTH
 
 
@@ -77,8 +77,10 @@ def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label, bonus=None):
     values for the side bet a fold still settles, else its hand's name and what
     verdict(hole) says of it (verdict returns the hand's value and the text), and a line more
     where that hand reaches the `bonus` bet's pay table (``S1 Bonus Trips``: Four Card
-    Poker's Ante Bonus, paid on the Ante whether it won or lost).  A seat whose side hand
-    reaches the side bet's pay table gets a line more (_side_line)."""
+    Poker's Ante Bonus, paid on the Ante whether it won or lost).  A seat the round record
+    says had no Ante at LOCK (Aces Up alone, a late Ante) has neither: ``S2 Trips -``.  A
+    seat whose side hand reaches the side bet's pay table gets a line more (_side_line)."""
+    no_ante = roundrecord.no_ante(c.rec)
     for s in range(SEATS):      # (a seat the file's seats no longer count too: its cards
         hole = c._hole(s)       # were committed in a round locked before they were cut)
         status = _seat_status(c, s, hole)
@@ -90,8 +92,9 @@ def _seat_lines(c, lines, verdict, side_hand, side_bet, side_label, bonus=None):
             lines.append(screens.fold_line(s + 1, hands.name(side_hand(hole))))
         else:
             value, text = verdict(hole)
-            lines.append(_seat_line(c, s, hands.name(value), text))
-            if bonus:
+            ante = not no_ante & (1 << s)
+            lines.append(_seat_line(c, s, hands.name(value), text if ante else " -"))
+            if bonus and ante:
                 _side_line(lines, s, value, bonus, "Bonus")
         _side_line(lines, s, side_hand(hole), side_bet, side_label)
     return lines

@@ -7,8 +7,8 @@ Layout (bytes)::
     35 seat cards (seat 1 first, 5 places per seat), 6 dealer cards, 5 board (community)
     cards (NO_CARD = empty), the game the round is dealt under (the controller's code:
     bits 0-2 the game and UTH's hand rule, bits 3-5 the seats in play, 0 in a record
-    written before they were kept; UNKNOWN in a version 2 record, which has no such byte
-    and is still read)
+    written before they were kept, bit 6 ANTES_SENSED; UNKNOWN in a version 2 record, which
+    has no such byte and is still read)
 
 Version 1 (the first firmware with critical memory, UTH only) had 2 places a seat and 2 for
 the dealer; it is still read, its cards put in the first places, the game UNKNOWN.
@@ -19,10 +19,14 @@ The places fit the largest hand of each kind in the three games (a Four Card Pok
 decode() raises ValueError naming what is wrong: bad magic, version, length, a card that is
 neither a card nor NO_CARD, a card given twice, a mask with bits beyond seat 7.
 
-The marks byte is the seats whose Ante (Risk) the dealer marked on the panel at LOCK, with
-MARKS_KEPT (0x80) set: a resumed round still asks for their hands.  Without that bit the
-marks are not known: firmware before it wrote the controller's phase there (0..9), which it
-never read back, so a record of either reads in the other.
+The marks byte is the seats with an Ante (Risk) at LOCK, with MARKS_KEPT (0x80) set: a
+resumed round still asks for their hands.  At a table with Ante sensors (ANTES_SENSED, 0x40,
+set in the game byte) they are the Antes sensed, marked on the panel or unseen (spot in
+fault) then, so a seat left out had none (no_ante); without it, the panel's marks only (a
+table without Ante sensors, or the firmware before ANTES_SENSED, which ignores the bit and
+reads the marks as the panel's).  Without MARKS_KEPT the marks are not known: firmware before
+it wrote the controller's phase there (0..9), which it never read back, so a record of either
+reads in the other.
 
 The game byte keeps a round locked before a power cut under its own game when the
 configuration file was changed meanwhile, and the table its game and seats when the file is
@@ -41,7 +45,8 @@ _V1_BOARD_AT = const(11 + 7 * 2 + 2)
 _V1_SIZE = const(11 + 7 * 2 + 2 + 5)
 NO_CARD = const(0xFF)
 UNKNOWN = const(0xFF)     # game: not recorded
-MARKS_KEPT = const(0x80)  # marks: the panel's Ante marks are recorded in the low bits
+MARKS_KEPT = const(0x80)  # marks: the Antes at LOCK are recorded in the low bits
+ANTES_SENSED = const(0x40)  # game: ... by a table with Ante sensors (every Ante, not the marks)
 SEATS = const(7)
 HOLE = const(5)           # places per seat
 _DEALER_CARDS = const(6)   # places for the dealer
@@ -92,6 +97,14 @@ def encode(rec):
     out[_BOARD_AT:_CARDS_END] = rec.board
     out[_CARDS_END] = rec.game
     return bytes(out)
+
+
+def no_ante(rec):
+    """The seats the round record says had no Ante (Risk) at LOCK: none where it cannot tell
+    (no Ante sensors, a record from before ANTES_SENSED or from before the round locked)."""
+    if rec.game == UNKNOWN or not rec.game & ANTES_SENSED or not rec.marks & MARKS_KEPT:
+        return 0
+    return ~rec.marks & _SEAT_BITS
 
 
 def holds_cards(data):

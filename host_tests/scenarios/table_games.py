@@ -15,10 +15,10 @@ from host_tests.scenario_support import Checker
 checker = Checker(24)
 
 
-def table(game, antes=()):
+def table(game, antes=(), fs=None):
     """A table of game, RAM-cleared and locked with an Ante (a Risk bet) on each seat of
-    antes: a seat without one gets no cards [BRS 6.9]."""
-    fs = MemFS({})
+    antes: a seat without one gets no cards [BRS 6.9] (Four Card Poker: Aces Up alone)."""
+    fs = MemFS({}) if fs is None else fs
     c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
                            game=game)
     c.boot(0, 100)
@@ -38,13 +38,28 @@ def deal(c, plan):
             c.card(dest, card, 10)
 
 
-c = table(tc.FCP)
+c = table(tc.FCP, antes=(1, 2, 3))
 checker.check("fcp phase", tc.PHASE_NAMES[c.phase], "LOCKED")
 deal(c, ((1, "Ah Ad As 9c 4h"), (2, "Qc Jd 8h 6s 2c"), (3, "Kh Ks 7d 5c 3h"),
          (0, "Kc Kd 7h 5s 3c 2d")))
 c.panel(btn.PRESS, btn.SETTLE, 20)
 checker.check("fcp results", c.results, ["D One Pair", "S1 Trips W", "S1 Bonus Trips",
                                           "S1 AcesUp Trips", "S2 High L", "S3 One Pair W"])
+
+# seat 2 plays Aces Up alone (no Ante at LOCK): its trips pay Aces Up, and it has no Ante to
+# win, lose or draw a bonus on ('-'); the power goes after SETTLE: the same results again
+fs = MemFS({})
+c = table(tc.FCP, antes=(1,), fs=fs)
+deal(c, ((1, "Ah Ad As 9c 4h"), (2, "7c 7d 7h 5s 2c"), (0, "Kc Kd 7s 5h 3c 2d")))
+c.panel(btn.PRESS, btn.SETTLE, 20)
+alone = ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips", "S2 Trips -",
+         "S2 AcesUp Trips"]
+checker.check("fcp aces up alone", c.results, alone)
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                       game=tc.FCP)
+c.boot(0, 300)
+checker.check("fcp aces up alone, cut", (tc.PHASE_NAMES[c.phase], c.results),
+              ("RESULTS", alone))
 
 c = table(tc.BRS, antes=(1, 2, 3, 4))
 deal(c, ((8, "Th 9h"), (1, "Ah Kh Qh"), (2, "Tc 4d 2s"), (3, "7c 7d 2h"), (4, "3c 4s 6d")))
