@@ -1308,6 +1308,55 @@ def test_a_commit_no_copy_holds_on_read_back_is_refused_and_the_ram_keeps_the_on
     assert (again.step, again.section("jackpot")) == (STEP_SETTLE, b"J1 paid")
 
 
+@pytest.mark.parametrize("fault", ["reads fail", "writes land and fail"])
+def test_a_commit_held_after_a_refused_one_wins_the_boot_over_a_copy_holding_the_refused_one(fault):
+    # The FRAM takes LOCK's writes but its reads fail (or it takes them and reports an I/O
+    # error), the flash refuses its file: LOCK is refused, though the FRAM holds it.  Then the
+    # FRAM refuses writes and the flash works again: the idle table's commit is held by the
+    # flash.  A power cut from then on must bring the table back where it was told it is
+    # (round 1 settled), never at the refused LOCK: the held commit got the refused one's
+    # number, and at equal numbers the boot took the FRAM's copy, the LOCK's wagers counted
+    # and the flash's record rebuilt over.
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300)
+    cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"}, [(eventlog.SETTLE, 0, 0, 1000)], 310)
+
+    def refused(*args, **kwargs):
+        raise OSError(5, "EIO")
+
+    def landed_then_refused(addr, frame, write=board.bus.writeto):
+        write(addr, frame)
+        raise OSError(5, "EIO")
+
+    if fault == "reads fail":
+        board.bus.readfrom_mem_into = refused
+    else:
+        board.bus.writeto = landed_then_refused
+    cm.copies[1].fs = FailingFS(board.files, ("cm_b",))
+    with pytest.raises(StoreError):
+        cm.commit(2, STEP_LOCK, {"jackpot": b"J2 locked"}, [(eventlog.LOCK, 0, 1, 100)], 320)
+    assert (cm.round_no, cm.step, cm.section("jackpot")) == (1, STEP_SETTLE, b"J1 paid")
+    assert bytes(board.fram).find(b"J2 locked") > 0     # what the FRAM holds
+    board.bus.writeto = refused
+    cm.copies[1].fs = MemFS(board.files)
+    cuts = []
+    for i in (0, 1):
+        def write(data, write=cm.copies[i].write, i=i):
+            try:
+                write(data)
+            finally:
+                if cuts or i == 1:  # from the flash's write on: the commit is held there
+                    cuts.append((bytes(board.fram), dict(board.files)))
+        cm.copies[i].write = write
+    cm.commit_admin(None, [], 330)
+    assert len(cuts) >= 3 and cm.copy_status == ["write failed", "ok"]
+    for fram, files in cuts:
+        cut = Board()   # the power cut after this write: the FRAM reads again at the boot
+        cut.fram[:], cut.files = fram, files
+        after = cut.boot()
+        assert (after.round_no, after.step, after.section("jackpot")) == (1, STEP_SETTLE, b"J1 paid")
+
+
 def test_a_copy_the_logging_commit_wrote_stays_failed_until_a_read_back_finds_it_whole():
     # The FRAM drops LOCK's write and its rebuild, keeps the write of the commit that logs
     # that (not read back), drops SETTLE's and its rebuild, then keeps its writes.  The copy

@@ -160,6 +160,10 @@ class CriticalMemory:
         self._length = 0
         self._pending = []           # events to log with the next commit (their own failed)
         self._highest_seen = 0
+        # the number of the last commit refused after a copy's write: that copy may hold it
+        # (a write that landed, then failed, or whose read-back failed), so the next commit is
+        # numbered after it, or at a boot the two would tie and the refused one might win
+        self._refused = 0
         self.log_fault = ""          # why the last log entries could not be written yet
         self.key = False    # set before boot: the program check authenticated this program
                             # with the board's key, so every commit marks the record (_KEYED)
@@ -640,7 +644,8 @@ class CriticalMemory:
             self._fit(record.OVERHEAD + record.sections_size(new), len(new[LOG]))
             # the mark: kept, and set with the key; a RAM clear (replace) keeps it only with it
             keyed = self.key or (self.keyed and not replace)
-            length = record.encode_into(self._scratch, self.seq + 1, new, _KEYED if keyed else 0)
+            number = max(self.seq, self._refused) + 1
+            length = record.encode_into(self._scratch, number, new, _KEYED if keyed else 0)
         except BaseException:
             self.log.abandon()
             raise
@@ -670,10 +675,11 @@ class CriticalMemory:
                                           str(error) or type(error).__name__)
         if written == 0:
             self.log.abandon()
-            raise StoreError("commit %d failed on every copy%s" % (self.seq + 1, why))
+            self._refused = number
+            raise StoreError("commit %d failed on every copy%s" % (number, why))
         before = (self.seq, self._sections, self._spare_sections, self._length, self.keyed,
                   self.round_no, self.step)
-        self.seq += 1
+        self.seq = number
         if not replace:
             self._spare_sections = self._sections
         self._sections = new
@@ -697,9 +703,10 @@ class CriticalMemory:
                  self.round_no, self.step) = before
                 self._buf, self._scratch = self._scratch, self._buf
                 self.log.abandon()
+                self._refused = number
                 for event in found:
                     self._pending.append(_timed(event, now, self.clock_unsure))
-                self.log_fault = "commit %d held by no copy on read-back" % (self.seq + 1)
+                self.log_fault = "commit %d held by no copy on read-back" % number
                 raise StoreError(self.log_fault)
         self.log.confirm()
         if carried:
