@@ -1357,6 +1357,46 @@ def test_a_commit_held_after_a_refused_one_wins_the_boot_over_a_copy_holding_the
         assert (after.round_no, after.step, after.section("jackpot")) == (1, STEP_SETTLE, b"J1 paid")
 
 
+class UnreadableFS(MemFS):
+    """A flash filesystem whose files named `name` take writes and cannot be read back."""
+
+    def __init__(self, files, name):
+        super().__init__(files)
+        self.name = name
+
+    def open(self, name, mode):
+        if "r" in mode and name == self.name:
+            raise OSError(5, "flash read failed")
+        return super().open(name, mode)
+
+
+def test_a_check_whose_own_commit_no_copy_holds_keeps_the_faults_for_the_next_commit():
+    # check() finds both copies failing (they take writes, their reads fail): its commit of
+    # the faults is held by no copy and refused.  The faults must wait for the next commit a
+    # copy holds, as a step's do; they were dropped (check raised), noted as logged, and the
+    # log showed both copies recovered from faults it never had.
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300)
+    count = cm.log.count
+
+    def refused(*args, **kwargs):
+        raise OSError(5, "EIO")
+
+    board.bus.readfrom_mem_into = refused
+    cm.copies[1].fs = UnreadableFS(board.files, "cm_b.bin")
+    assert cm.check(400) == 2
+    assert not cm.whole and "LOG NOT WRITTEN (commit" in cm.status_text()
+    del board.bus.readfrom_mem_into
+    cm.copies[1].fs = MemFS(board.files)
+    assert cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"}, [(eventlog.SETTLE, 0, 0, 1000)], 500)
+    logged = [(e[3], e[4]) for e in cm.log.events(count)]
+    assert logged == [(eventlog.CM_ERROR, 0), (eventlog.CM_ERROR, 0), (eventlog.CM_ERROR, 1),
+                      (eventlog.CM_ERROR, 1), (eventlog.SETTLE, 0), (eventlog.CM_RECOVERED, 0),
+                      (eventlog.CM_RECOVERED, 1)]
+    assert [e[1] for e in cm.log.events(count)][:4] == [400] * 4    # when check() found them
+    assert cm.whole and "FAULT" not in cm.status_text()
+
+
 def test_a_copy_the_logging_commit_wrote_stays_failed_until_a_read_back_finds_it_whole():
     # The FRAM drops LOCK's write and its rebuild, keeps the write of the commit that logs
     # that (not read back), drops SETTLE's and its rebuild, then keeps its writes.  The copy

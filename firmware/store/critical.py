@@ -460,12 +460,13 @@ class CriticalMemory:
 
     def check(self, now=0):
         """Read back every copy against the last commit, rebuild any that differ and log it
-        (in a commit of its own).  Returns the number of copies found bad."""
+        (in a commit of its own; kept for the next when no copy takes or holds it).  Returns
+        the number of copies found bad."""
         self._require_ready()
         events = []
         bad = self._check_copies(events)
         if events:
-            self._write(None, events, now, self.round_no, self.step, False)
+            self._write_log_later_if_refused(events, now, self.round_no, self.step)
         return bad
 
     def _check_copies(self, events):
