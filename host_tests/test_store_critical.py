@@ -1397,6 +1397,34 @@ def test_a_check_whose_own_commit_no_copy_holds_keeps_the_faults_for_the_next_co
     assert cm.whole and "FAULT" not in cm.status_text()
 
 
+def test_a_boot_whose_own_commit_no_copy_holds_logs_the_power_up_before_the_faults():
+    # Both copies read well at the boot, then fail their read-backs from the boot's own
+    # commit on (they take writes): that commit is refused, and its power-up waits with the
+    # faults its read-back found.  The log must show the power-up first, as it happened; it
+    # showed the faults, then the power-up, as though they came before it.
+    board, cm = ready()
+    cm.commit(1, STEP_LOCK, {"jackpot": b"J1"}, [(eventlog.LOCK, 0, 1, 100)], 300)
+    count = cm.log.count
+
+    def refused(*args, **kwargs):
+        raise OSError(5, "EIO")
+
+    bus, fs = FramBus(board.fram), MemFS(board.files)
+    fram, flash = FramSlot(FRAM(bus), 0, 8192), FileSlot(fs, "cm_b.bin")
+    fram.write = lambda data, write=fram.write: (write(data), setattr(bus, "readfrom_mem_into", refused))
+    unreadable = UnreadableFS(board.files, "cm_b.bin")
+    flash.write = lambda data, write=flash.write: (write(data), setattr(flash, "fs", unreadable))
+    cm = CriticalMemory([fram, flash], fs)
+    cm.boot(500, 1)
+    assert cm.log.count == count and "LOG NOT WRITTEN (commit" in cm.status_text()
+    del bus.readfrom_mem_into, fram.write, flash.write
+    flash.fs = fs
+    assert cm.commit(1, STEP_SETTLE, {"jackpot": b"J1 paid"}, [(eventlog.SETTLE, 0, 0, 1000)], 600)
+    assert [(e[3], e[4]) for e in cm.log.events(count)] == [
+        (eventlog.POWER_UP, 1), (eventlog.CM_ERROR, 0), (eventlog.CM_ERROR, 0), (eventlog.CM_ERROR, 1),
+        (eventlog.CM_ERROR, 1), (eventlog.SETTLE, 0), (eventlog.CM_RECOVERED, 0), (eventlog.CM_RECOVERED, 1)]
+
+
 def test_a_copy_the_logging_commit_wrote_stays_failed_until_a_read_back_finds_it_whole():
     # The FRAM drops LOCK's write and its rebuild, keeps the write of the commit that logs
     # that (not read back), drops SETTLE's and its rebuild, then keeps its writes.  The copy

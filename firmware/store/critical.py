@@ -378,11 +378,13 @@ class CriticalMemory:
         """Commit events of the store's own (power-up, repairs); if they cannot be written now
         (the flash refuses the log page they complete), keep them for the next commit and say
         why in log_fault, rather than fail a boot or a step that is already committed."""
+        at = len(self._pending)
         try:
             self._write(None, events, now, round_no, step, False)
         except (OSError, MemoryError, StoreError) as error:
-            for event in events:            # after any older ones, each with its own time
-                self._pending.append(_timed(event, now, self.clock_unsure))
+            # after any older ones, each with its own time, and before the faults the refused
+            # commit's read-back found (which came after them)
+            self._pending[at:at] = [_timed(event, now, self.clock_unsure) for event in events]
             self.log_fault = str(error) or type(error).__name__
 
     def _load(self, seq, sections, raw):
