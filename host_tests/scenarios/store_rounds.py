@@ -1,9 +1,10 @@
 # Critical memory on both runtimes: FRAM (fake bus, decoded at the wire) + a second copy in a
 # file; rounds with the real jackpot pools, a reboot mid-round that resumes the same round, a
 # replayed step refused, a bit flip in each copy rebuilt and logged, both copies bad -> RAM
-# ERROR until a RAM clear, a commit no copy holds on read-back refused, the hash-chained log
-# intact, and the same record bytes on CPython and MicroPython.  The table CRC-32 is checked
-# against the published check value too.
+# ERROR until a RAM clear, a commit no copy holds on read-back refused (and the next held
+# commit numbered after it, so a cut boots there, not at a copy holding the refused one),
+# the hash-chained log intact, and the same record bytes on CPython and MicroPython.  The
+# table CRC-32 is checked against the published check value too.
 import sys
 
 from firmware.drivers.fram import FRAM
@@ -161,6 +162,39 @@ except StoreError as error:
 check((cm.seq, cm.round_no, cm.step) == (seq, 1, STEP_SETTLE), "a refused commit changed the RAM")
 cm, status = boot(90003, 1)
 check((cm.round_no, cm.step) == (1, STEP_SETTLE), "the boot found another round")
+
+
+def refused(*args, **kwargs):
+    raise OSError(5, "EIO")
+
+
+# the FRAM takes LOCK's writes and fails its reads, the flash refuses its file: LOCK is
+# refused, though the FRAM holds it; then the FRAM refuses writes and the flash works: the
+# idle commit is held by the flash, and a cut before its entries' commit must boot at it (it
+# is numbered after the refused one), not at the FRAM's refused LOCK
+bus = FramBus(fram_memory)
+flash = FileSlot(DeadFlash(files), "cm_b.bin")
+cm = CriticalMemory([FramSlot(FRAM(bus), 0, 8192), flash], MemFS(files))
+cm.boot(90004, 1)
+bus.readfrom_mem_into = refused
+try:
+    cm.commit(2, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 90005)
+    failures.append("a commit no copy holds was accepted")
+except StoreError:
+    pass
+bus.writeto = refused
+flash.fs = MemFS(files)
+held = []
+write = flash.write
+flash.write = lambda data: (write(data), held.append(files["cm_b.bin"]))
+cm.commit_admin(None, [], 90006)
+cut = {"cm_b.bin": held[0]}      # the power cut after the flash took the idle commit
+cut_fs = MemFS(cut)
+cm = CriticalMemory([FramSlot(FRAM(FramBus(bytearray(fram_memory))), 0, 8192),
+                     FileSlot(cut_fs, "cm_b.bin")], cut_fs)
+cm.boot(90007, 1)
+print("cut after the commit held after a refused one:", cm.round_no, cm.step, cm.copy_status)
+check((cm.round_no, cm.step) == (1, STEP_SETTLE), "the boot took the refused commit")
 
 if failures:
     print("FAILED:", failures)
