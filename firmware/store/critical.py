@@ -160,10 +160,11 @@ class CriticalMemory:
         self._length = 0
         self._pending = []           # events to log with the next commit (their own failed)
         self._highest_seen = 0
-        # the number of the last commit refused after a copy's write: that copy may hold it
-        # (a write that landed, then failed, or whose read-back failed), so the next commit is
-        # numbered after it, or at a boot the two would tie and the refused one might win
-        self._refused = 0
+        # the number of the last commit whose copies were written, made or not: a copy may hold
+        # one refused or cut short (a write that landed, then failed, or whose read-back
+        # failed), so the next commit is numbered after it, or at a boot the two would tie
+        # and the refused one might win
+        self._tried = 0
         self.log_fault = ""          # why the last log entries could not be written yet
         self.key = False    # set before boot: the program check authenticated this program
                             # with the board's key, so every commit marks the record (_KEYED)
@@ -647,12 +648,13 @@ class CriticalMemory:
             self._fit(record.OVERHEAD + record.sections_size(new), len(new[LOG]))
             # the mark: kept, and set with the key; a RAM clear (replace) keeps it only with it
             keyed = self.key or (self.keyed and not replace)
-            number = max(self.seq, self._refused) + 1
+            number = max(self.seq, self._tried) + 1
             length = record.encode_into(self._scratch, number, new, _KEYED if keyed else 0)
         except BaseException:
             self.log.abandon()
             raise
         data = memoryview(self._scratch)[:length]
+        self._tried = number
         written = 0
         why = ""
         # A copy that does not hold the last commit (its write or rebuild failed) is written
@@ -678,7 +680,6 @@ class CriticalMemory:
                                           str(error) or type(error).__name__)
         if written == 0:
             self.log.abandon()
-            self._refused = number
             raise StoreError("commit %d failed on every copy%s" % (number, why))
         before = (self.seq, self._sections, self._spare_sections, self._length, self.keyed,
                   self.round_no, self.step)
@@ -706,7 +707,6 @@ class CriticalMemory:
                  self.round_no, self.step) = before
                 self._buf, self._scratch = self._scratch, self._buf
                 self.log.abandon()
-                self._refused = number
                 for event in found:
                     self._pending.append(_timed(event, now, self.clock_unsure))
                 self.log_fault = "commit %d held by no copy on read-back" % number
