@@ -2,7 +2,8 @@
 # file; rounds with the real jackpot pools, a reboot mid-round that resumes the same round, a
 # replayed step refused, a bit flip in each copy rebuilt and logged, both copies bad -> RAM
 # ERROR until a RAM clear, a commit no copy holds on read-back refused (and the next held
-# commit numbered after it, so a cut boots there, not at a copy holding the refused one),
+# commit numbered after it, so a cut boots there, not at a copy holding the refused one; a
+# check() whose commit is refused keeping its faults for the next),
 # the hash-chained log intact, and the same record bytes on CPython and MicroPython.  The
 # table CRC-32 is checked against the published check value too.
 import sys
@@ -195,6 +196,25 @@ cm = CriticalMemory([FramSlot(FRAM(FramBus(bytearray(fram_memory))), 0, 8192),
 cm.boot(90007, 1)
 print("cut after the commit held after a refused one:", cm.round_no, cm.step, cm.copy_status)
 check((cm.round_no, cm.step) == (1, STEP_SETTLE), "the boot took the refused commit")
+
+# check() finds both copies taking writes and failing their reads: its own commit is refused
+# and the faults wait for the next commit a copy holds, logged before it in the order found
+bus = FramBus(fram_memory)
+fs = MemFS(files)
+flash = FileSlot(fs, "cm_b.bin")
+cm = CriticalMemory([FramSlot(FRAM(bus), 0, 8192), flash], fs)
+cm.boot(90008, 1)
+count = cm.log.count
+bus.readfrom_mem_into = flash.read = refused
+flash.same = lambda data, chunk: False
+bad = cm.check(90009)
+del bus.readfrom_mem_into, flash.read, flash.same
+cm.commit(2, STEP_LOCK, None, [(eventlog.LOCK, 0, 1, 100)], 90010)
+logged = [(eventnames.NAMES[e[3]], e[4]) for e in cm.log.events(count)]
+print("check refused, then a commit:", bad, logged)
+fault, end = "critical memory error", "critical memory recovered"
+check(bad == 2 and logged == [(fault, 0), (fault, 0), (fault, 1), (fault, 1), ("lock", 0), (end, 0),
+                              (end, 1)], "check()'s faults lost or out of order")
 
 if failures:
     print("FAILED:", failures)
