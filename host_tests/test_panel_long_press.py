@@ -254,6 +254,62 @@ def test_the_real_panel_held_ok_when_locked_opens_card_entry_and_a_tap_folds(tab
     assert table.c.rec.folded == 0b0                    # 1 + 3 toggles
 
 
+def _cursor_lines_while(desk, ms, line):
+    """The dealer display's line `line`, read every panel step for ms: each text once."""
+    seen = []
+    for _ in range(ms // desk.STEP_MS):
+        desk.run(desk.STEP_MS)
+        text = desk.table.c.view.lines[line]
+        if not seen or seen[-1] != text:
+            seen.append(text)
+    return seen
+
+
+def test_up_held_while_leaving_card_entry_does_not_move_the_seat_cursor(table):
+    # UP held to step a card's rank, BACK tapped to leave: UP, still held, belongs to the
+    # card entry; its repeats went on moving the LOCKED screen's seat cursor, so that the
+    # dealer's next OK folded another seat than the one he had left
+    desk = Desk(table)
+    locked_round(table, seats=(1, 2, 3))
+    desk.hold(btn.OK, 1200)
+    assert table.c.phase == tc.CARD_ENTRY
+    desk.hold(btn.OK, 100)                               # the rank field
+    desk.pins[btn.UP].press()
+    desk.run(1300)                                       # the rank steps on, repeating
+    assert table.c.view.lines[2] != " rank A"
+    desk.pins[btn.BACK].press()
+    desk.run(100)
+    desk.pins[btn.BACK].release()
+    assert table.c.phase == tc.LOCKED
+    assert _cursor_lines_while(desk, 1000, 4) == ["S1 -"]    # UP still held
+    desk.pins[btn.UP].release()
+    desk.run(200)
+    desk.hold(btn.OK, 100)
+    assert table.c.rec.folded == 0b1
+    desk.hold(btn.UP, 100)                               # a new press moves it
+    assert table.c.view.lines[4] == "S2 -"
+
+
+def test_down_held_through_the_next_round_does_not_move_the_seat_cursor(table):
+    # DOWN held to scroll the results, SETTLE for the next round: the OPEN screen's cursor
+    # stays on seat 1, where OK then marks an Ante
+    desk = Desk(table)
+    locked_round(table, seats=(2, 3))             # their Antes stay on the felt
+    table.deal([(2, "2c 7d"), (3, "3d 8s"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    desk.hold(btn.SETTLE, 100)
+    assert table.c.phase == tc.RESULTS
+    desk.pins[btn.DOWN].press()
+    desk.run(1300)
+    desk.hold(btn.SETTLE, 100)
+    assert table.c.phase == tc.OPEN
+    assert _cursor_lines_while(desk, 1000, 4) == ["sel S1 OK=ante"]
+    desk.pins[btn.DOWN].release()
+    desk.run(200)
+    assert table.c.view.lines[3] == "ante 23"
+    desk.hold(btn.OK, 100)                               # seat 1's Ante marked
+    assert table.c.view.lines[3] == "ante 123"
+
+
 # --- LONG_ACTIONS agrees with the handlers ------------------------------------------------------
 
 def reach(tmp_path, phase, key):

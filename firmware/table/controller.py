@@ -261,6 +261,7 @@ class RoundController:
         self.results_top = 0     # first result line on the RESULTS screen (UP/DOWN scroll)
         self.confirm_top = 0     # first jackpot hand on the CONFIRM screen (UP/DOWN scroll)
         self._waiting = 0        # bit per button: pressed, its short action waits for RELEASE
+        #                          (UP, DOWN: held, scrolling in this phase)
         self._acted = 0          # bit per button: acted on its PRESS; its LONG is ignored
         # Buttons hit together (panel): 0 leaves it off, for callers that send each press on
         # its own (the service, scripted tests); the App sets CHORD_MS for the dealer's panel.
@@ -822,7 +823,8 @@ class RoundController:
         (handlers.long_buttons) does its short action on RELEASE when no LONG came, and its
         long action on LONG (a LONG with no PRESS before it counts as a long press).  Any
         other button acts on PRESS, and the LONG and RELEASE of that press are ignored.  UP
-        and DOWN act on PRESS, LONG and every REPEAT (scrolling)."""
+        and DOWN act on PRESS, LONG and every REPEAT (scrolling), but not once the phase
+        changed while held."""
         self.now_ms = now_ms
         if kind == btn.KEY_ON or kind == btn.KEY_OFF:
             self.key_on = kind == btn.KEY_ON
@@ -847,6 +849,18 @@ class RoundController:
                 bit = 1 << button
                 self._acted |= bit
                 self._waiting &= ~bit
+                return
+        if button == btn.UP or button == btn.DOWN:
+            # held (LONG, REPEAT: scrolling), it belongs to the phase it was pressed in: held
+            # through a change (_set_phase), it moves no cursor of the new one
+            bit = 1 << button
+            if kind == btn.PRESS:
+                self._acted &= ~bit
+                self._waiting |= bit
+            elif kind == btn.RELEASE:
+                self._waiting &= ~bit
+                return
+            elif self._acted & bit:
                 return
         if self.recalling:
             if button == btn.UP or button == btn.DOWN:
