@@ -129,7 +129,9 @@ class App:
         self.spots = sensors.SpotSensors(len(spot_pins) if spot_pins else _SPOTS)
         buttons = [board.buttons[name] for name in btn.BUTTON_NAMES]
         door = board.door if board.door_open_level == 0 else _Inverted(board.door)
-        self.panel = btn.Panel(buttons, board.key, door, now)
+        # the buttons' debounce is the spots': a chip moved as LOCK is pressed is seen in the
+        # same pass as the press (before it), however long the passes between
+        self.panel = btn.Panel(buttons, board.key, door, now, self.spots.debounce_ms)
         self.shoe = shoemod.Shoe(board.shoe_uart, rxbuf=board.shoe_rxbuf)
         # every ring the board has: those of seats not in play stay OFF (dark after a reset)
         self.lights = lights.SpotLights(_Strip(board.write_pixels), board.seats, TICK_MS)

@@ -224,3 +224,41 @@ def test_lock_and_settle_mashed_act_once(tmp_path):
         b.run(TICK)
     b.run(400)
     assert b.lines()[3] == "ante 123"
+
+
+def _pass(b, ms):
+    """One loop pass ms after the last (a pass that drew a page or committed is longer)."""
+    b.now += ms
+    b.table.pwm.now = b.now
+    b.app.step(b.now, b.wall + b.now // 1000)
+
+
+@pytest.mark.parametrize("slow_ms", [20, 30, 35, 39])
+def test_chips_moved_as_lock_is_pressed_count_alike_however_long_the_next_pass(tmp_path, slow_ms):
+    # Seat 1 takes its jackpot chip back and seat 3 puts one down as the dealer presses LOCK,
+    # all between two loop passes: the table must take the felt as it is once both are seen,
+    # whatever the length of the pass after.  The buttons' debounce was 30 ms and the spots'
+    # 40: a pass of 30 to 39 ms saw the LOCK before the chips, so seat 1's chip gone was taken
+    # as a wager and called a TAMPER, seat 3's a late bet; with passes of 20 ms, neither
+    b = _open(tmp_path)
+    c = b.app.controller
+    for seat in (1, 2, 3):
+        b.spot(seat, ante=True)
+    for seat in (1, 2):
+        b.spot(seat)
+    b.run(400)
+    b.spot(1, on=False)
+    b.spot(3)
+    b.table.buttons["LOCK"].press()
+    messages = []
+    _pass(b, TICK)                            # both seen
+    _pass(b, slow_ms)
+    b.watch(100, messages)
+    b.table.buttons["LOCK"].release()
+    b.watch(400, messages)
+    assert messages[0] == ("No more bets", "2 jackpot wagers")
+    assert b.lines()[1] == "JP 23"
+    assert [m for m in messages if "TAMPER" in m[0] or "late" in m[0]] == []
+    assert list(c.view.seat_light[:3]) == [lights.LOCKED, lights.ACCEPTED, lights.ACCEPTED]
+    assert events_of(c.memory, ev.TAMPER) == []
+    assert _sign_shows(b, RESET + 2 * PER_WAGER)
