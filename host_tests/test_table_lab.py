@@ -262,3 +262,66 @@ def test_chips_moved_as_lock_is_pressed_count_alike_however_long_the_next_pass(t
     assert list(c.view.seat_light[:3]) == [lights.LOCKED, lights.ACCEPTED, lights.ACCEPTED]
     assert events_of(c.memory, ev.TAMPER) == []
     assert _sign_shows(b, RESET + 2 * PER_WAGER)
+
+
+def _reach(tmp_path, phase):
+    """A UTH table in phase, reached as the dealer and the supervisor reach it, key off."""
+    b = Rig(tmp_path)
+    if phase == tc.RAM_ERROR:
+        return b
+    b.key(True)
+    b.press("OK", long=True)
+    if phase == tc.RAM_CLEAR:
+        return b
+    b.press("OK")
+    b.run(4000)                               # ('RAM cleared' gone from the display)
+    if phase in (tc.AUDIT, tc.CONFIG, tc.TEST):
+        b.press({tc.AUDIT: "OK", tc.CONFIG: "SETTLE", tc.TEST: "LOCK"}[phase], long=True)
+    b.key(False)
+    if phase in (tc.LOCKED, tc.CONFIRM, tc.RESULTS, tc.CARD_ENTRY):
+        b.chip(1)
+        b.chip(1, ante=True)
+        b.press("LOCK")
+        if phase == tc.CARD_ENTRY:
+            b.press("OK", long=True)
+        elif phase != tc.LOCKED:
+            hole = "As Ks" if phase == tc.CONFIRM else "2c 7d"
+            for line in ["S1 " + card for card in hole.split()] + [
+                    "D 9c", "D 9d", "B Qs", "B Js", "B Ts", "B 3h", "B 4h"]:
+                b.shoe(line)
+            b.press("SETTLE")
+        b.run(4000)
+    assert b.app.controller.phase == phase
+    return b
+
+
+# what the screen says of the key, where it says it: (line, key off, key on)
+_KEY_LINE = {tc.OPEN: (7, "", "KEY ON"), tc.LOCKED: (7, "hold OK=cards", "KEY ON BACK=void"),
+             tc.CONFIRM: (7, "KEY+OK to pay", "OK=pay LOCK=back"), tc.TEST: (4, "key off", "key on")}
+
+
+@pytest.mark.parametrize("end_on", [False, True], ids=["ends-off", "ends-on"])
+@pytest.mark.parametrize("phase", [tc.OPEN, tc.LOCKED, tc.CONFIRM, tc.RESULTS, tc.RAM_ERROR,
+                                   tc.RAM_CLEAR, tc.AUDIT, tc.CONFIG, tc.TEST, tc.CARD_ENTRY],
+                         ids=lambda p: tc.PHASE_NAMES[p].replace(" ", "_"))
+def test_the_key_turned_back_and_forth_in_any_phase_changes_nothing_but_the_key(tmp_path, phase,
+                                                                                end_on):
+    b = _reach(tmp_path, phase)
+    c = b.app.controller
+    # (the pool, not the sign: at CONFIRM it shows the win and its seat in turn)
+    pool = c.jackpot.value[:] if c.jackpot else None
+    before = (b.lines(), pool, list(c.view.seat_light), len(list(c.memory.log.events())))
+    for half_ms in (20, 40, 60, 100, 120, 200, 400):   # a worn switch, then a hand on it
+        for _ in range(4):
+            b.table.key.level ^= 1
+            b.run(half_ms)
+    b.table.key.level = 0 if end_on else 1
+    b.run(400)
+    assert c.phase == phase and c.key_on == end_on
+    lines = b.lines()
+    if phase in _KEY_LINE:
+        line, off, on = _KEY_LINE[phase]
+        assert lines[line] == (on if end_on else off)
+        lines[line] = before[0][line]
+    pool = c.jackpot.value[:] if c.jackpot else None
+    assert (lines, pool, list(c.view.seat_light), len(list(c.memory.log.events()))) == before
