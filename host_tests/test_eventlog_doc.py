@@ -13,3 +13,41 @@ def test_event_kind_table_matches_the_event_log():
     documented = [(int(row[0]), row[1]) for row in rows]
     assert documented == [(kind, eventnames.NAMES[kind])
                           for kind in range(eventlog.POWER_UP, eventlog.LAST_KIND + 1)]
+
+
+def _fields_the_code_names():
+    """{kind: the fields of a, b, c that firmware/store/eventlog.py's comment on the kind says
+    it carries}: each kind's constant is commented with its fields, as `a seat, b round, ...`
+    (the comment may run on over the lines under it)."""
+    import re
+
+    source = (ROOT / "firmware" / "store" / "eventlog.py").read_text()
+    source = source.split("\nPOWER_UP = ", 1)[1].split("\nLAST_KIND = ", 1)[0]
+    comments, kind = {}, None
+    for line in ("POWER_UP = " + source).splitlines():
+        match = re.match(r"([A-Z_]+) = const\((\d+)\)\s*(?:#(.*))?$", line)
+        if match:
+            kind = getattr(eventlog, match.group(1))
+            comments[kind] = match.group(3) or ""
+        elif kind is not None and re.match(r"\s+#", line):
+            comments[kind] += " " + line.strip()[1:]
+        else:
+            kind = None
+    return {kind: set(re.findall(r"(?:^|[,;:]) *([abc]) (?=[a-z0-9(])", text.strip()))
+            for kind, text in comments.items()}
+
+
+def test_every_field_the_code_fills_has_its_meaning_in_the_table():
+    # The table said link down / up carried nothing, and the link's refusal only its round:
+    # a technician reading `b` of a flapping link's entry, or `a` and `c` of a refused seat,
+    # found no meaning for them.  A field the code's comment names is not '-' in the table.
+    text = (ROOT / "docs" / "critical-memory.md").read_text()
+    _, rows = table(text, "event kinds")
+    documented = {int(row[0]): dict(zip("abc", row[2:5])) for row in rows}
+    named = _fields_the_code_names()
+    assert set(named) == set(range(eventlog.POWER_UP, eventlog.LAST_KIND + 1))
+    assert named[eventlog.LOCK] == {"b", "c"}      # the reading of the comments itself
+    missing = ["%d %s: %s" % (kind, eventnames.NAMES[kind], field)
+               for kind in sorted(named) for field in sorted(named[kind])
+               if documented[kind][field] == "-"]
+    assert missing == []
