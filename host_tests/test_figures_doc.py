@@ -87,3 +87,27 @@ def test_the_record_buffers_a_table_is_set_up_with_are_the_ones_the_page_names(t
     (played, size), longest = rows[1]
     assert ("reach {:,} bytes at the {}th royal round and {:,} with a full log tail".format(
         size, played, longest)) in text
+
+
+def test_the_romfs_page_quotes_the_bench_and_build_figures_of_the_performance_page():
+    # docs/romfs.md, which a technician reads to size a board's partition, kept the fourteenth
+    # session's table_bench figures (115 KB of modules from ROMFS, 168 KB smallest heap, 392 /
+    # 336 KB with a supervisor) and room left (9.1 KB) after docs/performance.md had the
+    # fifteenth's (110 KB, 160 KB, 288 / 176 KB, 9.3 KB).
+    perf = read("performance.md")
+    romfs = " ".join(read("romfs.md").split())
+    session = re.search(r"Measured [\d-]+ on the (\w+) session's firmware", perf).group(1)
+    modules = re.search(r"\n +firmware modules +(\d+) +(\d+)\n", perf).groups()
+    smallest = re.search(r"\n    heap 128 KB .*?: (\d+) KB .*?: (\d+) KB\n", perf).groups()
+    supervisor = re.search(r"\n    with a supervisor mid-run .*?: (\d+) KB .*?: (\d+) KB\n",
+                           perf).groups()
+    assert ("(figures of the %s session, docs/performance.md): the firmware's modules take %d KB"
+            " of heap loaded from files and %d KB run from a ROMFS image"
+            % (session, int(modules[0]) // 1000, int(modules[1]) // 1000)) in romfs
+    assert "drops from %s KB to %s KB (%s KB to %s KB with a supervisor's void" % (
+        smallest + supervisor) in romfs
+    build = " ".join(perf.split("## Build", 1)[1].split())
+    built = re.search(r"end of the (\w+) session\)", build).group(1)
+    left = re.search(r"([\d.]+) KB and ([\d.]+) KB are left", build).groups()
+    assert "(%s KB and %s KB left, %s session)" % (left + (built,)) in romfs
+    assert "partition, at the end of the %s session;" % built in romfs
