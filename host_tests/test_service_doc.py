@@ -60,3 +60,20 @@ def test_the_reply_sizes_quoted_are_the_replies_of_a_table_just_ram_cleared(tmp_
         quoted = int(re.search(r"`%s`[^,]*? ([\d,]+) B" % command, row).group(1).replace(",", ""))
         assert abs(quoted - sent) <= sent // 20, (command, quoted, sent)
         assert re.search(r"`%s`[^,]*? %s B" % (command, "{:,}".format(quoted)), perf), command
+
+
+def test_the_reply_codes_are_the_code_s_and_every_page_spells_them_so():
+    # docs/critical-memory.md named the reply of a change refused for want of heap
+    # `store failed`: a technician grepping the replies for it finds nothing (`store-failed`).
+    from firmware import service
+
+    codes = {value for name, value in vars(service).items()
+             if name.isupper() and isinstance(value, str) and re.fullmatch(r"[a-z]+(-[a-z]+)*", value)}
+    rows = DOC.split("| code | meaning |", 1)[1].split("\n\n", 1)[0]
+    documented = set(re.findall(r"^\| `([a-z-]+)` \|", rows, re.M))
+    assert documented == codes and "store-failed" in codes
+    for page in sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]:
+        text = " ".join(page.read_text().split())
+        for code in codes:
+            if "-" in code:
+                assert "`%s`" % code.replace("-", " ") not in text, (page.name, code)
