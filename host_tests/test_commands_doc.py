@@ -68,3 +68,18 @@ def test_the_build_command_does_not_promise_a_signed_manifest_without_a_key():
     line = [c for c in README.splitlines() if "-m tools.build " in c][0]
     comment = line.split("#", 1)[1]
     assert "signed" not in comment or "only with --key" in comment
+
+
+def test_a_tool_s_synopsis_in_the_docs_lists_every_option_it_has():
+    # docs/critical-memory.md's `python -m tools.wear_bench [--rounds N] ...` left out
+    # --region-blocks, the option that gives the Pico W's own filesystem's lifetime
+    synopses = []
+    for page in sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]:
+        synopses += re.findall(r"`python -m (tools\.\w+)((?: \[[^]`]+\])+)`",
+                               " ".join(page.read_text().split()))
+    assert "tools.wear_bench" in [module for module, _ in synopses]
+    for module, options in synopses:
+        done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=str(ROOT),
+                              capture_output=True, text=True, timeout=120)
+        has = set(re.findall(r"^  (--[a-z][\w-]*)", done.stdout, re.M)) - {"--help"}
+        assert set(re.findall(r"--[a-z][\w-]*", options)) == has, module
