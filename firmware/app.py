@@ -557,7 +557,7 @@ def _has_dir(path):
 
 def _service_error(text):
     """One error reply line of the service protocol (docs/service-protocol.md)."""
-    return ('{"ok": false, "code": "%s", "error": "%s"}\n'
+    return ('{"ok": false, "cmd": null, "code": "%s", "error": "%s"}\n'
             % (SERVICE_UNAVAILABLE, text.replace("\\", "/").replace('"', "'"))).encode()
 
 
@@ -614,7 +614,7 @@ class ConsoleWatch:
         # (a module whose import failed is not left in sys.modules: the next line loads afresh)
         port, byte = self.port, self._byte
         # a chunk a pass at most, and one reply: each reply blocks the loop on a 115,200-baud
-        # console (146 bytes: 13 ms), and a chunk of line ends answered in one pass took 0.8 s
+        # console (159 bytes: 14 ms), and a chunk of line ends answered in one pass took 0.8 s
         # of the 2 s watchdog; the bytes after a line end wait in the port for the next pass
         for _ in range(_CONSOLE_CHUNK):
             if not (port.any() and port.readinto(byte)):

@@ -1123,8 +1123,8 @@ def test_the_console_watch_reads_a_chunk_a_pass_while_the_protocol_cannot_load(
 
 def test_the_console_watch_blocks_a_pass_for_one_reply_at_most(table, monkeypatch):
     # 64 line ends in one read chunk (Enter held down, or a pasted page) were all answered
-    # in one pass: 64 replies of 146 bytes, 0.8 s of blocking writes on a 115,200-baud
-    # console, against the 20 ms tick and the 2 s watchdog; one reply a pass is 13 ms
+    # in one pass: 64 replies of 146 bytes (159 now), 0.8 s of blocking writes on a 115,200-baud
+    # console, against the 20 ms tick and the 2 s watchdog; one reply a pass is 14 ms
     import sys
 
     from firmware import app
@@ -1307,6 +1307,9 @@ def test_console_watch_answers_when_the_protocol_cannot_load(runtime):
     assert (f["refused"], f["still_watching"], f["reply_ok"]) == ("1", "1", "0")
     assert f["reply_code"] == svc.INTERNAL == app.SERVICE_UNAVAILABLE
     assert "could not be loaded" in f["reply_error"]
+    # the protocol's failure shape, docs/service-protocol.md: "cmd" null as for any line
+    # whose command is not known (the reply had no "cmd" at all)
+    assert f["reply_keys"] == "cmd code error ok cmd null"
     assert ("heap is full" if runtime == "micropython" else "firmware.service") in f["reply_error"]
     assert (f["service_loaded"], f["second_cmd"]) == ("1", "status 1")
     # a line the loaded protocol has no heap to answer: a MemoryError out of the poll stopped
