@@ -1,6 +1,8 @@
 """docs/critical-memory.md's table of event kinds is the code's: every kind of
 firmware.store.eventlog, by number, with the name eventnames.NAMES gives it."""
 
+import re
+
 from firmware.store import eventlog, eventnames
 from host_tests.runtimes import ROOT
 from host_tests.test_wiring_doc import table
@@ -19,8 +21,6 @@ def _fields_the_code_names():
     """{kind: the fields of a, b, c that firmware/store/eventlog.py's comment on the kind says
     it carries}: each kind's constant is commented with its fields, as `a seat, b round, ...`
     (the comment may run on over the lines under it)."""
-    import re
-
     source = (ROOT / "firmware" / "store" / "eventlog.py").read_text()
     source = source.split("\nPOWER_UP = ", 1)[1].split("\nLAST_KIND = ", 1)[0]
     comments, kind = {}, None
@@ -51,3 +51,27 @@ def test_every_field_the_code_fills_has_its_meaning_in_the_table():
                for kind in sorted(named) for field in sorted(named[kind])
                if documented[kind][field] == "-"]
     assert missing == []
+
+
+def test_the_codes_an_entry_carries_are_numbered_in_the_table_as_the_code_numbers_them():
+    # A technician reading a raw `log` reply (the service protocol) found `a` = 2 in a spot
+    # sensor fault or a shoe line rejected and only the name of a tuple in the code to read it
+    # by: the table now numbers each code, and the numbers are the code's.
+    from firmware.drivers import shoe, spot_sensors
+
+    text = (ROOT / "docs" / "critical-memory.md").read_text()
+    _, rows = table(text, "event kinds")
+    cells = {int(row[0]): dict(zip("abc", row[2:5])) for row in rows}
+
+    def numbered(cell):
+        return {int(number): name.strip() for number, name in
+                re.findall(r"(\d+) ([A-Za-z/][\w/ -]*?)(?=[,;)]|$)", cell.split(":", 1)[1])}
+
+    def named(names, first):
+        return {first + index: name for index, name in enumerate(names) if name}
+
+    assert numbered(cells[eventlog.POWER_UP]["b"]) == named(eventlog.RESET_CAUSES, 1)
+    assert numbered(cells[eventlog.CM_ERROR]["b"]) == named(eventnames.REASON_NAMES, 0)
+    assert numbered(cells[eventlog.LINK_REJECT]["a"]) == named(eventlog.LINK_REASONS, 1)
+    assert numbered(cells[eventlog.SHOE_REJECT]["a"]) == named(shoe.REASONS, 0)
+    assert numbered(cells[eventlog.SENSOR_FAULT]["c"]) == named(spot_sensors.FAULT_NAMES[1:], 1)
