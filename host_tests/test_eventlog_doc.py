@@ -54,10 +54,12 @@ def test_every_field_the_code_fills_has_its_meaning_in_the_table():
 
 
 def test_the_codes_an_entry_carries_are_numbered_in_the_table_as_the_code_numbers_them():
-    # A technician reading a raw `log` reply (the service protocol) found `a` = 2 in a spot
-    # sensor fault or a shoe line rejected and only the name of a tuple in the code to read it
-    # by: the table now numbers each code, and the numbers are the code's.
+    # A technician reading a raw `log` reply (the service protocol) found `a` = 2 in a shoe
+    # line rejected, `c` = 2 in a spot sensor fault or `b` = 3 in a jackpot hit, and only the
+    # name of a tuple in the code to read it by: the table now numbers each code, and the
+    # numbers are the code's.
     from firmware.drivers import shoe, spot_sensors
+    from firmware.jackpot import paytable
 
     text = (ROOT / "docs" / "critical-memory.md").read_text()
     _, rows = table(text, "event kinds")
@@ -75,3 +77,6 @@ def test_the_codes_an_entry_carries_are_numbered_in_the_table_as_the_code_number
     assert numbered(cells[eventlog.LINK_REJECT]["a"]) == named(eventlog.LINK_REASONS, 1)
     assert numbered(cells[eventlog.SHOE_REJECT]["a"]) == named(shoe.REASONS, 0)
     assert numbered(cells[eventlog.SENSOR_FAULT]["c"]) == named(spot_sensors.FAULT_NAMES[1:], 1)
+    hands = named(paytable.NAMES, 0)
+    assert numbered(cells[eventlog.JACKPOT_HIT]["b"]) == hands
+    assert cells[eventlog.LINK_CLAIM]["b"] == "hand (as jackpot hit)"
