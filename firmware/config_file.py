@@ -232,9 +232,18 @@ class TableConfig:
         return self.options.max_payout
 
     def controller_args(self):
-        """Keyword arguments for firmware.table.controller.RoundController (UTH)."""
-        return {"jackpot_config": self.jackpot, "hand_rule": self.options.hand_rule,
-                "seats": self.options.seats}
+        """Keyword arguments for firmware.table.controller.RoundController: the game, its
+        seats and jackpot configuration (None but at UTH), UTH's hand rule, and
+        aces_up_alone=False for a Four Card Poker table that refuses cards to a seat without
+        an Ante (rules.aces_up_alone false)."""
+        options = self.options
+        args = {"jackpot_config": self.jackpot, "game": self.game, "seats": options.seats}
+        hand_rule = getattr(options, "hand_rule", None)     # UTH's only
+        if hand_rule is not None:
+            args["hand_rule"] = hand_rule
+        if getattr(options, "aces_up_alone", True) is False:   # FCP's only
+            args["aces_up_alone"] = False
+        return args
 
 
 def parse(text, board=None):

@@ -272,13 +272,7 @@ def check_config(board_name, config_path=CONFIG_PATH):
     # no file, or one refused: the game critical memory records (RoundController.boot)
     options, link_settings = {"game": None}, None
     if table is not None:
-        options = {"jackpot_config": table.jackpot, "game": table.game,
-                   "seats": table.options.seats}
-        hand_rule = getattr(table.options, "hand_rule", None)     # UTH's only
-        if hand_rule is not None:
-            options["hand_rule"] = hand_rule
-        if getattr(table.options, "aces_up_alone", True) is False:   # FCP's only
-            options["aces_up_alone"] = False    # cards to a seat without an Ante refused
+        options = table.controller_args()
         link_settings = table.link
     from firmware import config_file
 

@@ -25,6 +25,7 @@ print("config_ok", int(ok))
 print("config_text", text)
 print("game", options.get("game"))
 print("linked", int(link_settings is not None))
+print("options", ",".join(sorted([k + "=" + str(v) for k, v in options.items() if k != "jackpot_config"])))
 for name in ("firmware.manifest", "firmware.config_file", "firmware.poker.fcp",
              "firmware.poker.brs", "firmware.poker.uth", "firmware.poker.settle",
              "firmware.poker.paytables"):

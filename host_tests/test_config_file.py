@@ -54,7 +54,28 @@ def test_file_options_are_the_game_configs_options():
     assert table.options.options() == expected.options()
     assert table.jackpot.split is True and table.jackpot.wager == 500
     assert table.controller_args() == {"jackpot_config": table.jackpot, "hand_rule": "best5of7",
-                                       "seats": 7}
+                                       "game": "uth", "seats": 7}
+
+
+@pytest.mark.parametrize("game, rules, extra", [
+    ("fcp", {"aces_up_alone": False, "seats": 5}, {"aces_up_alone": False}),
+    ("fcp", {"seats": 5}, {}),
+    ("brs", {"seats": 5}, {}),
+])
+def test_controller_args_set_up_a_table_of_the_file_s_game(tmp_path, game, rules, extra):
+    # docs/configuration.md gives table.controller_args() as RoundController's keyword
+    # arguments; at a Four Card Poker or Big Raise Stud file it raised AttributeError (no
+    # hand_rule), and left out the game and Four Card Poker's aces_up_alone
+    from firmware.store.critical import CriticalMemory
+    from firmware.store.slots import FileSlot, PathFS
+    from firmware.table.controller import RoundController
+
+    table = cf.parse(json.dumps({"format": 1, "game": game, "rules": rules}))
+    args = table.controller_args()
+    assert args == dict({"jackpot_config": None, "game": game, "seats": 5}, **extra)
+    fs = PathFS(str(tmp_path))
+    c = RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs), **args)
+    assert (c.game, c.seats, c.aces_up_alone) == (game, 5, not extra)
 
 
 def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):

@@ -174,6 +174,24 @@ def test_startup_checks_verify_configure_and_forget_their_modules(runtime, tmp_p
 
 
 @pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+@pytest.mark.parametrize("game, rules, expected", [
+    ("uth", {"hand_rule": "best5of7"}, "game=uth,hand_rule=best5of7,seats=7"),
+    ("fcp", {"aces_up_alone": False, "seats": 5}, "aces_up_alone=False,game=fcp,seats=5"),
+    ("brs", {"seats": 6}, "game=brs,seats=6"),
+])
+def test_startup_checks_give_the_table_the_file_s_game_and_rules(runtime, tmp_path, game, rules,
+                                                                  expected):
+    # the table's keyword arguments come from config_file's controller_args on both runtimes
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"format": 1, "game": game, "rules": rules}))
+    root = tmp_path / "install"
+    root.mkdir()
+    _install(root, "pico_w")
+    f = _startup(runtime, root, config)
+    assert (f["config_ok"], f["options"]) == ("1", expected)
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
 def test_startup_checks_report_a_changed_program_and_a_missing_config(runtime, tmp_path):
     root = tmp_path / "install"
     root.mkdir()
