@@ -310,6 +310,51 @@ def test_down_held_through_the_next_round_does_not_move_the_seat_cursor(table):
     assert table.c.view.lines[3] == "ante 123"
 
 
+def test_down_held_while_leaving_the_recalled_results_does_not_move_the_seat_cursor(table):
+    # DOWN held to scroll the last round's results recalled in OPEN (held SETTLE), BACK
+    # tapped to leave them: DOWN, still held, scrolled the recall; its repeats went on
+    # moving the betting screen's seat cursor, where the dealer's next OK marks an Ante
+    desk = Desk(table)
+    locked_round(table, seats=(2, 3))             # their Antes stay on the felt
+    table.deal([(2, "2c 7d"), (3, "3d 8s"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    desk.hold(btn.SETTLE, 100)
+    desk.hold(btn.SETTLE, 100)
+    assert table.c.phase == tc.OPEN
+    desk.hold(btn.SETTLE, 1200)                          # the last round's results again
+    assert table.c.view.lines[0] == "LAST ROUND 1"
+    desk.pins[btn.DOWN].press()
+    desk.run(1300)                                       # scrolling them, repeating
+    desk.hold(btn.BACK, 100)
+    assert table.c.view.lines[0] == "ROUND 2 OPEN"
+    assert _cursor_lines_while(desk, 1000, 4) == ["sel S1 OK=ante"]    # DOWN still held
+    desk.pins[btn.DOWN].release()
+    desk.run(200)
+    desk.hold(btn.OK, 100)                               # seat 1's Ante marked
+    assert table.c.view.lines[3] == "ante 123"
+    desk.hold(btn.DOWN, 100)                             # a new press moves the cursor
+    assert table.c.view.lines[4] == "sel S7 OK=ante"
+
+
+def test_up_held_as_ok_passes_to_the_suit_does_not_step_the_suit(table):
+    # UP held to step a card's rank, OK tapped on the rank wanted: UP, still held, went on
+    # stepping the suit field from there, so LOCK added another card than the one chosen
+    desk = Desk(table)
+    locked_round(table, seats=(1, 2))
+    desk.hold(btn.OK, 1200)
+    desk.hold(btn.OK, 100)                               # the rank field
+    desk.pins[btn.UP].press()
+    desk.run(1300)                                       # the rank steps on, repeating
+    desk.pins[btn.OK].press()                            # on to the suit, UP still held
+    desk.run(100)
+    desk.pins[btn.OK].release()
+    assert table.c.view.lines[3] == ">suit spades"
+    assert _cursor_lines_while(desk, 1000, 3) == [">suit spades"]
+    desk.pins[btn.UP].release()
+    desk.run(200)
+    desk.hold(btn.UP, 100)                               # a new press steps the suit
+    assert table.c.view.lines[3] == ">suit clubs"
+
+
 # --- LONG_ACTIONS agrees with the handlers ------------------------------------------------------
 
 def reach(tmp_path, phase, key):

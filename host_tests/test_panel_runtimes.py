@@ -119,6 +119,22 @@ allocated += locked(btn.PRESS, btn.BACK)
 send(btn.LONG, btn.BACK, 1000)
 allocated += locked(btn.RELEASE, btn.BACK)
 check("key + long BACK: round void only", (phase(), c.rec.voided, voids()), ("RESULTS", 0, [(0, 3)]))
+send(btn.KEY_OFF, 0)
+send(btn.PRESS, btn.SETTLE)                      # the next round
+send(btn.RELEASE, btn.SETTLE)
+send(btn.PRESS, btn.SETTLE)
+send(btn.LONG, btn.SETTLE, 1000)                 # the last round's results again
+send(btn.RELEASE, btn.SETTLE)
+send(btn.PRESS, btn.DOWN)                        # DOWN held scrolls them
+send(btn.LONG, btn.DOWN, 1000)
+send(btn.REPEAT, btn.DOWN, 150)
+check("held SETTLE recalls the round", (phase(), c.recalling, c.cursor), ("OPEN", True, 0))
+send(btn.PRESS, btn.BACK)                        # BACK leaves them
+send(btn.RELEASE, btn.BACK)
+allocated += locked(btn.REPEAT, btn.DOWN)        # held out of the recall: ignored
+allocated += locked(btn.REPEAT, btn.DOWN)
+check("DOWN held out of the recall moves no cursor", (c.recalling, c.cursor), (False, 0))
+send(btn.RELEASE, btn.DOWN)
 check("press bookkeeping allocated", allocated, 0)
 checker.finish()
 '''

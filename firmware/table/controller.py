@@ -128,6 +128,7 @@ SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this 
 # after twice as long at each failure (the read-back logs each), up to about 17 minutes
 _MEMORY_RETRY_MS = const(2000)
 _MEMORY_RETRY_MAX_MS = const(1024000)
+_SCROLL = const(0x0C)            # firmware.drivers.buttons' UP and DOWN (1 << 2 | 1 << 3)
 CHORD_MS = const(60)             # presses this close (up to three panel polls): hit together
 _TWICE = const(" twice")          # the end of a refusal for a card already in the round
 SECTION_LINK = "link"            # firmware.link.tablelink.SECTION: the link's ledger
@@ -824,7 +825,7 @@ class RoundController:
         long action on LONG (a LONG with no PRESS before it counts as a long press).  Any
         other button acts on PRESS, and the LONG and RELEASE of that press are ignored.  UP
         and DOWN act on PRESS, LONG and every REPEAT (scrolling), but not once the phase
-        changed while held."""
+        changed, or another button was pressed, while held."""
         self.now_ms = now_ms
         if kind == btn.KEY_ON or kind == btn.KEY_OFF:
             self.key_on = kind == btn.KEY_ON
@@ -880,7 +881,9 @@ class RoundController:
         else:
             bit = 1 << button
             if kind == btn.PRESS:
-                self._acted &= ~bit
+                # (and UP or DOWN held stops: what it moved may be another thing now, the
+                # recall ended, a card entry or clock field passed, the clock editor left)
+                self._acted = self._acted & ~bit | self._waiting & _SCROLL
                 if handlers.long_buttons(self) & bit:
                     self._waiting |= bit
                     return

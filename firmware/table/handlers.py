@@ -7,7 +7,8 @@ When a handler is called is the controller's business (RoundController.panel): a
 listed in ``LONG_ACTIONS`` for the phase and key state is called once, with long=True when
 it was held (the Panel's LONG) or long=False when it was let go sooner (its RELEASE); any
 other button is called on its PRESS, once.  UP and DOWN are called on PRESS, LONG and each
-REPEAT.  So a long press never does the short action first.
+REPEAT, until the phase changes or another button is pressed.  So a long press never does
+the short action first.
 """
 
 from firmware.compat import const
