@@ -198,8 +198,8 @@ class RoundController:
         self._shift = 0          # and the shift it was made of
         self.placed = 0          # jackpot spots covered (debounced, not faulted)
         self.ante = 0            # Ante spots covered
-        self.ante_marked = 0     # Ante confirmed on the panel
-        self.marks_unknown = False  # a round resumed after a power cut: its panel marks are lost
+        self.ante_marked = 0     # Ante confirmed on the panel (resumed: the record's marks)
+        self.marks_unknown = False  # a round resumed after a power cut: the spots at LOCK unseen
         self.ante_locked = 0     # the seats with an Ante sensed, marked or unseen (fault) at LOCK
         self.faults = 0          # jackpot spots in fault
         self.ante_faults = 0     # Ante spots in fault
@@ -1365,8 +1365,9 @@ class RoundController:
     def round_seats(self):
         """The seats this round deals to: the file's, and up to the last seat of a round
         locked before the file cut the seats that has a jackpot wager, an Ante marked on the
-        panel or cards (its hand is still to be dealt, folded or voided: _missing asks for it,
-        and the cursor and card entry must reach it)."""
+        panel (resumed: an Ante at LOCK, the record's marks) or cards (its hand is still to be
+        dealt, folded or voided: _missing asks for it, and the cursor and card entry must
+        reach it)."""
         seats = SEATS
         hole = self.rec.hole
         while seats > self.seats and not (self.rec.accepted | self.ante_marked) >> (seats - 1):
@@ -1386,8 +1387,9 @@ class RoundController:
         after the other wagers are settled [11.12], so not before the last decision (a seat
         can still fold at the river).  The other games need the dealer's or the board's cards
         and the whole hand of every seat dealt or with its Ante (Risk) chip sensed or marked
-        on the panel: a seat whose cards a power cut lost, or the shoe missed, would otherwise
-        have no result line."""
+        on the panel (resumed: or in the record's marks, a spot in fault at LOCK too): a seat
+        whose cards a power cut lost, or the shoe missed, would otherwise have no result
+        line."""
         if self.game != UTH:
             for cards, want, label in ((self.rec.dealer, self.dealer_cards, "dealer"),
                                        (self.rec.board, self.board_cards, "board")):
