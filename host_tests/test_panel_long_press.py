@@ -625,3 +625,9 @@ def test_settle_and_ok_pressed_together_while_the_commit_stalls_the_loop_stop_at
     pins["SETTLE"].release()
     pins["OK"].release()
     _stopped_at_confirm_then_paid(b, c)
+
+
+def test_the_controllers_scroll_mask_is_the_panels_up_and_down():
+    # controller._SCROLL is written as a number (a const of this module's own); the panel's
+    # button numbers are firmware.drivers.buttons'
+    assert tc._SCROLL == (1 << btn.UP) | (1 << btn.DOWN)
