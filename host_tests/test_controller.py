@@ -1180,6 +1180,7 @@ def test_a_seat_without_an_ante_at_lock_has_none_in_a_round_resumed_after_a_powe
     assert c.phase == tc.LOCKED and "redo folds+cards" in t.screen()
     t.chip(1, ante=True)                              # what the sensors report after the cut
     t.chip(3, ante=True)
+    assert "Ante not in play" in t.screen()           # late, as before the cut
     t.deal(_ACES_UP_ALONE)
     t.press(btn.SETTLE)
     assert c.phase == tc.RESULTS, t.screen()
@@ -1187,21 +1188,25 @@ def test_a_seat_without_an_ante_at_lock_has_none_in_a_round_resumed_after_a_powe
     assert t.boot().results == _ACES_UP_ALONE_RESULTS   # and once more after SETTLE
 
 
-def test_a_risk_bet_not_down_at_lock_has_no_line_in_a_big_raise_stud_round_resumed(tmp_path):
-    # Seat 3 had no Risk bet at LOCK: its cards are refused ('S3 no wager').  After a power
-    # cut the resumed round takes every seat's cards (what the sensors see then may not be
-    # what was down at LOCK); seat 3's hand gets no Risk verdict: its Extra line only.
+def test_a_risk_bet_not_down_at_lock_is_refused_alike_in_a_big_raise_stud_round_resumed(tmp_path):
+    # Seat 3 had no Risk bet at LOCK: its cards are refused ('S3 no wager').  The round record
+    # keeps every Risk bet down at LOCK at a table with Ante sensors, so the round resumed
+    # after a power cut refuses them alike, and a Risk chip put down since is a late bet (it
+    # took them, and settled seat 3 with a '-' line, before the record's marks were used so).
     t = new_table(tmp_path, tc.BRS)
     t.chip(1, ante=True)
     t.press(btn.LOCK)
     t.c.card(3, cards.parse("7c")[0], t.tick())
     assert t.c.last_refusal == "Card refused: S3 no wager"
     c = t.boot()
-    t.chip(1, ante=True)
+    t.chip(1, ante=True)                              # what the sensors report after the cut
+    t.chip(3, ante=True)
+    assert "late bet" in t.screen() and "Ante not in play" in t.screen()
     t.deal([(8, "Th 9h"), (1, "Ah Kh Qh"), (3, "7c 7d 2h")])
+    assert c.last_refusal.startswith("Card refused: S3 no wager")
     t.press(btn.SETTLE)
     assert c.phase == tc.RESULTS, t.screen()
-    assert c.results == ["S1 Flush 6:1", "S1 Extra SF", "S3 One Pair -", "S3 Extra Pair"]
+    assert c.results == ["S1 Flush 6:1", "S1 Extra SF"]
     assert t.boot().results == c.results
 
 

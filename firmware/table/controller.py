@@ -370,12 +370,18 @@ class RoundController:
             self._set_phase(LOCKED)
             # the Antes at LOCK are committed with it (sensed, marked or unseen; the panel's
             # marks only by a table without Ante sensors or older firmware; none by firmware
-            # older still): a seat may have a wager the sensors do not see, so no seat's cards
-            # are refused as without one, and the hand of a seat with an Ante at LOCK is still
-            # asked for (read back before the resumed message says whether cards are missing)
+            # older still): the hand of a seat with an Ante at LOCK is still asked for (read
+            # back before the resumed message says whether cards are missing); where the
+            # record may not hold them all, a seat may have a wager the sensors do not see, so
+            # no seat's cards are refused as without one
             self.marks_unknown = True
             if self.rec.marks & roundrecord.MARKS_KEPT:
                 self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
+                if self.rec.game != roundrecord.UNKNOWN and self.rec.game & roundrecord.ANTES_SENSED:
+                    # every Ante at LOCK is in the record: the round goes on as before the cut
+                    # (a seat without one has its cards refused, a chip put down is late)
+                    self.ante_locked = self.ante_marked
+                    self.marks_unknown = False
             # cards missing: the folds marked were lost with them unless the round's cards
             # were committed (_toggle_fold), and a seat not folded again reads as played
             self._say(screens.round_words(self.rec.round_no, "resumed", "Round"),
