@@ -388,7 +388,7 @@ def test_a_table_linked_with_an_envy_bonus_in_force_keeps_its_jackpot_closed(tmp
     rig.press(btn.OK, long=True)
     menu = list(rig.c.menu)
     start = menu.index("config FAILED") + 1
-    end = next(i for i in range(start, len(menu)) if menu[i].startswith("program "))
+    end = next(i for i in range(start, len(menu)) if menu[i].startswith("program"))
     assert "".join(menu[start:end]) == tc.LINKED_ENVY_TEXT
     rig.press(btn.BACK)
     rig.key(False)
