@@ -171,6 +171,20 @@ def test_faulty_sensor_is_reported_not_counted(table):
     assert table.c.rec.accepted == 0
 
 
+def test_spots_in_fault_at_once_are_all_named_on_the_display(table):
+    # One spot in fault is named with why; when another seat's spot goes into fault while it
+    # lasts (a pass may bring several: a flexed cable), the display names every seat in fault,
+    # not the last one alone (the rings show each, the log has each with its reason)
+    table.c.spot(sens.FAULT, sens.jackpot_spot(2), table.tick(), sens.CHATTER)
+    assert "Seat 2 JP spot\nFAULT chatter" in table.screen()
+    table.c.spot(sens.FAULT, sens.ante_spot(5), table.tick(), sens.STUCK)
+    assert "Spot FAULT seats\n25" in table.screen()
+    table.c.spot(sens.FAULT, sens.jackpot_spot(7), table.tick(), sens.CHATTER)
+    assert "Spot FAULT seats\n257" in table.screen()
+    assert [e[4:6] for e in events_of(table.memory, ev.SENSOR_FAULT)] == [(2, 1), (5, 2), (7, 1)]
+    assert [table.c.view.seat_light[s] for s in (1, 4, 6)] == [lights.FAULT] * 3
+
+
 def test_bad_cards_are_refused_with_the_reason(table):
     table.c.card(1, 0, table.tick())          # bets still open: the dealer forgot LOCK
     assert "Card refused\nLOCK first" in table.screen()

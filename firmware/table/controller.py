@@ -814,9 +814,15 @@ class RoundController:
             self._say("Spot sensors", "FAULT bus")
             logged, entry = _BUS_LOGGED, (ev.SENSOR_FAULT, 0, 0, reason)
         else:
-            why = sensors.FAULT_NAMES[reason] if 0 < reason < len(sensors.FAULT_NAMES) else "fault"
-            self._say("Seat %d %s spot" % (seat + 1, "Ante" if ante else "JP"),
-                      "FAULT " + why)
+            others = (self.faults | self.ante_faults) & ~bit
+            if others:
+                # another seat's spot is in fault too (a pass may bring several): every seat
+                # said, not the last one alone (the log has each spot and why)
+                self._say("Spot FAULT seats", self._seat_list(others | bit))
+            else:
+                why = sensors.FAULT_NAMES[reason] if 0 < reason < len(sensors.FAULT_NAMES) else "fault"
+                self._say("Seat %d %s spot" % (seat + 1, "Ante" if ante else "JP"),
+                          "FAULT " + why)
             logged = bit << SEATS if ante else bit
             entry = (ev.SENSOR_FAULT, seat + 1, 2 if ante else 1, reason)
         if not self.faults_logged & logged and self._evidence(*entry):
