@@ -290,13 +290,20 @@ def test_up_held_while_leaving_card_entry_does_not_move_the_seat_cursor(table):
     assert table.c.view.lines[4] == "S2 -"
 
 
+def _settled_with_antes_on_2_and_3(table):
+    """A Desk on `table` with a round of seats 2 and 3 settled (their Antes stay on the felt):
+    RESULTS."""
+    desk = Desk(table)
+    locked_round(table, seats=(2, 3))
+    table.deal([(2, "2c 7d"), (3, "3d 8s"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
+    desk.hold(btn.SETTLE, 100)
+    return desk
+
+
 def test_down_held_through_the_next_round_does_not_move_the_seat_cursor(table):
     # DOWN held to scroll the results, SETTLE for the next round: the OPEN screen's cursor
     # stays on seat 1, where OK then marks an Ante
-    desk = Desk(table)
-    locked_round(table, seats=(2, 3))             # their Antes stay on the felt
-    table.deal([(2, "2c 7d"), (3, "3d 8s"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
-    desk.hold(btn.SETTLE, 100)
+    desk = _settled_with_antes_on_2_and_3(table)
     assert table.c.phase == tc.RESULTS
     desk.pins[btn.DOWN].press()
     desk.run(1300)
@@ -314,10 +321,7 @@ def test_down_held_while_leaving_the_recalled_results_does_not_move_the_seat_cur
     # DOWN held to scroll the last round's results recalled in OPEN (held SETTLE), BACK
     # tapped to leave them: DOWN, still held, scrolled the recall; its repeats went on
     # moving the betting screen's seat cursor, where the dealer's next OK marks an Ante
-    desk = Desk(table)
-    locked_round(table, seats=(2, 3))             # their Antes stay on the felt
-    table.deal([(2, "2c 7d"), (3, "3d 8s"), (8, "Qs Js Ts 3h 4h"), (0, "9c 9d")])
-    desk.hold(btn.SETTLE, 100)
+    desk = _settled_with_antes_on_2_and_3(table)
     desk.hold(btn.SETTLE, 100)
     assert table.c.phase == tc.OPEN
     desk.hold(btn.SETTLE, 1200)                          # the last round's results again
