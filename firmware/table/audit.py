@@ -24,7 +24,7 @@ from firmware.jackpot import paytable as jpay
 from firmware.poker import cards as cardlib
 from firmware.store import eventlog as ev
 from firmware.store import eventnames
-from firmware.table.phases import BOARD, CONFIG_ITEMS, DEALER, GAME_TITLES, UTH, WIDTH
+from firmware.table.phases import BOARD, CONFIG_ITEMS, DEALER, GAME_TITLES, NOT_CHECKED, UTH, WIDTH
 from firmware.table.screens import money, short
 
 _ENTRY_LINES = const(3)       # display lines per event log entry
@@ -550,7 +550,7 @@ def open_menu(c):
     for i in range(0, min(len(config_text), 4 * WIDTH), WIDTH):
         lines.append(config_text[i:i + WIDTH])
     # no check made (the simulator, a test rig): the line below says so, no "ok" above it
-    lines.append("program" if c.program_text == "not checked" else
+    lines.append("program" if c.program_text == NOT_CHECKED else
                  "program " + ("ok" if c.program_ok else "FAILED"))
     text = c.program_text + " " + c.program_digest
     for i in range(0, min(len(text), 8 * WIDTH), WIDTH):

@@ -97,6 +97,7 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     LINES,
     LOCKED,
     MESSAGE_MS,
+    NOT_CHECKED,
     OPEN,
     PHASE_NAMES,
     RAM_CLEAR,
@@ -240,7 +241,7 @@ class RoundController:
         # says the table ran keyed (memory.keyed), the boot stops in RAM ERROR saying so, before
         # any round work, until the key is back or a supervisor's RAM clear re-commissions it
         self.unkeyed = False
-        self.program_text = "not checked"   # what the boot-time program verification said
+        self.program_text = NOT_CHECKED     # what the boot-time program verification said
         self.program_digest = ""
         self.config_ok = True
         self.config_text = "defaults"       # where the table's configuration came from

@@ -45,6 +45,10 @@ BRS = "brs"
 GAME_CARDS = {UTH: (2, 2, 5), FCP: (5, 6, 0), BRS: (3, 0, 2)}
 GAME_TITLES = {UTH: "ULTIMATE HOLDEM", FCP: "FOUR CARD POKER", BRS: "BIG RAISE STUD"}
 
+# What the controller says of its program until the boot's check gives its result (the
+# simulator, a test rig: no check made); the audit menu shows no "ok" for it.
+NOT_CHECKED = "not checked"
+
 # Hand rules, as in firmware.poker.uth.
 HOLE2_BOARD3 = "hole2_board3"
 BEST5OF7 = "best5of7"
