@@ -378,7 +378,7 @@ class RoundController:
             self.marks_unknown = True
             if self.rec.marks & roundrecord.MARKS_KEPT:
                 self.ante_marked = self.rec.marks & ~roundrecord.MARKS_KEPT
-                if self.rec.game != roundrecord.UNKNOWN and self.rec.game & roundrecord.ANTES_SENSED:
+                if roundrecord.antes_kept(self.rec):
                     # every Ante at LOCK is in the record: the round goes on as before the cut
                     # (a seat without one has its cards refused, a chip put down is late)
                     self.ante_locked = self.ante_marked

@@ -99,12 +99,17 @@ def encode(rec):
     return bytes(out)
 
 
+def antes_kept(rec):
+    """Whether the round record holds every seat with an Ante (Risk) at LOCK (marks): not at
+    a table without Ante sensors, nor in a record from before ANTES_SENSED or from before the
+    round locked."""
+    return rec.game != UNKNOWN and rec.game & ANTES_SENSED and rec.marks & MARKS_KEPT
+
+
 def no_ante(rec):
     """The seats the round record says had no Ante (Risk) at LOCK: none where it cannot tell
-    (no Ante sensors, a record from before ANTES_SENSED or from before the round locked)."""
-    if rec.game == UNKNOWN or not rec.game & ANTES_SENSED or not rec.marks & MARKS_KEPT:
-        return 0
-    return ~rec.marks & _SEAT_BITS
+    (antes_kept)."""
+    return ~rec.marks & _SEAT_BITS if antes_kept(rec) else 0
 
 
 def holds_cards(data):
