@@ -2220,6 +2220,33 @@ def test_an_idle_table_writes_a_failed_copy_again_and_opens_its_jackpot(table, m
     assert table.c.rec.accepted == 0b1
 
 
+def test_a_copy_mended_behind_the_logic_door_opens_the_jackpot_when_the_door_closes(
+        table, monkeypatch):
+    """After a long fault the idle table's retries are far apart (the wait doubles up to
+    about 17 minutes).  A technician who opens the logic door, mends the part and closes the
+    door must see the jackpot open at once, not at the next retry: the door's own entry is a
+    commit, which writes the mended copy and reads it back whole."""
+    refuse_copy_writes(table, monkeypatch)
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())       # the door's entry: copy 1 fails
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+    for _ in range(600):                    # 10 minutes idle, a loop pass a second
+        table.c.tick(table.tick(1000), 1000 + table.now // 1000)
+    assert "JP CLOSED MEMORY" in table.screen() and table.c.view.meter_fault == "MEM Err"
+    seq = table.memory.seq
+    for _ in range(60):                     # the retries are minutes apart by now
+        table.c.tick(table.tick(1000), 1000 + table.now // 1000)
+    assert table.memory.seq == seq
+    start = table.memory.log.count
+    table.c.panel(btn.DOOR_OPEN, 0, table.tick())
+    assert "DOOR OPEN" in table.screen()
+    monkeypatch.undo()                      # the part mended
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+    assert "JP OPEN" in table.screen() and table.c.view.meter_fault == ""
+    assert "FAULT" not in table.memory.status_text()
+    assert [(e[3], e[4]) for e in table.memory.log.events(start)] == [
+        (ev.DOOR_OPEN, 1), (ev.DOOR_CLOSE, 1), (ev.CM_RECOVERED, 1)]
+
+
 def test_a_copy_repaired_at_boot_keeps_the_jackpot_open_and_one_not_closes_it(
         tmp_path, monkeypatch):
     t = Table(tmp_path)
