@@ -107,15 +107,17 @@ class App:
     """The table: drivers around a RoundController."""
 
     def __init__(self, board, fs, memory=None, jackpot_config=None, hand_rule=tc.HOLE2_BOARD3,
-                 ante_sensors=True, now=0, link=None, game=tc.UTH, seats=None, aces_up_alone=True):
+                 ante_sensors=True, now=0, link=None, game=tc.UTH, seats=None, aces_up_alone=True,
+                 trips_rule=None):
         """link: a firmware.link.setup.LinkSetup for a linked table (None: standalone);
         seats: the seats in play (the configuration's rules.seats), at most the board's;
-        aces_up_alone: Four Card Poker's rules.aces_up_alone."""
+        aces_up_alone: Four Card Poker's rules.aces_up_alone; trips_rule: UTH's
+        rules.trips_hand_rule where it is not the hand rule."""
         self.board = board
         self.memory = memory or make_memory(board, fs)
         seats = board.seats if seats is None else min(seats, board.seats)
         self.controller = tc.RoundController(self.memory, jackpot_config, hand_rule, ante_sensors,
-                                             seats, game, aces_up_alone)
+                                             seats, game, aces_up_alone, trips_rule)
         self.controller.chord_ms = tc.CHORD_MS    # the panel's buttons can be hit together
         self.controller.batch = True    # its view drawn once a pass (_render), not per event
         self.link_setup = link

@@ -233,14 +233,16 @@ class TableConfig:
 
     def controller_args(self):
         """Keyword arguments for firmware.table.controller.RoundController: the game, its
-        seats and jackpot configuration (None but at UTH), UTH's hand rule, and
-        aces_up_alone=False for a Four Card Poker table that refuses cards to a seat without
-        an Ante (rules.aces_up_alone false)."""
+        seats and jackpot configuration (None but at UTH), UTH's hand rule (and trips_rule, the
+        Trips hand rule where it is the other one), and aces_up_alone=False for a Four Card
+        Poker table that refuses cards to a seat without an Ante (rules.aces_up_alone false)."""
         options = self.options
         args = {"jackpot_config": self.jackpot, "game": self.game, "seats": options.seats}
         hand_rule = getattr(options, "hand_rule", None)     # UTH's only
         if hand_rule is not None:
             args["hand_rule"] = hand_rule
+            if options.trips_hand_rule not in (None, hand_rule):
+                args["trips_rule"] = options.trips_hand_rule
         if getattr(options, "aces_up_alone", True) is False:   # FCP's only
             args["aces_up_alone"] = False
         return args

@@ -53,8 +53,9 @@ def test_file_options_are_the_game_configs_options():
                           max_payout=250000, jackpot_wager=500)
     assert table.options.options() == expected.options()
     assert table.jackpot.split is True and table.jackpot.wager == 500
+    # the Trips hand rule goes to the table too: the results name the hand Trips is paid on
     assert table.controller_args() == {"jackpot_config": table.jackpot, "hand_rule": "best5of7",
-                                       "game": "uth", "seats": 7}
+                                       "trips_rule": "hole2_board3", "game": "uth", "seats": 7}
 
 
 @pytest.mark.parametrize("game, rules, extra", [

@@ -160,11 +160,12 @@ class RoundController:
     """The round state machine of one table (see the module docstring)."""
 
     def __init__(self, memory, jackpot_config=None, hand_rule=HOLE2_BOARD3, ante_sensors=True,
-                 seats=SEATS, game=UTH, aces_up_alone=True):
+                 seats=SEATS, game=UTH, aces_up_alone=True, trips_rule=None):
         if game not in GAME_CARDS and game is not None:
             raise ValueError("game must be one of %s, got %r" % (", ".join(sorted(GAME_CARDS)), game))
-        if hand_rule not in (HOLE2_BOARD3, BEST5OF7):
-            raise ValueError("hand_rule must be %r or %r, got %r" % (HOLE2_BOARD3, BEST5OF7, hand_rule))
+        for rule in (hand_rule, trips_rule or hand_rule):
+            if rule not in (HOLE2_BOARD3, BEST5OF7):
+                raise ValueError("hand rule must be %r or %r, got %r" % (HOLE2_BOARD3, BEST5OF7, rule))
         if not isinstance(seats, int) or seats < 1 or seats > SEATS:
             raise ValueError("seats must be 1..%d, got %r" % (SEATS, seats))
         self.memory = memory
@@ -185,6 +186,9 @@ class RoundController:
         self.ante_sensors = ante_sensors
         # Four Card Poker: Aces Up without an Ante is offered [FCP 5.1] (the file's rule)
         self.aces_up_alone = aces_up_alone
+        # UTH's Trips hand rule where the file's trips_hand_rule is not the hand rule (None:
+        # the same): the dealer pays Trips from the hand the results name for it [rules.md 2]
+        self.trips_rule = trips_rule
         self.seats = seats
         self.view = screens.View(seats)
         self._beep_ms = -1        # when the last beep was asked for (_beep)
@@ -1304,8 +1308,8 @@ class RoundController:
         start = seat * roundrecord.HOLE
         return self._cards_of(self.rec.hole[start:start + self.seat_cards])
 
-    def _player_value(self, hole, board):
-        if self.hand_rule == BEST5OF7:
+    def _player_value(self, hole, board, rule=None):
+        if (rule or self.hand_rule) == BEST5OF7:
             return hands.best5(hole + board)
         return hands.hole2_board3(hole, board)
 
@@ -1612,7 +1616,8 @@ class RoundController:
                 continue
             if self.rec.folded & bit:
                 # Trips is still settled on a folded hand [UTH 10.3]: the dealer reads it here
-                lines.append(screens.fold_line(s + 1, hands.name(self._player_value(hole, board))))
+                lines.append(screens.fold_line(s + 1, hands.name(
+                    self._player_value(hole, board, self.trips_rule))))
                 continue
             # the hand the seat holds on the board dealt, whether or not the dealer's cards
             # are in (a UTH round settles without them: the jackpot needs none)
@@ -1621,6 +1626,10 @@ class RoundController:
             if full:
                 verdict = " W" if value > dealer_value else " L" if value < dealer_value else " T"
             lines.append(("S%d %s" % (s + 1, screens.short(hands.name(value))))[:WIDTH - 2] + verdict)
+            if self.trips_rule not in (None, self.hand_rule):
+                # Trips on the other hand rule: its hand on a line of its own (S2 Trips Flush)
+                lines.append("S%d Trips %s" % (s + 1, screens.tiny(screens.short(hands.name(
+                    self._player_value(hole, board, self.trips_rule))))))
         for hit in self.hits:
             lines.extend(screens.paid_lines("JP", hit[jm.H_SEAT], ("~" if self.hits_estimated
                                                                     else "") + money(hit[jm.H_AMOUNT])))

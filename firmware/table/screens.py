@@ -94,7 +94,7 @@ def short(name):
 
 # The shortest hand names, for a line whose verdict leaves short() names no room
 _TINY = const((("Royal Flush", "Royal"), ("Str Flush", "SF"), ("Full House", "FH"),
-               ("Straight", "Str"), ("Two Pair", "2 Pair")))
+               ("Straight", "Str"), ("Two Pair", "2 Pair"), ("One Pair", "Pair")))
 
 
 def fold_line(seat, name):

@@ -1,0 +1,79 @@
+"""Rules of /work/shared/rules.md that no other test would catch broken, checked where a person
+sees them: the dealer display's result lines and what the table refuses.
+
+Every expected hand and line below is worked out by hand from rules.md (the hand rules of
+section 2, the rankings of section 1), not from the firmware's evaluator or pay tables.
+"""
+
+import json
+
+from firmware import config_file as cf
+from firmware.drivers import buttons as btn
+from firmware.store.critical import CriticalMemory
+from firmware.store.slots import FileSlot
+from firmware.table import controller as tc
+from host_tests.test_controller import Table
+
+BOARD = 8           # the shoe's destination of a community card (0: the dealer, 1-7: seats)
+
+
+class FileTable(Table):
+    """A table whose controller is made from a configuration file's rules, as startup does."""
+
+    def __init__(self, directory, rules):
+        self.args = cf.parse(json.dumps({"format": 1, "game": "uth", "rules": rules})).controller_args()
+        Table.__init__(self, directory)
+        self.ram_clear()
+
+    def boot(self):
+        self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")], self.fs)
+        self.c = tc.RoundController(self.memory, **self.args)
+        self.c.boot(self.now, 1000 + self.now)
+        return self.c
+
+
+# Board Kh 9h 5h 2h 7c holds four hearts.  Seat 1 (Ah 3c) and seat 2 (4h 6s) each hold one
+# heart: the best five of seven is a flush for both, but with both hole cards and three board
+# cards (the NZ rule) only one heart of the hole is used, so no flush: seat 1 is ace high
+# (A 3 with K 9 7: no pair, no straight), seat 2 king high (4 6 with K 9 7; 4-5-6-7 needs a
+# 3 or an 8).  The dealer's Qs Qd is a pair of queens under either rule: it beats both
+# seats' NZ hands.
+TRIPS_ROUND = [(1, "Ah 3c"), (2, "4h 6s"), (0, "Qs Qd"), (BOARD, "Kh 9h 5h 2h 7c")]
+
+
+def _play_trips_round(t):
+    for seat in (1, 2):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal(TRIPS_ROUND)
+    t.press(btn.OK)             # the cursor is on seat 1: it folds
+    t.settle()
+    assert t.c.phase == tc.RESULTS
+    return t.c.results
+
+
+def test_uth_trips_hand_rule_of_the_file_names_the_hand_trips_is_paid_on(tmp_path):
+    # rules.md 2: "Trips uses the same hand as the rest unless option trips_hand_rule says
+    # otherwise", and Trips pays on three of a kind or better whatever the hand did, folded
+    # too [UTH 10.3-10.4].  The table does not see the Trips chips: the dealer pays Trips from
+    # the hand on the display, so with trips_hand_rule best5of7 the display must name the
+    # flush each seat holds for Trips (7 to 1 in trips_a), not the NZ hand that the Ante,
+    # Blind and Play are settled on (the table showed "S1 fold High" and only "S2 High L").
+    t = FileTable(tmp_path, {"trips_hand_rule": "best5of7"})
+    assert _play_trips_round(t) == ["S1 fold Flush", "S2 High L", "S2 Trips Flush"]
+
+
+def test_uth_trips_hand_rule_the_other_way_round(tmp_path):
+    # hand_rule best5of7 with Trips on the NZ hand: the seat's line names the flush (it beats
+    # the dealer's pair of queens, best five of seven Qs Qd Kh 9h 7c); Trips is paid only on
+    # the NZ hand, ace high (seat 1) and king high (seat 2), so Trips loses, and the display
+    # says so rather than let the dealer pay 7 to 1 on "Flush".
+    t = FileTable(tmp_path, {"hand_rule": "best5of7", "trips_hand_rule": "hole2_board3"})
+    assert _play_trips_round(t) == ["S1 fold High", "S2 Flush W", "S2 Trips High"]
+
+
+def test_uth_the_same_rule_for_trips_adds_no_line(tmp_path):
+    # trips_hand_rule naming the hand rule itself (as null does) changes nothing: one line a
+    # seat, the NZ hand.
+    t = FileTable(tmp_path, {"trips_hand_rule": "hole2_board3"})
+    assert _play_trips_round(t) == ["S1 fold High", "S2 High L"]
