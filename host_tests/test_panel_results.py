@@ -27,7 +27,9 @@ def shown(table):
 def test_every_seat_and_the_jackpot_line_can_be_brought_on_screen(table):
     full_table_round(table)
     results = table.c.results
-    assert [line.split()[0] for line in results] == ["S1", "S2", "S3", "S4", "S5", "S6", "S7", "JP"]
+    # the dealer's hand (9c 9h: a pair, it qualifies [UTH 10.1]), each seat, the jackpot
+    assert [line.split()[0] for line in results] == ["D", "S1", "S2", "S3", "S4", "S5", "S6", "S7",
+                                                     "JP"]
     assert results[-1].startswith("JP S1 $")
     # the top of the list, and a mark that there is more below
     assert shown(table) == results[:6]
@@ -37,12 +39,15 @@ def test_every_seat_and_the_jackpot_line_can_be_brought_on_screen(table):
     assert shown(table) == results[1:7]
     assert table.c.view.lines[7] == "SETTLE=next ^v"
     table.press(btn.DOWN)
-    seen.update(shown(table))
     assert shown(table) == results[2:8]
+    assert table.c.view.lines[7] == "SETTLE=next ^v"
+    table.press(btn.DOWN)
+    seen.update(shown(table))
+    assert shown(table) == results[3:9]
     assert table.c.view.lines[7] == "SETTLE=next ^"
     assert seen == set(results)                    # seat 7 and the jackpot line were shown
     table.press(btn.DOWN)                          # at the bottom: stays
-    assert shown(table) == results[2:8]
+    assert shown(table) == results[3:9]
     for _ in range(5):
         table.press(btn.UP)
     assert shown(table) == results[:6] and table.c.view.lines[7] == "SETTLE=next  v"
@@ -65,7 +70,7 @@ def test_the_next_round_starts_at_the_top(table):
     assert table.c.phase == tc.OPEN and table.c.results_top == 0
     full_table_round(table)
     assert len(table.c.results) > 6
-    assert table.c.view.lines[1].startswith("S1 ") and table.c.view.lines[7] == "SETTLE=next  v"
+    assert table.c.view.lines[1].startswith("D ") and table.c.view.lines[7] == "SETTLE=next  v"
 
 
 def test_results_that_fit_have_no_scroll_mark_and_do_not_scroll(table):
@@ -74,7 +79,7 @@ def test_results_that_fit_have_no_scroll_mark_and_do_not_scroll(table):
     table.press(btn.LOCK)
     table.deal([(1, "As Ks"), (2, "2c 3d"), (0, "9c 9h"), (8, "Qs Js Ts 6h 7h")])
     table.press(btn.SETTLE)
-    assert table.c.phase == tc.RESULTS and len(table.c.results) == 2
+    assert table.c.phase == tc.RESULTS and len(table.c.results) == 3     # the dealer's line too
     table.press(btn.DOWN)
-    assert table.c.view.lines[1].startswith("S1 ") and table.c.view.lines[7] == "SETTLE=next"
-    assert table.c.view.lines[3] == ""
+    assert table.c.view.lines[1].startswith("D ") and table.c.view.lines[7] == "SETTLE=next"
+    assert table.c.view.lines[4] == ""

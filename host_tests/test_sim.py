@@ -806,8 +806,9 @@ ACTIONS = [
      lambda sim: phase(sim) == "OPEN" and sim.controller.rec.round_no == 2),
     ("RESULTS", "OK", "next round", results_table, "o",
      lambda sim: phase(sim) == "OPEN" and sim.controller.rec.round_no == 2),
-    ("RESULTS", "UP / DOWN", "scroll the results", seven_seat_results, "d",
-     lambda sim: sim.controller.results_top == 1 and not shows(sim, "S1 ")),
+    # (the dealer's line is above seat 1's: two lines down take seat 1's off)
+    ("RESULTS", "UP / DOWN", "scroll the results", seven_seat_results, "dd",
+     lambda sim: sim.controller.results_top == 2 and not shows(sim, "S1 ")),
     ("RESULTS", "UP / DOWN", "scroll the results", seven_seat_results, "du",
      lambda sim: sim.controller.results_top == 0 and shows(sim, "S1 ")),
     ("RAM CLEAR", "BACK", "cancel", lambda: start_in("RAM CLEAR"), "b",

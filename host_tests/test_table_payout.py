@@ -191,7 +191,8 @@ def test_every_jackpot_hand_can_be_seen_on_the_confirm_screen_before_it_is_paid(
     table.press(btn.DOWN)
     table.key(True)
     table.press(btn.OK)
-    assert table.c.phase == tc.RESULTS and table.c.view.lines[1] == "S1 Flush W"
+    # under the dealer's line (D Trips) [UTH 10.1]
+    assert table.c.phase == tc.RESULTS and table.c.view.lines[2] == "S1 Flush W"
     assert len(events_of(table.memory, ev.JACKPOT_HIT)) == 4
 
 

@@ -60,7 +60,7 @@ def test_uth_trips_hand_rule_of_the_file_names_the_hand_trips_is_paid_on(tmp_pat
     # flush each seat holds for Trips (7 to 1 in trips_a), not the NZ hand that the Ante,
     # Blind and Play are settled on (the table showed "S1 fold High" and only "S2 High L").
     t = FileTable(tmp_path, {"trips_hand_rule": "best5of7"})
-    assert _play_trips_round(t) == ["S1 fold Flush", "S2 High L", "S2 Trips Flush"]
+    assert _play_trips_round(t) == ["D One Pair", "S1 fold Flush", "S2 High L", "S2 Trips Flush"]
 
 
 def test_uth_trips_hand_rule_the_other_way_round(tmp_path):
@@ -69,11 +69,44 @@ def test_uth_trips_hand_rule_the_other_way_round(tmp_path):
     # the NZ hand, ace high (seat 1) and king high (seat 2), so Trips loses, and the display
     # says so rather than let the dealer pay 7 to 1 on "Flush".
     t = FileTable(tmp_path, {"hand_rule": "best5of7", "trips_hand_rule": "hole2_board3"})
-    assert _play_trips_round(t) == ["S1 fold High", "S2 Flush W", "S2 Trips High"]
+    assert _play_trips_round(t) == ["D One Pair", "S1 fold High", "S2 Flush W", "S2 Trips High"]
 
 
 def test_uth_the_same_rule_for_trips_adds_no_line(tmp_path):
     # trips_hand_rule naming the hand rule itself (as null does) changes nothing: one line a
     # seat, the NZ hand.
     t = FileTable(tmp_path, {"trips_hand_rule": "hole2_board3"})
-    assert _play_trips_round(t) == ["S1 fold High", "S2 High L"]
+    assert _play_trips_round(t) == ["D One Pair", "S1 fold High", "S2 High L"]
+
+
+# --- [UTH 10.1] the dealer qualifies with a pair or better ---------------------------------
+# The seats' verdicts (W, L, T) compare hands; when the dealer does not qualify every Ante
+# pushes whatever the comparison says (Play and Blind are settled by it).  A dealer paying
+# from "S1 High W" paid the Ante 1 to 1, and from "S2 High L" took it: the results must say
+# that the Antes push.
+BOARD_DRY = "2c 7d 9h Js 4c"    # no pair, no straight and no flush the hands below can use
+
+
+def _uth_round(t, seats, dealer, board=BOARD_DRY):
+    for seat, _ in seats:
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal(list(seats) + [(0, dealer), (BOARD, board)])
+    t.settle()
+    assert t.c.phase == tc.RESULTS
+    return t.c.results
+
+
+def test_uth_a_dealer_who_does_not_qualify_pushes_every_ante_and_the_display_says_so(table):
+    # Dealer Kd 3s with J 9 7 of the board: king high, no pair, does not qualify.  Seat 1
+    # (Ah 8d: A J 9 8 7) beats it, seat 2 (Qh 8c: Q J 9 8 7, no straight without a ten) loses,
+    # seat 3 (Kh 3c: K J 9 7 3) holds the dealer's very hand: a tie [UTH 10.6].
+    results = _uth_round(table, [(1, "Ah 8d"), (2, "Qh 8c"), (3, "Kh 3c")], "Kd 3s")
+    assert results == ["D High Ante push", "S1 High W", "S2 High L", "S3 High T"]
+    assert max(len(line) for line in results) <= 16
+
+
+def test_uth_a_dealer_who_qualifies_is_named_like_the_other_games_dealer(table):
+    # Dealer Jd 3s with the board's Js: a pair of jacks, qualifies.  Seat 1's 9s 9c with the
+    # board's 9h: three nines, wins.
+    assert _uth_round(table, [(1, "9s 9c")], "Jd 3s") == ["D One Pair", "S1 Trips W"]

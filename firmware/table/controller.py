@@ -1597,9 +1597,13 @@ class RoundController:
         dealer = self._cards_of(self.rec.dealer)
         dealer_value = 0
         full = len(board) == self.board_cards and len(dealer) == self.dealer_cards
+        lines = []
         if full:
             dealer_value = self._player_value(dealer, board)
-        lines = []
+            # [UTH 10.1] the dealer plays with a pair or better: below it every Ante pushes,
+            # whatever the seats' verdicts say of their Play and Blind
+            lines.append("D High Ante push" if hands.category(dealer_value) < hands.ONE_PAIR
+                         else "D " + screens.short(hands.name(dealer_value)))
         # every seat with cards: one the file's seats no longer count too (a round locked
         # before they were cut), whose hand was settled and may have won an envy bonus
         for s in range(SEATS):

@@ -157,5 +157,5 @@ c.panel(btn.PRESS, btn.OK, 200)             # the cursor's seat, seat 1, folds
 c.panel(btn.RELEASE, btn.OK, 300)
 c.panel(btn.PRESS, btn.SETTLE, 400)
 checker.check("uth trips on best five of seven", c.results,
-              ["S1 fold Flush", "S2 High L", "S2 Trips Flush"])
+              ["D One Pair", "S1 fold Flush", "S2 High L", "S2 Trips Flush"])
 checker.finish()
