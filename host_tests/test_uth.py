@@ -245,6 +245,19 @@ def test_uth_11_9_claims_start_at_a_flush():
     assert [(c.seat, c.hand_name) for c in result.claims] == [(1, "Full House")]
 
 
+def test_uth_11_9_a_straight_is_no_jackpot_hand_a_flush_is_the_lowest_that_is():
+    # rules.md 11.9 pays flush and up: the hand just below it must not claim.  Flop 9h 8h 7h:
+    # seat 1 Tc 6d makes 6-7-8-9-T, a straight of two suits; seat 2 Ah 3h five hearts, a
+    # flush (no straight: A 3 7 8 9).  Only seat 2 claims; seat 1's jackpot wager is
+    # collected with no claim line.
+    result = settle([spot("Tc 6d", jackpot=100), spot("Ah 3h", jackpot=100, seat=2)],
+                    "9h 8h 7h 2c 3d", "Kc Ks")
+    assert [(c.seat, c.hand_name) for c in result.claims] == [(2, "Flush")]
+    wager = result.seat(1).wager("jackpot")
+    assert (wager.hand_name, wager.outcome, wager.returned, wager.line) == ("Straight", "lose", 0, None)
+    assert result.seat(2).wager("jackpot").line == "jackpot_claim"
+
+
 def test_uth_11_10_several_claims_in_one_round_are_listed_by_seat():
     # Flop Kc 7s 7d: seat 5 Ks Kd makes a full house, seat 2 7c 7h four sevens.
     result = settle([spot("Ks Kd", jackpot=100, seat=5), spot("7c 7h", jackpot=100, seat=2)],
