@@ -110,3 +110,20 @@ def test_uth_a_dealer_who_qualifies_is_named_like_the_other_games_dealer(table):
     # Dealer Jd 3s with the board's Js: a pair of jacks, qualifies.  Seat 1's 9s 9c with the
     # board's 9h: three nines, wins.
     assert _uth_round(table, [(1, "9s 9c")], "Jd 3s") == ["D One Pair", "S1 Trips W"]
+
+
+# --- [FCP 8.3, 10.1-10.2] the dealer's hand is the best four of all six cards --------------
+
+def test_fcp_the_dealers_sixth_card_plays_in_the_dealers_hand(tmp_path):
+    # Dealer Kc 9d 7h 5s 3c, then the sixth card (face up) Kd: with it the best four is
+    # K K 9 7, a pair of kings; on the first five alone it would be king high.  Seat 1's
+    # Qc Qd 8h 6s 2c is a pair of queens (Q Q 8 6): it loses to the kings, where it would
+    # have beaten a king-high dealer.
+    t = Table(tmp_path, tc.FCP)
+    t.ram_clear()
+    t.chip(1, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Qc Qd 8h 6s 2c"), (0, "Kc 9d 7h 5s 3c Kd")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.RESULTS
+    assert t.c.results == ["D One Pair", "S1 One Pair L"]
