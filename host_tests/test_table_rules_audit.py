@@ -9,10 +9,11 @@ import json
 
 from firmware import config_file as cf
 from firmware.drivers import buttons as btn
+from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
-from host_tests.test_controller import Table
+from host_tests.test_controller import Table, events_of
 
 BOARD = 8           # the shoe's destination of a community card (0: the dealer, 1-7: seats)
 
@@ -127,3 +128,34 @@ def test_fcp_the_dealers_sixth_card_plays_in_the_dealers_hand(tmp_path):
     t.press(btn.SETTLE)
     assert t.c.phase == tc.RESULTS
     assert t.c.results == ["D One Pair", "S1 One Pair L"]
+
+
+# --- [UTH 11.10] several jackpot winners in one round at one table -------------------------
+
+def test_a_royal_a_straight_flush_and_a_flush_in_one_round_are_paid_in_the_rules_order(tmp_path):
+    # Reset (seed) $20,000.00 and the default 70% of each 100-cent wager to the pool: after
+    # three jackpot wagers the pool is 2,000,000 + 3 x 70 = 2,000,210 cents.  Flop Qh Jh Th:
+    # seat 1 Ah Kh a royal flush, seat 2 9h 8h a straight flush (Q-high), seat 3 2h 3h a
+    # flush.  rules.md 11.10: first the flush at 100 to 1, 10,000 -> 1,990,210 left; then the
+    # straight flush, the greater of 1,000 to 1 (100,000) and 10% of what is left (199,021):
+    # 199,021 -> 1,791,189; then the royal, the greater of 10,000 to 1 (1,000,000) and all
+    # that is left: 1,791,189 -> 0, and the pool starts again at the $20,000.00 reset.
+    t = Table(tmp_path, jackpot_config={"main": {"reset": 2000000}})
+    t.ram_clear()
+    for seat in (1, 2, 3):
+        t.chip(seat)
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Kh"), (2, "9h 8h"), (3, "2h 3h"), (0, "7c 7d"), (BOARD, "Qh Jh Th 4d 5s")])
+    t.press(btn.SETTLE)
+    assert t.c.phase == tc.CONFIRM
+    assert t.c.view.lines[1:7] == ["S3 Flush", " $100.00", "S2 Str Flush", " $1990.21",
+                                   "S1 Royal Flush", " $17911.89"]
+    t.key(True)
+    t.press(btn.OK)
+    assert t.c.phase == tc.RESULTS
+    assert t.c.results == ["D One Pair", "S1 Royal Flush W", "S2 Str Flush W", "S3 Flush W",
+                           "JP S3 $100.00", "JP S2 $1990.21", "JP S1 $17911.89"]
+    assert [(e[4], e[6]) for e in events_of(t.memory, ev.JACKPOT_HIT)] == [
+        (3, 10000), (2, 199021), (1, 1791189)]
+    assert t.c.view.meter[0] == 2000000
