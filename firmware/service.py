@@ -412,6 +412,7 @@ class Service:
         reply["jackpot"] = jp.config.as_dict()
         reply["requested"] = jp.requested_config().as_dict()
         reply["hand_rule"] = c.hand_rule
+        reply["trips_hand_rule"] = c.trips_rule or c.hand_rule     # the results' Trips hand
         return reply
 
     def _authorise(self, cmd, between_rounds=True):

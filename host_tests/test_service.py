@@ -249,6 +249,30 @@ def test_config_reads_the_configuration_in_force(table):
     assert reply["hand_rule"] == "hole2_board3" and reply["seats"] == 7
 
 
+def test_config_names_the_hand_rule_trips_is_shown_on(tmp_path):
+    # rules.md 2: Trips uses the hand rule unless trips_hand_rule says otherwise, and the
+    # results name the hand Trips is paid on by it; the technician checking a table's rules
+    # must read it too (a file's null: the hand rule itself)
+    (tmp_path / "a").mkdir()
+    assert ready_table(tmp_path / "a").ask("config")["trips_hand_rule"] == "hole2_board3"
+
+    class TripsTable(Table):
+        def boot(self):
+            self.memory = CriticalMemory([FileSlot(self.fs, "a.bin"), FileSlot(self.fs, "b.bin")],
+                                         self.fs)
+            self.c = tc.RoundController(self.memory, SEEDED, trips_rule="best5of7")
+            self.c.boot(self.now, 1000 + self.now)
+            self.port = Port()
+            self.service = svc.Service(self.c, self.port)
+            return self.c
+
+    (tmp_path / "b").mkdir()
+    t = TripsTable(tmp_path / "b")
+    t.ram_clear()
+    reply = t.ask("config")
+    assert (reply["hand_rule"], reply["trips_hand_rule"]) == ("hole2_board3", "best5of7")
+
+
 
 @pytest.mark.parametrize("game", [tc.FCP, tc.BRS])
 def test_config_at_a_game_without_the_progressive_says_what_the_table_plays_with(tmp_path, game):
