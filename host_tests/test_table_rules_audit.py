@@ -7,6 +7,8 @@ section 2, the rankings of section 1), not from the firmware's evaluator or pay 
 
 import json
 
+import pytest
+
 from firmware import config_file as cf
 from firmware.drivers import buttons as btn
 from firmware.store import eventlog as ev
@@ -71,6 +73,34 @@ def test_uth_trips_hand_rule_the_other_way_round(tmp_path):
     # says so rather than let the dealer pay 7 to 1 on "Flush".
     t = FileTable(tmp_path, {"hand_rule": "best5of7", "trips_hand_rule": "hole2_board3"})
     assert _play_trips_round(t) == ["D One Pair", "S1 fold High", "S2 Flush W", "S2 Trips High"]
+
+
+@pytest.mark.parametrize("locked, after, lines", [
+    ({"trips_hand_rule": "best5of7"}, {},
+     ["D One Pair", "S1 fold Flush", "S2 High L", "S2 Trips Flush"]),
+    ({}, {"trips_hand_rule": "best5of7"}, ["D One Pair", "S1 fold High", "S2 High L"]),
+])
+def test_a_round_locked_before_the_trips_hand_rule_changed_keeps_its_trips_rule(
+        tmp_path, locked, after, lines):
+    # The file's trips_hand_rule changed while the power was off, the round locked: the
+    # round is finished under the rules it was locked under (as for the hand rule), the dealer
+    # told so, so the Trips hand shown after the cut is the one shown before it (the hands as
+    # in the test above), and the next round is the file's.
+    t = FileTable(tmp_path, locked)
+    for seat in (1, 2):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.args = cf.parse(json.dumps({"format": 1, "game": "uth", "rules": after})).controller_args()
+    t.boot()
+    assert "Round 1 old rule\nnew rule next" in t.screen()
+    t.deal(TRIPS_ROUND)
+    t.press(btn.OK)             # the cursor is on seat 1: it folds
+    t.settle()
+    assert t.c.results == lines
+    t.press(btn.SETTLE)         # round 2: the file's rule
+    assert "old rule" not in t.screen()
+    assert _play_trips_round(t) == (["D One Pair", "S1 fold Flush", "S2 High L", "S2 Trips Flush"]
+                                    if after else ["D One Pair", "S1 fold High", "S2 High L"])
 
 
 def test_uth_the_same_rule_for_trips_adds_no_line(tmp_path):

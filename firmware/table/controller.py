@@ -142,11 +142,14 @@ _JACKPOT_SECTION_BYTES = const(1024)  # the jackpot section: 212-973 bytes measu
 
 # The round record's game byte: the game's index here, plus _BEST5 for UTH's best5of7 rule,
 # plus the seats in play (1..7) times _SEATS_AT (0: not recorded, a record from before them;
-# an older firmware reads the game from bits 0-2 only)
+# an older firmware reads the game from bits 0-2 only), plus _TRIPS_OTHER when UTH's Trips is
+# settled on the other hand rule (an older firmware ignores it)
 _GAMES = (UTH, FCP, BRS)
 _BEST5 = const(4)
 _GAME_BITS = const(7)
 _SEATS_AT = const(8)
+_TRIPS_OTHER = const(0x80)
+_RULE_BITS = const(0x87)   # _GAME_BITS | _TRIPS_OTHER: what a round is dealt under
 
 # Why a linked table with an envy bonus, or the shortfall option "cut", in force keeps its
 # jackpot closed (_linked_option)
@@ -181,14 +184,14 @@ class RoundController:
         self.seats_kept = False     # ... and its seats, fewer than the board's
         self.file_game = game or UTH
         self.file_rule = hand_rule
+        # UTH's Trips hand rule where the file's trips_hand_rule is not the hand rule (None:
+        # the same): the dealer pays Trips from the hand the results name for it [rules.md 2]
+        self.file_trips = trips_rule if trips_rule != hand_rule else None
         self.other_game = None
-        self._play(self.file_game, hand_rule)
+        self._play(self.file_game, hand_rule, self.file_trips)
         self.ante_sensors = ante_sensors
         # Four Card Poker: Aces Up without an Ante is offered [FCP 5.1] (the file's rule)
         self.aces_up_alone = aces_up_alone
-        # UTH's Trips hand rule where the file's trips_hand_rule is not the hand rule (None:
-        # the same): the dealer pays Trips from the hand the results name for it [rules.md 2]
-        self.trips_rule = trips_rule
         self.seats = seats
         self.view = screens.View(seats)
         self._beep_ms = -1        # when the last beep was asked for (_beep)
@@ -349,16 +352,19 @@ class RoundController:
             self._enter_ram_error(self.code_fault)
             return self.phase
         code = self.rec.game
-        if code != roundrecord.UNKNOWN and (code ^ self._game_code()) & _GAME_BITS and \
+        if code != roundrecord.UNKNOWN and (code ^ self._game_code()) & _RULE_BITS and \
                 code & 3 < len(_GAMES):
-            # locked (or settled) under another game or hand rule than the file's now: the
-            # round is finished, and its results shown, under its own; the next is the file's
-            self._play(_GAMES[code & 3], BEST5OF7 if code & _BEST5 else HOLE2_BOARD3)
+            # locked (or settled) under another game, hand rule or Trips hand rule than the
+            # file's now: the round is finished, and its results shown, under its own (Trips
+            # on the hand rule in a record from before _TRIPS_OTHER, as that firmware showed
+            # it); the next is the file's
+            rule, other = (BEST5OF7, HOLE2_BOARD3) if code & _BEST5 else (HOLE2_BOARD3, BEST5OF7)
+            self._play(_GAMES[code & 3], rule, other if code & _TRIPS_OTHER else None)
         if self.game_unknown and code & 3 < len(_GAMES):
             # no game from the file: the table stays the game it was, never the default's
             self.game_unknown = False
             self.game_kept = True
-            self.file_game, self.file_rule = self.game, self.hand_rule
+            self.file_game, self.file_rule, self.file_trips = self.game, self.hand_rule, self.trips_rule
             seats = code // _SEATS_AT & 7
             if 0 < seats < self.seats:
                 # nor the file's seats: those it gave (the board's are all the table has)
@@ -396,7 +402,7 @@ class RoundController:
             if self.game != self.file_game:
                 self._say(screens.round_words(self.rec.round_no, "is " + self.game.upper(),
                                               "Round"), self.file_game.upper() + " next round")
-            elif self.hand_rule != self.file_rule:
+            elif self.hand_rule != self.file_rule or self.trips_rule != self.file_trips:
                 self._say(screens.round_words(self.rec.round_no, "old rule", "Round"),
                           "new rule next")
             elif self.game == UTH and self.tablelink is not None and self.own_pool():
@@ -513,10 +519,12 @@ class RoundController:
         data = sections.get(SECTION_ROUND)
         self._decoded = (jp, roundrecord.decode(data) if data is not None else roundrecord.RoundRecord())
 
-    def _play(self, game, hand_rule):
-        """Deal `game` under `hand_rule` from now on (the cards it deals, its results)."""
+    def _play(self, game, hand_rule, trips_rule=None):
+        """Deal `game` under `hand_rule` (UTH's Trips under `trips_rule`, None: the same) from
+        now on (the cards it deals, its results)."""
         self.game = game
         self.hand_rule = hand_rule
+        self.trips_rule = trips_rule
         self.seat_cards, self.dealer_cards, self.board_cards = GAME_CARDS[game]
         if game == UTH:
             # The progressive belongs to UTH [rules.md 2]; the other games settle without it.
@@ -536,7 +544,7 @@ class RoundController:
         """The round record's game byte for the configuration's game and hand rule (in play
         but while a round kept from before the file changed is finished) and seats."""
         return (_GAMES.index(self.file_game) | (_BEST5 if self.file_rule == BEST5OF7 else 0)
-                | self.seats * _SEATS_AT)
+                | self.seats * _SEATS_AT | (_TRIPS_OTHER if self.file_trips else 0))
 
     def _load_jackpot(self):
         data = self.memory.section(SECTION_JACKPOT)
@@ -548,8 +556,10 @@ class RoundController:
         if self.phase == RESULTS:
             # the round just shown, though it had no line (no seat's cards): never the one before
             self.last_results = self.results
-        if self.game != self.file_game or self.hand_rule != self.file_rule:
-            self._play(self.file_game, self.file_rule)   # a round kept from before is over
+        if self.game != self.file_game or self.hand_rule != self.file_rule or \
+                self.trips_rule != self.file_trips:
+            # a round kept from before is over
+            self._play(self.file_game, self.file_rule, self.file_trips)
             self._refresh_meter()
         self.rec.game = self._game_code()
         self.rec.round_no = self.memory.round_no + 1

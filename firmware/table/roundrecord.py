@@ -7,8 +7,8 @@ Layout (bytes)::
     35 seat cards (seat 1 first, 5 places per seat), 6 dealer cards, 5 board (community)
     cards (NO_CARD = empty), the game the round is dealt under (the controller's code:
     bits 0-2 the game and UTH's hand rule, bits 3-5 the seats in play, 0 in a record
-    written before they were kept, bit 6 ANTES_SENSED; UNKNOWN in a version 2 record, which
-    has no such byte and is still read)
+    written before they were kept, bit 6 ANTES_SENSED, bit 7 UTH's Trips on the other hand
+    rule; UNKNOWN in a version 2 record, which has no such byte and is still read)
 
 Version 1 (the first firmware with critical memory, UTH only) had 2 places a seat and 2 for
 the dealer; it is still read, its cards put in the first places, the game UNKNOWN.
