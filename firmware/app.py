@@ -59,7 +59,8 @@ _PASS_RESTART = const(40000)
 # the phases that hold the round's chips on their spots (the spot sensors let them stay there
 # longer than a stuck sensor would: a jackpot may wait long for the supervisor)
 _CHIPS_STAY = (tc.LOCKED, tc.CONFIRM, tc.CARD_ENTRY, tc.RESULTS)
-_DISPLAY_RETRY_MS = const(2000)    # a dealer display that stopped answering is started again
+_DISPLAY_RETRY_MS = const(2000)    # a dealer display (or meter sign) that stopped answering is
+                                   # started again
 # the dealer display's settings and picture are sent again this often: one that lost its power
 # for a moment comes back dark, and writes to it still succeed (the meter sign does the same)
 _DISPLAY_REFRESH_MS = const(10000)
@@ -154,6 +155,8 @@ class App:
         self.display_ok = True   # the dealer display answers on the bus
         self.display_retry = 0   # tick when a display that stopped answering is tried again
         self.display_refresh = 0     # tick when the display's settings and picture go again
+        self.sign_ok = True      # the meter sign's SPI writes go through
+        self.sign_retry = 0      # tick when a sign whose writes failed is started again
 
     def _open_station(self, section, log):
         if self.station is not None:
@@ -172,7 +175,11 @@ class App:
                 self.mcp.configure()
             except OSError:
                 pass    # its reads fail: the spots show a bus fault; check() configures it later
-        self.sign.begin(now)
+        try:
+            self.sign.begin(now)
+            sign_ok = True
+        except OSError:
+            sign_ok = False      # told to the controller once it has booted
         cause = getattr(self.board, "reset_cause", 0) or 0
         if program is not None:
             # a keyed program marks critical memory in the boot's commit
@@ -186,6 +193,8 @@ class App:
             self.controller.panel(btn.KEY_ON, 0, now)
         if self.panel.door_open():
             self.controller.panel(btn.DOOR_OPEN, 0, now)
+        if not sign_ok:
+            self._sign_failed(now)
         self._display_begin(now)
         if program is not None:
             self.controller.set_program(program["ok"], program["text"], program["digest"])
@@ -240,7 +249,15 @@ class App:
         dog.check_in(wd.CONTROLLER)
         self._render(now, False)
         self.lights.render(self.ticks)
-        self.sign.tick(now)
+        if self.sign_ok or ticks_diff(now, self.sign_retry) >= 0:
+            try:
+                if not self.sign_ok:
+                    self.sign.begin(now)    # every module set up and every digit sent again
+                    self.sign_ok = True
+                    c.set_display(True, now, tc.SIGN)
+                self.sign.tick(now)
+            except OSError:
+                self._sign_failed(now)
         if self.display_ok:
             try:
                 if ticks_diff(now, self.display_refresh) >= 0:
@@ -337,6 +354,15 @@ class App:
             self.display_ok = False
             self.controller.set_display(False, now)
 
+    def _sign_failed(self, now):
+        """A write to the meter sign raised (a port whose SPI driver reports a failed
+        transfer): the table plays on, the dealer display says so, and the sign is started
+        again every _DISPLAY_RETRY_MS, as the dealer display is."""
+        self.sign_retry = ticks_add(now, _DISPLAY_RETRY_MS)
+        if self.sign_ok:
+            self.sign_ok = False
+            self.controller.set_display(False, now, tc.SIGN)
+
     def _show_test(self, step, now):
         """Test mode's outputs besides the rings (which the controller cycles) and the
         sensors (on the display): every segment of every sign digit lit, the display
@@ -344,7 +370,10 @@ class App:
         test mode (step -1) puts them back."""
         testing = step >= 0
         if testing != (self.test_shown >= 0):
-            self.sign.lamp_test(testing)
+            try:
+                self.sign.lamp_test(testing)    # (kept for the sign's restart if it fails)
+            except OSError:
+                self._sign_failed(now)
         try:
             # set on a display not answering too: it is sent again when it answers, never
             # left inverted by a test mode that ended meanwhile

@@ -130,6 +130,7 @@ SHOWN = [
     ((ev.SENSOR_FAULT, 4, 2, sens.FAULT_NAMES.index("stuck")), [" sensor fault S4", " ante stuck"]),
     ((ev.SENSOR_FAULT, 0, 0, sens.FAULT_NAMES.index("bus")), [" sensor fault", " bus"]),
     ((ev.DISPLAY_FAULT, 1), [" display fault", ""]),
+    ((ev.DISPLAY_FAULT, 2), [" display fault", " sign"]),     # the meter sign's writes failed
     # where the card went and which: 51 is the ace of spades, 48 the ace of clubs
     ((ev.CARD_DUPLICATE, 8, 51), [" card twice", " board As"]),
     ((ev.CARD_REMOVED, 3, 48), [" card removed", " S3 Ac"]),

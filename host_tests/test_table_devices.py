@@ -480,3 +480,71 @@ def test_a_burst_of_shoe_lines_draws_the_display_once_a_pass(tmp_path, monkeypat
     assert sum(e[5] for e in entries) == bad
     assert entries[-1][4] == shoe.BAD_CARD
     assert len(events_of(c.memory, ev.CARD_DUPLICATE)) == 1
+
+
+SIGN_PART = 2       # DISPLAY_FAULT's a for the meter sign (1: the dealer display)
+
+
+def _screen(b):
+    return [line.strip() for line in b.table.oled.lines()]
+
+
+def _pool_text(c):
+    return "%d.%02d" % divmod(c.view.meter[0], 100)
+
+
+def test_a_meter_sign_whose_bus_fails_while_playing_is_told_on_the_display_and_taken_back(tmp_path):
+    # An SPI write that raises (a port whose driver reports a failed transfer) came out of
+    # the loop's pass: the table stopped, reset, and halted at the third boot in a row, for a
+    # part that shows the pool and decides nothing.  It plays on now; the dealer display
+    # says which part failed, the log has it once, and the sign is started again when its
+    # bus works.
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    b.table.chain.spi.fail = True
+    # found at the next write: a change of the digits, or the sign's refresh (every 10 s)
+    assert b.run_until(lambda: "Meter sign" in _screen(b), 11000)
+    b.run(100)                                # the display sends a page a pass
+    assert _screen(b)[6:8] == ["Meter sign", "FAULT bus"]
+    b.run(5000)                               # the message's time is over: the fault stays
+    assert "SIGN FAULT" in _screen(b)
+    for spot in (jackpot_spot(1), ante_spot(1)):
+        b.table.mcp.cover(spot)
+    b.run(200)
+    b.press("LOCK")                           # the round plays on
+    assert c.phase == tc.LOCKED and c.rec.accepted == 1
+    b.run(10000)                              # tried again every 2 s, failing each time
+    assert "SIGN FAULT" in _screen(b)
+    assert [e[4] for e in events_of(c.memory, ev.DISPLAY_FAULT)] == [SIGN_PART]
+    b.table.chain.spi.fail = False
+    b.run(3000)
+    assert b.sign() == _pool_text(c) and b.sign() != "10000.00"   # the wager's share in
+    assert "SIGN FAULT" not in _screen(b)
+    assert len(events_of(c.memory, ev.DISPLAY_FAULT)) == 1
+
+
+def test_a_meter_sign_failing_from_boot_and_through_test_mode_comes_back_whole(tmp_path):
+    first = BoardRig(tmp_path)
+    _open(first)
+
+    def sign_bus_fails(table):
+        table.chain.spi.fail = True
+
+    b = BoardRig(tmp_path, before_boot=sign_bus_fails)
+    c = b.app.controller
+    assert c.phase == tc.OPEN
+    b.run(5000)
+    assert "SIGN FAULT" in _screen(b)
+    b.key(True)
+    b.press("LOCK", long=True)                # test mode: the sign's lamp test fails too
+    assert c.phase == tc.TEST
+    b.table.chain.spi.fail = False
+    b.run(3000)
+    assert b.table.chain.text(0) == "8." * 8  # back in the lamp test it missed
+    b.press("BACK")
+    b.key(False)
+    b.run(3000)
+    assert c.phase == tc.OPEN and b.sign() == "10000.00"
+    assert "SIGN FAULT" not in _screen(b)
+    assert [e[4] for e in events_of(c.memory, ev.DISPLAY_FAULT)] == [SIGN_PART]

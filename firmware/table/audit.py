@@ -24,7 +24,16 @@ from firmware.jackpot import paytable as jpay
 from firmware.poker import cards as cardlib
 from firmware.store import eventlog as ev
 from firmware.store import eventnames
-from firmware.table.phases import BOARD, CONFIG_ITEMS, DEALER, GAME_TITLES, NOT_CHECKED, UTH, WIDTH
+from firmware.table.phases import (
+    BOARD,
+    CONFIG_ITEMS,
+    DEALER,
+    GAME_TITLES,
+    NOT_CHECKED,
+    SIGN,
+    UTH,
+    WIDTH,
+)
 from firmware.table.screens import money, short
 
 _ENTRY_LINES = const(3)       # display lines per event log entry
@@ -318,6 +327,8 @@ def values(kind, a, b, c, jackpot=True):
     if kind == ev.LOOP_FAULT:
         # the boots in a row, and the fault's id (the same id: the same error again)
         return ("x%d" % a, "id %08x" % (b & 0x7FFFFFFF))
+    if kind == ev.DISPLAY_FAULT and a == SIGN:
+        return ("sign",)            # the meter sign (the dealer display's entry shows none)
     if kind == ev.SENSOR_FAULT:
         reason = _named(spot_sensors.FAULT_NAMES, c, "reason")
         if a == 0:

@@ -90,6 +90,7 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     CONFIG_ITEMS,
     CONFIRM,
     DEALER,
+    DISPLAY,
     FCP,
     FLOP,
     GAME_CARDS,
@@ -104,6 +105,7 @@ from firmware.table.phases import (  # noqa: F401 - re-exported: callers name th
     RAM_ERROR,
     RESULTS,
     SEATS,
+    SIGN,
     SUPERVISOR_ID,
     TEST,
     UTH,
@@ -227,8 +229,8 @@ class RoundController:
         self.link_changes = 0        # the same for the link's changes (down, up)
         self.link_logged = False
         self.link_logged_ms = 0
-        self.display_ok = True       # the dealer display answers (App.set_display)
-        self.display_logged = False  # its failure is in the log this round
+        self.parts_down = 0      # DISPLAY, SIGN: those that do not answer (App: set_display)
+        self.parts_logged = 0    # those whose failure is in the log this round
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
         self.late = 0            # chips placed after LOCK
         self.tamper = 0          # accepted chips removed after LOCK
@@ -454,15 +456,21 @@ class RoundController:
             self._beep(BEEP_ALARM)
         self._refresh_meter()
 
-    def set_display(self, ok, now_ms):
-        """The dealer display stopped answering (ok False) or answers again: the meter sign
-        shows the fault meanwhile, and the event log gets it once a round."""
+    def set_display(self, ok, now_ms, part=DISPLAY):
+        """The dealer display (DISPLAY) or the meter sign (SIGN) stopped answering (ok False)
+        or answers again: the other one shows the fault meanwhile (the sign alternates
+        ``dISP Err``, the display says ``SIGN FAULT``), and the event log gets it once a round
+        (DISPLAY_FAULT, a the part)."""
         self.now_ms = now_ms
-        self.display_ok = ok
-        if not ok:
+        if ok:
+            self.parts_down &= ~part
+        else:
+            self.parts_down |= part
             self._beep(BEEP_ERROR)
-            if not self.display_logged:
-                self.display_logged = self._evidence(ev.DISPLAY_FAULT, 1)
+            if part == SIGN:
+                self._say("Meter sign", "FAULT bus")
+            if not self.parts_logged & part and self._evidence(ev.DISPLAY_FAULT, part):
+                self.parts_logged |= part
         self._refresh_meter()
 
     def jackpot_sections(self):
@@ -576,7 +584,7 @@ class RoundController:
         self.ante_marked = 0
         self.marks_unknown = False
         self.faults_logged = 0
-        self.display_logged = False
+        self.parts_logged = 0
         self.hits = []
         self.hits_estimated = False
         self.results = []
@@ -1747,7 +1755,7 @@ class RoundController:
             return "CONF Err"
         if not self.memory.whole:
             return "MEM Err"
-        if not self.display_ok:
+        if self.parts_down & DISPLAY:
             return "dISP Err"
         if self.link_required and not self.link_up:
             if self.tablelink is not None and self.tablelink.fault_text():

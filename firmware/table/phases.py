@@ -14,6 +14,9 @@ FLOP = const(3)
 MESSAGE_MS = const(4000)
 SUPERVISOR_ID = const(1)
 CONFIRM_HITS = const(3)      # jackpot hits listed on the CONFIRM screen (two lines each)
+# the parts that show what the table does, as DISPLAY_FAULT's a names them
+DISPLAY = const(1)           # the dealer display
+SIGN = const(2)              # the meter sign
 
 # Phases.
 OPEN = const(0)

@@ -35,6 +35,7 @@ from firmware.table.phases import (
     RAM_CLEAR,
     RAM_ERROR,
     RESULTS,
+    SIGN,
     TEST,
     UTH,
     WIDTH,
@@ -375,9 +376,12 @@ def render_lines(c):
         first, second = c.message.split("\n")
         lines[6] = first[:WIDTH]
         lines[7] = second[:WIDTH]
-    if c.door_open and phase != TEST:     # (test mode has the door's own line)
+    # (test mode has the door's own line; the audit menu leaves the door its own)
+    flag = ("DOOR OPEN" if c.door_open and phase != TEST else
+            "SIGN FAULT" if c.parts_down & SIGN and phase != AUDIT and phase != TEST else "")
+    if flag:
         # on the lowest free line; on a full screen in place of its title, not of a message
         row = LINES - 1
         while row and lines[row]:
             row -= 1
-        lines[row] = "DOOR OPEN"
+        lines[row] = flag

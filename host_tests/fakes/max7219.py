@@ -10,6 +10,8 @@ digit 0), intensity 0, all digits blank.
     sign = MeterSign(chain.spi, chain.cs, lines=2)
     chain.text(0)        # what a person reads on module 0, left to right: '  1234.56'
     chain.digits(0)      # the 8 characters, leftmost first, each with '.' if its DP glows
+    chain.spi.fail = True    # every write raises OSError(EIO): a port whose SPI driver reports
+                             # a failed transfer (the ESP32's); nothing reaches the chain
 
 The reading of each digit uses host_tests/fakes/segments.py, a table written from the
 segment letters, independent of the driver's font, and imported when a sign is first read
@@ -61,8 +63,11 @@ class _SPI:
     def __init__(self, chain):
         self._chain = chain
         self.bytes_written = 0
+        self.fail = False
 
     def write(self, buf):
+        if self.fail:
+            raise OSError(5)
         chain = self._chain
         for i in range(len(buf)):
             chain._shift(buf[i])

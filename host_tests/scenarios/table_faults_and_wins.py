@@ -3,7 +3,8 @@
 # payout raise no tamper; a bad shoe line is logged with its reason; a sensor fault is logged
 # once; an envy bonus paid, logged and listed; jackpot wins on the sign while they wait for
 # the supervisor, and off it when sent back; a jackpot hand sent back and a misread card
-# taken out by the supervisor; the dealer display unplugged and plugged back;
+# taken out by the supervisor; the dealer display unplugged and plugged back; the meter
+# sign's SPI writes failing and working again;
 # test mode lights every sign digit; a burst of shoe lines drawn and committed once a pass; an
 # idle pass still allocates nothing (heap_lock), nor one while a copy of critical memory
 # refuses its writes.
@@ -20,7 +21,7 @@ from host_tests.fakes.flash import MemFS
 from host_tests.fakes.ssd1306 import FakeSSD1306
 from host_tests.scenario_support import AppClock, Checker
 
-checker = Checker(51)
+checker = Checker(54)
 check = checker.check
 table = simulated.make(None)
 app = App(table.board, MemFS(), now=0)
@@ -161,6 +162,15 @@ check("display fault logged", logged(ev.DISPLAY_FAULT), [(1, 0, 0)])
 oled = table.i2c.attach(base.OLED_ADDR, FakeSSD1306())
 run(3000)
 check("display back and redrawn", (app.display_ok, oled.lines()[0].strip() != ""), (True, True))
+table.chain.spi.fail = True                 # the meter sign's SPI writes raise
+run(11000)                                  # its refresh (10 s) finds it
+check("sign bus failed: table plays on, display says so",
+      (c.phase, app.sign_ok, [line.strip() for line in oled.lines()].count("SIGN FAULT")), (0, False, 1))
+check("sign fault logged", logged(ev.DISPLAY_FAULT), [(1, 0, 0), (2, 0, 0)])
+table.chain.spi.fail = False
+run(3000)
+check("sign back: the pool", (app.sign_ok, table.chain.text(0).strip(), "SIGN FAULT" in oled.lines()),
+      (True, "%d.%02d" % divmod(c.view.meter[0], 100), False))
 key(True)
 press("LOCK", 1200)
 check("test mode: every sign digit lit", table.chain.text(0), "8." * 8)
