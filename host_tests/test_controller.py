@@ -884,7 +884,7 @@ def test_link_down_closes_jackpot_wagering_on_a_linked_table(table):
     table.chip(1, ante=True)
     assert table.c.view.seat_light[0] == lights.LOCKED
     table.press(btn.LOCK)
-    assert table.c.rec.accepted == 0 and "JACKPOT CLOSED" in table.screen()
+    assert table.c.rec.accepted == 0 and "JP CLOSED LINK\nno wagers taken" in table.screen()
 
 
 def test_seat_7_ante_is_on_the_second_port(table):

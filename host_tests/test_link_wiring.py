@@ -170,13 +170,13 @@ def test_a_table_kept_syncing_by_an_older_controller_tells_the_dealer_why(tmp_pa
     r.step(100, 40)                     # (past the RAM clear's message on the same lines)
     lines = r.c.view.lines
     assert r.c.message == ""
-    assert lines[1] == "JP CLOSED" and lines[6] == "LINK NO PAYTABLE"
+    assert lines[1] == "JP CLOSED LINK" and lines[6] == "LINK NO PAYTABLE"
     assert r.c.view.meter_fault == "LINK dn"
     # the broker gone: the link is down, which the sign says; the older controller's
     # reason is not the dealer's now
     r.wire_up = False
     r.step(100, 2)
-    assert lines[1] == "JP CLOSED" and lines[6] == ""
+    assert lines[1] == "JP CLOSED LINK" and lines[6] == ""
     r.wire_up = True
     r.step(100, 5)
     assert lines[6] == "LINK NO PAYTABLE"
@@ -372,6 +372,33 @@ def test_link_down_closes_wagering_and_a_locked_round_queues_its_hit(rig):
     assert rig.c.jackpot_open() and rig.link.awaiting == []
     rig.step(1000, 10)
     assert len(rig.events(ev.JACKPOT_HIT)) == 1 and len(rig.events(ev.LINK_UP)) == 2
+
+
+def test_a_link_that_drops_in_open_is_named_on_the_dealer_display_and_leaves_nothing_behind(rig):
+    # The dealer display said "JP CLOSED" with no reason while the link was down, where a
+    # copy of memory missing its commit says "JP CLOSED MEMORY": only the sign (LINK dn)
+    # said why, and a LOCK said "JACKPOT CLOSED" as for a table whose jackpot is switched off.
+    lines = rig.c.view.lines
+    rig.wire_up = False                  # the Wi-Fi lost
+    rig.step(100, 50)
+    assert lines[1] == "JP CLOSED LINK" and rig.c.view.meter_fault == "LINK dn"
+    rig.chips(1)
+    rig.press(btn.LOCK)                  # chips down while it is out: none taken
+    assert rig.c.rec.accepted == 0 and lines[6:8] == ["JP CLOSED LINK", "no wagers taken"]
+    rig.press(btn.SETTLE)                # a round nobody wagered the jackpot in: void it
+    rig.key(True)
+    rig.press(btn.BACK, long=True)
+    rig.key(False)
+    rig.press(btn.SETTLE)
+    assert rig.c.phase == tc.OPEN
+    rig.step(1000, 10)                   # out for 15 s: one entry (10 s after the LINK_UP one)
+    assert len(rig.events(ev.LINK_DOWN)) == 1 and lines[1] == "JP CLOSED LINK"
+    rig.wire_up = True                   # back
+    rig.step(100, 10)
+    rig.step(1000, 10)
+    assert lines[1] == "JP OPEN" and lines[6:8] == ["", ""] and rig.c.view.meter_fault == ""
+    assert all(len(line) <= 16 for line in lines)
+    assert len(rig.events(ev.LINK_DOWN)) == 1 and len(rig.events(ev.LINK_UP)) == 2
 
 
 def test_a_linked_table_takes_no_wager_while_a_copy_of_its_memory_refuses_writes(

@@ -1338,7 +1338,7 @@ class RoundController:
         accepted = 0
         # (as now: the LOCK commit may write a failing copy again, or fail one)
         is_open = self.jackpot_open()
-        whole = self.memory.whole
+        closed = screens.closed_text(self, "JACKPOT CLOSED")
         if is_open:
             accepted = self.placed & seats_ok & ~self.faults
         seats = [s + 1 for s in range(self.seats) if accepted & (1 << s)]
@@ -1384,7 +1384,7 @@ class RoundController:
         if self.game != UTH:
             self._say("No more bets", "")
         elif (refused or faulted) and not is_open:
-            self._say("JACKPOT CLOSED" if whole else screens.MEMORY_CLOSED, "no wagers taken")
+            self._say(closed, "no wagers taken")
         elif faulted:
             self._say("Fault, no JP:", "seats " + self._seat_list(faulted))
         elif refused:

@@ -47,6 +47,14 @@ _ENTRY_LABELS = const(("to   ", "rank ", "suit "))
 MEMORY_CLOSED = "JP CLOSED MEMORY"  # the jackpot, while a copy of critical memory misses a commit
 
 
+def closed_text(c, other="JP CLOSED"):
+    """Why the jackpot takes no wager, as the OPEN screen and a LOCK with chips down say it:
+    a copy of critical memory missing a commit, a linked table's link not up, else other."""
+    if not c.memory.whole:
+        return MEMORY_CLOSED
+    return "JP CLOSED LINK" if c.link_required and not c.link_up else other
+
+
 def money(cents):
     """Cents as dollars text: ``$1234.56``."""
     sign = "-" if cents < 0 else ""
@@ -197,7 +205,7 @@ def render_lines(c):
     cursor = "S%d" % (c.cursor + 1)
     if phase == OPEN:
         lines[0] = round_words(c.rec.round_no, "OPEN")
-        lines[1] = "JP " + ("OPEN" if c.jackpot_open() else "CLOSED")
+        lines[1] = "JP OPEN" if c.jackpot_open() else closed_text(c)
         if not c.program_ok:
             lines[1] = "PROGRAM ERROR"
         elif not c.config_ok or c._linked_option():
@@ -206,11 +214,8 @@ def render_lines(c):
             lines[6] = "GAME UNKNOWN" if c.game_unknown else GAME_TITLES[c.game]
         elif c.game != UTH:
             lines[1] = GAME_TITLES[c.game]
-        else:
-            if not c.memory.whole:
-                lines[1] = MEMORY_CLOSED
-            if c.tablelink is not None:
-                lines[6] = c.tablelink.dealer_text()    # why the link keeps it closed, if known
+        elif c.tablelink is not None:
+            lines[6] = c.tablelink.dealer_text()    # why the link keeps it closed, if known
         if c.game == UTH:       # (the other games take no jackpot wager: their spots say nothing)
             lines[2] = "placed " + (c._seat_list(c.placed) or "-")
         ante = c.ante | c.ante_marked

@@ -149,7 +149,7 @@ ledger.pays = False
 c.message = ""                  # (the RAM clear's, on the same lines)
 step(3)
 check("older controller: the dealer told", (c.view.lines[1], c.view.lines[6]),
-      ("JP CLOSED", "LINK NO PAYTABLE"))
+      ("JP CLOSED LINK", "LINK NO PAYTABLE"))
 ledger.pays = True
 step(12)                        # (the pays message goes with the next hello, each second)
 link = state["link"]
