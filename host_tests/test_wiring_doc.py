@@ -110,3 +110,61 @@ def test_bus_speeds_are_the_ones_the_boards_set():
     assert "SPI at %d MHz, mode 0" % (base.SPI_BAUD // 1000000) in text
     assert "buzzer's PWM at %d Hz" % base.BUZZER_FREQ in text
     assert "WS2812 data at 800 kHz" in text and base.WS2812_TIMING_NS == (400, 850, 800, 450)
+
+
+def _firmware_source():
+    return "".join(path.read_text() for path in (ROOT / "firmware").rglob("*.py"))
+
+
+def _written_by_the_firmware(text, source):
+    """Whether a text the fault table quotes is one the firmware writes: a string of its own
+    (its numbers as %d, one word as %s: "Seat %d %s spot"), a spot sensor's FAULT line, a shoe
+    line's reason, or a seat list ("257"), alone or after a string of its own ("seats
+    1234567")."""
+    import re
+
+    from firmware.drivers import shoe, spot_sensors
+
+    form = re.sub(r"\d+", "%d", text)
+    words = form.split(" ")
+    forms = [text, form] + [" ".join(words[:i] + ["%s"] + words[i + 1:]) for i in range(len(words))]
+    if any('"%s"' % f in source for f in forms):
+        return True
+    if text in ["FAULT " + name for name in spot_sensors.FAULT_NAMES[1:]] + list(shoe.REASONS):
+        return True
+    head = text.rstrip("0123456789")
+    return head != text and (head == "" or '"%s"' % head in source)
+
+
+def test_the_fault_table_quotes_what_the_firmware_shows_and_logs():
+    # A technician reads what the table shows off this table: each text must be one the
+    # firmware writes (the sign's, the display's), each event one the log names, and the
+    # parts' addresses the boards'.
+    import re
+
+    from firmware.store import eventnames
+
+    header, rows = table(DOC.read_text(), "faults")
+    assert header == ["Part", "What people see", "Event log", "The table meanwhile, and after",
+                      "Check"]
+    source = _firmware_source()
+    shown = [t for row in rows for t in re.findall(r"`([^`]+)`", row[1])]
+    assert {"dISP Err", "SIGN FAULT", "JP CLOSED LINK", "MEM Err"} <= set(shown)
+    assert [t for t in shown if not _written_by_the_firmware(t, source)] == []
+    logged = [t for row in rows for t in re.findall(r"`([^`]+)`", row[2])]
+    names = [t for t in logged if t in eventnames.NAMES.values()]
+    assert len(names) >= 10
+    # the others are what the audit menu shows of an entry
+    assert [t for t in logged if t not in names and not _written_by_the_firmware(t, source)] == []
+    addresses = dict((row[0].split(" (")[0], int(address, 16)) for row in rows
+                     for address in re.findall(r"I2C (0x[0-9A-F]{2})", row[0]))
+    assert addresses == {"Dealer display": base.OLED_ADDR, "Sensor expander": base.MCP23017_ADDR,
+                         "FRAM": base.FRAM_ADDR}
+
+
+def test_a_fault_table_quoting_a_text_the_firmware_never_shows_is_caught():
+    source = _firmware_source()
+    assert _written_by_the_firmware("Seat 2 JP spot", source)
+    assert _written_by_the_firmware("seats 1234567", source)
+    assert not _written_by_the_firmware("JP CLOSED WIFI", source)
+    assert not _written_by_the_firmware("DISPLAY FAULT", source)
