@@ -548,3 +548,41 @@ def test_a_meter_sign_failing_from_boot_and_through_test_mode_comes_back_whole(t
     assert c.phase == tc.OPEN and b.sign() == "10000.00"
     assert "SIGN FAULT" not in _screen(b)
     assert [e[4] for e in events_of(c.memory, ev.DISPLAY_FAULT)] == [SIGN_PART]
+
+
+def test_the_whole_i2c_bus_failing_mid_round_is_named_part_by_part_and_taken_back(tmp_path):
+    # SDA held by a short: the sensor expander, the dealer display and the FRAM fail together
+    # (docs/wiring.md, "Fault finding").  The table plays on and takes no jackpot wager it
+    # cannot see or keep; the log names each part once; the bus back, every part comes back,
+    # no ring left in FAULT, no fault text left on the sign, and the next round takes wagers.
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    b.table.mcp.cover(jackpot_spot(1))
+    b.table.mcp.cover(ante_spot(1))
+    b.run(200)
+    b.table.i2c.sda_short = "high"
+    b.run(3000)
+    assert [b.table.strip.seat_colour(s) for s in range(7)] == ["magenta"] * 7
+    assert "MEM Err" in _sign_texts(b, 3000)          # the worst of the three
+    b.press("LOCK")
+    assert c.phase == tc.LOCKED and c.rec.accepted == 0
+    b.run(20000)
+    b.table.i2c.sda_short = None
+    b.run(6000)
+    assert _screen(b) == [line.strip() for line in c.view.lines]     # drawn again
+    assert _screen(b)[:2] == ["ROUND 1 LOCKED", "JP none"]
+    assert b.table.strip.seat_colour(0) == "red" and c.view.seat_light[0] == lights.LOCKED
+    for line in ("S1 As", "S1 Kd", "D 9c", "D 9d", "B Qs", "B Jc", "B 2s", "B 3h", "B 4h"):
+        b.shoe(line)
+    b.press("SETTLE")
+    b.press("SETTLE")                         # the next round: both copies written again
+    b.run(3000)
+    assert _screen(b)[:3] == ["ROUND 2 OPEN", "JP OPEN", "placed 1"]
+    assert _sign_texts(b, 3000) == {"10000.00"}
+    b.press("LOCK")
+    assert c.rec.accepted == 1
+    assert [e[4:7] for e in events_of(c.memory, ev.SENSOR_FAULT)] == [(0, 0, sens.BUS)]
+    assert [e[4] for e in events_of(c.memory, ev.DISPLAY_FAULT)] == [1]
+    assert {e[4] for e in events_of(c.memory, ev.CM_ERROR)} == {0}        # the FRAM's copy
+    assert [e[4] for e in events_of(c.memory, ev.CM_RECOVERED)] == [0]
