@@ -41,6 +41,7 @@ TICK_MS = const(20)
 _EPOCH_2000 = const(946684800)    # seconds from 1970 to 2000 (ports whose time() counts from 2000)
 _NTP_EVERY_S = const(3600)        # the clock is set from NTP again every hour (linked tables)
 _NTP_RETRY_S = const(60)          # ... and every minute while it could not be set
+_WIFI_CHECK_S = const(30)         # a linked table's Wi-Fi lost is joined again this often
 _CLOCK_READ_MS = const(1000)      # the loop's wall clock is kept a second between its reads
 # A clock reading before 2025-01-01 was never set: the Pico W starts its clock at 2021-01-01
 # after every power cut, the ESP32 at 2000 (critical memory marks such times as not known)
@@ -427,6 +428,7 @@ def _loop(app, link):
     wall = int(clock) + offset
     read_ms = time.ticks_ms()
     next_ntp = clock + (_NTP_RETRY_S if retry else _NTP_EVERY_S)
+    next_wifi = clock + _WIFI_CHECK_S
     while True:
         start_ms = time.ticks_ms()
         if ticks_diff(start_ms, read_ms) >= 0:
@@ -446,6 +448,9 @@ def _loop(app, link):
             elif clock >= next_ntp:
                 sntp.ask(start_ms)
                 next_ntp = clock + _NTP_RETRY_S   # again in a minute unless it answers
+            if clock >= next_wifi:
+                next_wifi = clock + _WIFI_CHECK_S
+                link.rejoin()           # (link.setup: the Wi-Fi joined again if it was lost)
         spent = time.ticks_diff(time.ticks_ms(), start_ms)
         if spent < TICK_MS:
             time.sleep_ms(TICK_MS - spent)

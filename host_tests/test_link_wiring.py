@@ -893,6 +893,8 @@ def test_board_link_joins_wifi_reads_the_key_and_builds_the_setup(tmp_path):
     clock[0] = 0
     setup, problem = linksetup.board_link(FakeBoard(never), settings, lambda: clock[0], sleep, wait_ms=1000)
     assert setup is not None and clock[0] == 1000
+    # ... and the loop joins it again (LinkSetup.rejoin, every 30 s)
+    assert setup.rejoin() and never.calls[-1] == ("connect", "pit", "pw")
 
 
 @pytest.mark.parametrize("args, words", [
@@ -1282,6 +1284,51 @@ def test_a_clock_ntp_could_not_set_at_boot_is_tried_again_within_a_minute(monkey
     else:
         assert done is None and all(p[1] < UNIX_NOW for p in passes)   # the board's clock
         assert setup.clock_set_at is None
+
+
+class DroppingWLAN:
+    """network.WLAN whose access point goes away at down_at and is back at up_at (seconds of
+    the loop's clock): the radio does not join again by itself (the Pico W's, once a join
+    failed or the access point dropped it); a connect() while the access point is there
+    joins 3 s later."""
+
+    def __init__(self, clock, down_at, up_at):
+        self.clock = clock
+        self.down_at = down_at
+        self.up_at = up_at
+        self.joined_at = 0.0          # joined at boot
+        self.connects = []
+
+    def isconnected(self):
+        now = self.clock[0]
+        if self.down_at <= now < self.up_at:
+            self.joined_at = None     # dropped, and not joining again by itself
+        return self.joined_at is not None and now >= self.joined_at
+
+    def connect(self, ssid, password):
+        now = self.clock[0]
+        self.connects.append((int(now), ssid, password))
+        if not self.down_at <= now < self.up_at:
+            self.joined_at = now + 3
+
+
+def test_wi_fi_that_drops_is_joined_again_by_the_loop_every_30_s_until_it_is_back(monkeypatch):
+    # The access point restarted: the board's radio stayed off the network, the MQTT client
+    # retried a broker it could not reach, and the table's jackpot stayed closed (LINK dn)
+    # until someone restarted the table.
+    clock = [0.0]
+    setup = linksetup.LinkSetup(TABLE, KEY, None)
+    setup.sntp = FakeClock(clock, 0, 0)
+    wlan = DroppingWLAN(clock, 100, 200)
+    setup.wlan, setup.ssid, setup.password = wlan, "pit", "pw"
+    passes = run_loop(monkeypatch, setup, clock, until=400)
+    # none while it is joined; every 30 s from the drop until the access point is back
+    tries = [at for at, _, _ in wlan.connects]
+    assert tries and all(100 <= at < 235 for at in tries) and tries[0] < 130
+    assert all(b - a in (29, 30, 31) for a, b in zip(tries, tries[1:]))
+    assert tries[-1] >= 200 and wlan.connects[0][1:] == ("pit", "pw")
+    assert wlan.isconnected()
+    assert max(p[2] for p in passes) < 0.05               # no pass held
 
 
 @pytest.mark.parametrize("linked", [False, True])

@@ -27,6 +27,22 @@ class LinkSetup:
         self.client_name = client_name
         self.clock_retry = False  # board_link: NTP did not set the clock at boot
         self.sntp = None          # board_link: the loop's clock (firmware.link.sntp.Sntp)
+        self.wlan = None          # board_link: the network.WLAN, its network and password
+        self.ssid = self.password = ""
+
+    def rejoin(self):
+        """The loop's look at the Wi-Fi, every 30 s (firmware.app): joined again when it is not
+        connected and the file names its network (an access point restarted, or not up at
+        boot: the Pico W's radio does not join again by itself, and the link would stay down
+        until the table restarted).  connect() does not wait; True when it was called."""
+        wlan = self.wlan
+        if wlan is None or not self.ssid or wlan.isconnected():
+            return False
+        try:
+            wlan.connect(self.ssid, self.password)
+        except OSError:
+            pass        # a port that refuses while its own rejoin is under way
+        return True
 
     def station(self, section, log):
         """The Station (MQTT client + TableLink), restored from its section when there is one;
@@ -48,7 +64,8 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     """(LinkSetup or None, problem text): Wi-Fi joined, clock set, key read for a linked table.
 
     settings: the configuration file's LinkConfig.  Wi-Fi is started here and waited for at
-    most wait_ms (the MQTT client keeps retrying afterwards); the clock is set from NTP
+    most wait_ms (the MQTT client keeps retrying afterwards, the loop joins it again:
+    rejoin); the clock is set from NTP
     because link messages more than 300 s off the controller's clock are refused.
     The MQTT client is umqtt.simple when it can be imported (the deploy step installs it with
     mip), else the own mqtt.Client; ``setup.client_name`` says which.
@@ -83,6 +100,7 @@ def board_link(hw, settings, clock=None, sleep=None, wait_ms=WIFI_WAIT_MS):
     setup = LinkSetup(settings.table, key, opener, client_factory=factory, client_name=name)
     setup.clock_retry = retry       # the loop tries again within a minute, not an hour
     setup.sntp = _loop_clock(wlan, settings.ntp_server)
+    setup.wlan, setup.ssid, setup.password = wlan, settings.wifi_ssid, settings.wifi_password
     return setup, ""
 
 

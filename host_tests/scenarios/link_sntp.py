@@ -1,10 +1,12 @@
 # The loop's NTP client (firmware.link.sntp) on both runtimes, over a fake UDP network: the
 # name looked up by its own DNS query, the NTP answer checked and converted, a silent server
 # given up after a second, a cut DNS answer never raising; and over the real socket module to
-# a port where nothing answers: every call returns at once.
+# a port where nothing answers: every call returns at once.  And the loop's look at the Wi-Fi
+# (firmware.link.setup.LinkSetup.rejoin): a network lost is joined again, never raising.
 import time
 
 from firmware.link import sntp
+from firmware.link.setup import LinkSetup
 from host_tests.scenario_support import Checker
 
 
@@ -82,4 +84,31 @@ got = [real.ask(0), real.poll(1), real.poll(2), real.poll(2000)]
 took = (time.ticks_ms() if hasattr(time, "ticks_ms") else int(time.time() * 1000)) - start
 c.check("real socket: sent, nothing, nothing, failed", got, [True, None, None, 0])
 c.check("real socket: no call waited", took < 200, True)
+
+
+class Wlan:
+    def __init__(self):
+        self.up = True
+        self.calls = []
+
+    def isconnected(self):
+        return self.up
+
+    def connect(self, ssid, password):
+        self.calls.append((ssid, password))
+
+
+def refuse(ssid, password):
+    raise OSError(16)
+
+
+setup = LinkSetup(1, b"k" * 32, None)
+c.check("rejoin: no Wi-Fi set up", setup.rejoin(), False)
+wlan = Wlan()
+setup.wlan, setup.ssid, setup.password = wlan, "pit", "pw"
+c.check("rejoin: joined, left alone", (setup.rejoin(), wlan.calls), (False, []))
+wlan.up = False
+c.check("rejoin: lost, joined again", (setup.rejoin(), wlan.calls), (True, [("pit", "pw")]))
+wlan.connect = refuse
+c.check("rejoin: a refused connect never raises", setup.rejoin(), True)
 c.finish()
