@@ -455,6 +455,27 @@ def test_a_flapping_link_is_counted_into_one_entry_per_ten_seconds(rig):
     assert audit.values(ev.LINK_UP, 0, 39, 0) == ("x39",)
 
 
+def test_a_link_flapping_for_an_hour_takes_a_dozen_entries_not_360(rig):
+    # A weak Wi-Fi that drops the link every few seconds for hours: an entry every 10 s was
+    # 360 an hour, the event log's 1,088 entries gone in three hours.  While the changes keep
+    # coming the wait doubles, up to about 10 minutes; every change is still counted.
+    rig.step(1000, 11)
+    log = rig.memory.log
+    before = log.count
+    t = rig.now
+    changes = 0
+    for i in range(1, 1801):            # down and up every 2 s for an hour
+        t += 2000
+        rig.c.link(i % 2 == 0, t)
+        rig.c.tick(t, WALL)
+        changes += 1
+    rig.c.tick(t + 700 * 1000, WALL)
+    flaps = [e for e in log.events(before) if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
+    assert len(flaps) == 12
+    assert sum(max(e[5], 1) for e in flaps) == changes
+    assert flaps[-1][3] == ev.LINK_UP                 # the last state is the one logged
+
+
 def scarce_link_heap(monkeypatch):
     """No new bytearray of 1 KB or more from here on (test_controller.scarce_heap): the heap
     of a table after hours of play, with no piece for larger record buffers."""

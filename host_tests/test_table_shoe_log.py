@@ -1,5 +1,6 @@
 """Bad shoe lines: the dealer sees the reason, the event log keeps the reason and the count
-(at most one entry every SHOE_LOG_MS, so a babbling shoe cannot wear out the flash), and
+(at most one entry every SHOE_LOG_MS, longer while it goes on: a babbling shoe can neither
+wear out the flash nor push the records out of the log), and
 nothing is lost or stops the loop."""
 
 
@@ -107,3 +108,28 @@ def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_a_bad_line(tab
     table.c.tick(table.tick(), 2000)                 # the interval is up: written now
     assert len(writes) == 1
     assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)] == [(shoemod.GARBAGE, 2)]
+
+
+def test_a_shoe_that_babbles_for_an_hour_takes_a_dozen_entries_not_360(table):
+    # A shoe on the wrong baud rate, or a cable picking up noise, sends bad lines for hours:
+    # an entry every 10 s was 360 an hour, and the event log's 1,088 entries (its jackpot
+    # hits, RAM clears, tampers) were gone in three hours.  While the lines keep coming the
+    # wait doubles, up to about 10 minutes; every line is still counted, and a shoe quiet
+    # for a wait has its next bad line logged at once again.
+    start = table.now
+    lines = 0
+    while table.now < start + 3600 * 1000:
+        table.c.shoe_reject(shoemod.GARBAGE, table.tick(500))
+        table.c.tick(table.now, 2000)
+        lines += 1
+    table.c.tick(table.tick(700 * 1000), 2000)       # the last wait over: its lines go in
+    entries = events_of(table.memory, ev.SHOE_REJECT)
+    # at 0.5 s, then 10, 20, 40, 80, 160, 320 and 640 s apart (640 s at most): 12
+    assert len(entries) == 12
+    assert sum(e[5] for e in entries) == lines == 7200
+    table.c.tick(table.tick(700 * 1000), 2000)       # quiet for a wait
+    table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
+    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)][12:] == [(shoemod.BAD_CARD, 1)]
+    table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
+    table.c.tick(table.tick(tc.SHOE_LOG_MS), 2000)   # 10 s again, not 640
+    assert len(events_of(table.memory, ev.SHOE_REJECT)) == 14

@@ -127,6 +127,9 @@ _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensor
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
+# ... and, while bad lines (or the link's changes) keep coming, twice as long after each entry,
+# up to this: a fault that lasts hours takes a dozen entries an hour, not 360 (_wait_next)
+_LOG_WAIT_MAX_MS = const(640000)
 # a copy of critical memory whose write failed is written again in OPEN after this, then
 # after twice as long at each failure (the read-back logs each), up to about 17 minutes
 _MEMORY_RETRY_MS = const(2000)
@@ -159,6 +162,14 @@ LINKED_ENVY_TEXT = "envy bonus set: not paid when linked; set envy 0 standalone"
 LINKED_CUT_TEXT = "shortfall cut: link pays in full; set operator standalone"
 # Why an unkeyed program stops at a table that ran keyed (critical memory's mark)
 _KEYED_TEXT = const("PROGRAM ERROR - no /manifest.key (keyed table)")
+
+
+def _wait_next(going_on, wait, base):
+    """The time from a rate-limited entry (the shoe's bad lines, the link's changes) to the
+    next: base, or twice the last wait (up to _LOG_WAIT_MAX_MS) when this entry closes a
+    wait through which more than one came (a shoe that babbles, a link that flaps for hours
+    must not push the records out of the log; a link down once and back is no flapping)."""
+    return min(2 * wait, _LOG_WAIT_MAX_MS) if going_on else base
 
 
 class RoundController:
@@ -229,6 +240,7 @@ class RoundController:
         self.link_changes = 0        # the same for the link's changes (down, up)
         self.link_logged = False
         self.link_logged_ms = 0
+        self.link_wait = _LINK_LOG_MS    # the time from a link entry to the next
         self.parts_down = 0      # DISPLAY, SIGN: those that do not answer (App: set_display)
         self.parts_logged = 0    # those whose failure is in the log this round
         self.faults_logged = 0   # faults in the log this round: jackpot spot bits, Ante << SEATS, bus
@@ -298,8 +310,9 @@ class RoundController:
         self.hits_estimated = False  # self.hits amounts are estimates until the link pays
         self.shoe_rejects = 0        # shoe lines rejected since the last SHOE_REJECT entry
         self.shoe_reason = 0         # the last one's reason
-        self.shoe_logged = False     # a SHOE_REJECT entry made less than SHOE_LOG_MS ago, at shoe_logged_ms
+        self.shoe_logged = False     # a SHOE_REJECT entry made less than shoe_wait ago, at shoe_logged_ms
         self.shoe_logged_ms = 0
+        self.shoe_wait = SHOE_LOG_MS
         self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
         self._decoded = None         # (jackpot, round record) of the copy the boot takes
         try:
@@ -631,14 +644,14 @@ class RoundController:
             self._check_recovered_spots()
         if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) >= DOOR_LOG_MS:
             self.door_logged = False
-        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= SHOE_LOG_MS:
+        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= self.shoe_wait:
             self.shoe_logged = False
         if self.door_changes:
             self._log_door(now_ms)
-        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= _LINK_LOG_MS:
-            self.link_logged = False
-        if self.link_changes:
+        if self.link_changes:       # (before its window closes: changes through it go on)
             self._log_link(now_ms)
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= self.link_wait:
+            self.link_logged = False
         if self.recalling and ticks_diff(now_ms, self.recall_until) >= 0:
             self.recalling = False
             self._render()
@@ -981,11 +994,13 @@ class RoundController:
         self._render()
 
     def _log_shoe_rejects(self, now_ms):
-        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) < SHOE_LOG_MS:
+        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) < self.shoe_wait:
             return
+        self.shoe_wait = _wait_next(self.shoe_logged and self.shoe_rejects > 1, self.shoe_wait,
+                                    SHOE_LOG_MS)
         if self._evidence(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
-        # a commit that failed (MEMORY FAULT shown) is tried again in SHOE_LOG_MS, with the
+        # a commit that failed (MEMORY FAULT shown) is tried again in shoe_wait, with the
         # count kept: not a failing write and an alarm at every tick
         self.shoe_logged = True
         self.shoe_logged_ms = now_ms
@@ -1004,9 +1019,12 @@ class RoundController:
     def _log_link(self, now_ms):
         """Log the link's state as the door's (_log_door): a flapping link (a weak Wi-Fi, the
         link's room for entries filling and emptying) counted into one entry per LINK_LOG_MS,
-        not an entry per change pushing the records out of the log."""
-        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) < _LINK_LOG_MS:
+        longer while it goes on (_wait_next), not an entry per change pushing the records out
+        of the log."""
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) < self.link_wait:
             return
+        self.link_wait = _wait_next(self.link_logged and self.link_changes > 1, self.link_wait,
+                                    _LINK_LOG_MS)
         changes = self.link_changes
         if self._evidence(ev.LINK_UP if self.link_up else ev.LINK_DOWN, 0,
                           changes if changes > 1 else 0):

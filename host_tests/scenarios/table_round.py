@@ -2,9 +2,9 @@
 # RAM clear, two jackpot wagers accepted, a royal flush confirmed by the supervisor and paid,
 # then a power cut and a reboot that finds the same pool; both copies lost then, a RAM clear
 # that numbers the next round after the rounds the kept log holds. The steady-state tick allocates
-# nothing (checked under heap_lock). Expected amounts: default config, 70 of each 100 cents
-# to the pool, with the operator's reset (seed) of $10,000.00; the royal takes the whole pool
-# [rules.md 11.9].
+# nothing (checked under heap_lock). A shoe that babbles for an hour takes a dozen log entries.
+# Expected amounts: default config, 70 of each 100 cents to the pool, with the operator's
+# reset (seed) of $10,000.00; the royal takes the whole pool [rules.md 11.9].
 from firmware.compat import micropython
 from firmware.drivers import buttons as btn
 from firmware.drivers import spot_sensors as sens
@@ -168,4 +168,18 @@ c.tick(7100, 90000)
 c.commit_admin([(ev.TAMPER, 4)])
 newest = list(c.memory.log.entries(c.memory.log.count - 1))[0]
 check("real time again", (ev.unpack(newest)[1], ev.time_unsure(newest)), (90000, False))
+
+# A shoe that babbles for an hour (a bad line every half second): a dozen entries, not 360,
+# with every line counted (the wait between entries doubles while it goes on, up to 640 s).
+from firmware.drivers import shoe as shoemod  # noqa: E402
+
+first = c.memory.log.count
+t = 8000
+for _ in range(7200):
+    t += 500
+    c.shoe_reject(shoemod.GARBAGE, t)
+    c.tick(t, 90000)
+c.tick(t + 700000, 90000)
+babble = [e for e in c.memory.log.events(first) if e[3] == ev.SHOE_REJECT]
+check("babbling shoe's entries", (len(babble), sum(e[5] for e in babble)), (12, 7200))
 checker.finish()
