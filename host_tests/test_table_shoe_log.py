@@ -133,3 +133,28 @@ def test_a_shoe_that_babbles_for_an_hour_takes_a_dozen_entries_not_360(table):
     table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
     table.c.tick(table.tick(tc.SHOE_LOG_MS), 2000)   # 10 s again, not 640
     assert len(events_of(table.memory, ev.SHOE_REJECT)) == 14
+
+
+def test_a_shoe_cable_pulled_mid_card_and_plugged_back_loses_no_card_and_takes_no_wrong_one(tmp_path):
+    # At the wire, in a locked round: the shoe's cable comes out halfway through "S1 Ah" and
+    # goes back in; the half line is dropped as a partial line (told, logged), not joined to
+    # what comes next, and the card sent again is taken.
+    b = BoardRig(tmp_path)
+    b.ram_clear()
+    b.table.mcp.cover(0)
+    b.table.mcp.cover(8)                     # seat 1's jackpot and Ante spots
+    b.run(200)
+    b.press("LOCK")
+    c = b.app.controller
+    b.table.shoe.inject(b"S1 A")             # the cable pulled here
+    b.run(1000)
+    shown = [line.strip() for line in b.table.oled.lines()]
+    assert shown[6:8] == ["Shoe line bad", "partial line"]
+    assert c._hole(0) == []
+    b.table.shoe.inject(b"d\n")              # a noise byte as it goes back in, then its LF
+    b.shoe("S1 Ah")                          # the shoe sends the card again
+    b.shoe("S1 Kh")
+    assert c._hole(0) == cards.parse("Ah Kh")    # never "S1 Ad"
+    b.run(tc.SHOE_LOG_MS)
+    logged = [e[4:6] for e in events_of(c.memory, ev.SHOE_REJECT)]
+    assert logged[0] == (shoemod.PARTIAL, 1) and sum(n for _, n in logged) == 2
