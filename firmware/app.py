@@ -52,7 +52,7 @@ _SPOTS = const(16)                # both MCP23017 ports: jackpot spots GPA0-6, A
 _MCP_CHECK_TICKS = const(50)      # re-read the expander's configuration once a second
 # the loop pass count starts again here (248 days of 20 ms passes would take it past the
 # small ints of a 32-bit board, allocating at every pass), at _PASS_RESTART: past
-# QUICK_PASSES, so a table that ran that long is never a quick boot (a reset loop's) when it
+# _QUICK_PASSES, so a table that ran that long is never a quick boot (a reset loop's) when it
 # faults; both multiples of _MCP_CHECK_TICKS and of the spot lights' pattern cycle (4000
 # passes), so neither skips a beat
 _PASS_WRAP = const(1000000000)
@@ -73,10 +73,10 @@ _LINE_TIMEOUT_MS = const(2000)    # firmware.service.LINE_TIMEOUT_MS
 # A fault that stops the table (an exception out of its boot or its loop) is logged
 # (eventlog.LOOP_FAULT) and resets the board through the watchdog, but the table halts, with
 # no more resets, at the STOP_FAULTS-th boot in a row to end in a fault, each boot after the
-# first within QUICK_PASSES loop passes (10 minutes) of its start: a reset loop, whose
+# first within _QUICK_PASSES loop passes (10 minutes) of its start: a reset loop, whose
 # power-ups would push every older record out of the event log
 STOP_FAULTS = const(3)
-QUICK_PASSES = const(30000)
+_QUICK_PASSES = const(30000)
 _FAULT_LOOK_BACK = const(64)      # the newest entries searched for the boot before's fault
 _HALT_FEED_MS = const(200)
 
@@ -515,7 +515,7 @@ def _fault(app, error):
 def log_fault(app, error):
     """Commit a LOOP_FAULT entry for `error`, which stops the table booted as `app`; its count
     of boots in a row to end in a fault, which it returns: the count of the boot before's
-    fault + 1 when that boot ended in one and this one came within QUICK_PASSES passes of its
+    fault + 1 when that boot ended in one and this one came within _QUICK_PASSES passes of its
     start, else 1.  The boot before's is the newest LOOP_FAULT entry with one power-up after it
     (this boot's), among the log's newest _FAULT_LOOK_BACK entries.  0: nothing logged (the
     memory cannot commit, or the fault cut a commit short, which left its copies unknown)."""
@@ -530,7 +530,7 @@ def log_fault(app, error):
         if memory.cut_short():
             return 0
         count = boots = 0
-        if app.ticks < QUICK_PASSES:
+        if app.ticks < _QUICK_PASSES:
             for entry in log.events(max(log.first_available(), log.count - _FAULT_LOOK_BACK)):
                 if entry[3] == ev.LOOP_FAULT:
                     count, boots = entry[4], 0

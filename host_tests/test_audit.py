@@ -144,11 +144,11 @@ def play_door_events(state, pairs):
         ram_clear(link)
         for _ in range(pairs):
             # one entry per change: the table counts door changes that come faster than
-            # DOOR_LOG_MS into one entry (a loose switch must not flood the log)
+            # _DOOR_LOG_MS into one entry (a loose switch must not flood the log)
             link.sim("door open")
-            link.sim("wait %d" % tc.DOOR_LOG_MS)
+            link.sim("wait %d" % tc._DOOR_LOG_MS)
             link.sim("door shut")
-            link.sim("wait %d" % tc.DOOR_LOG_MS)
+            link.sim("wait %d" % tc._DOOR_LOG_MS)
     finally:
         link.close()
 
@@ -180,8 +180,8 @@ def test_an_export_after_a_ram_clear_gives_each_round_its_own_number(tmp_path):
         for line in ROYAL_ROUND:
             link.sim(line)
         for _ in range(14):
-            for line in ("door open", "wait %d" % tc.DOOR_LOG_MS, "door shut",
-                         "wait %d" % tc.DOOR_LOG_MS):
+            for line in ("door open", "wait %d" % tc._DOOR_LOG_MS, "door shut",
+                         "wait %d" % tc._DOOR_LOG_MS):
                 link.sim(line)
     finally:
         link.close()

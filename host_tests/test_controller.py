@@ -769,7 +769,7 @@ def test_door_open_is_logged_and_shown(table):
     table.c.panel(btn.DOOR_OPEN, 0, table.tick())
     assert "DOOR OPEN" in table.screen()
     assert len(events_of(table.memory, ev.DOOR_OPEN)) == 1      # at once
-    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc._DOOR_LOG_MS))
     assert len(events_of(table.memory, ev.DOOR_CLOSE)) == 1
 
 
@@ -780,7 +780,7 @@ def test_a_flapping_door_switch_is_counted_not_logged_change_by_change(table):
         table.c.panel(btn.DOOR_CLOSED if i % 2 == 0 else btn.DOOR_OPEN, 0, table.tick(100))
     door = events_of(table.memory, ev.DOOR_OPEN) + events_of(table.memory, ev.DOOR_CLOSE)
     assert len(door) == 1                                 # the first change only, so far
-    table.c.tick(start + tc.DOOR_LOG_MS, 2000)
+    table.c.tick(start + tc._DOOR_LOG_MS, 2000)
     door = events_of(table.memory, ev.DOOR_OPEN) + events_of(table.memory, ev.DOOR_CLOSE)
     # then one entry: the door's state now (open after an even number of changes) and the count
     assert [(e[3], e[4], e[5]) for e in door] == [(ev.DOOR_OPEN, 1, 0), (ev.DOOR_OPEN, 1, 50)]
@@ -802,13 +802,13 @@ def failing_commits(table):
 
 def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_the_door(table):
     # Both copies refuse the DOOR_OPEN entry's commit: MEMORY FAULT is shown, and the entry
-    # waits DOOR_LOG_MS like a written one (as the shoe's log), not a failing write and an
+    # waits _DOOR_LOG_MS like a written one (as the shoe's log), not a failing write and an
     # alarm at every 20 ms tick; once the store works it is written, the changes counted.
     writes, commit_admin = failing_commits(table)
     start = table.tick()
     table.c.panel(btn.DOOR_OPEN, 0, start)
     assert "MEMORY FAULT" in table.c.last_refusal
-    while table.now < start + tc.DOOR_LOG_MS - 20:
+    while table.now < start + tc._DOOR_LOG_MS - 20:
         table.c.tick(table.tick(), 2000)
     assert len(writes) == 1
     table.memory.commit_admin = commit_admin
@@ -1537,8 +1537,8 @@ def test_a_door_opened_in_ram_error_is_logged_with_the_ram_clear(tmp_path):
     t = Table(tmp_path)                         # blank memory: RAM ERROR
     t.c.tick(t.tick(), 1500)                    # the wall clock when the door opens
     t.c.panel(btn.DOOR_OPEN, 0, t.tick())
-    t.c.panel(btn.DOOR_CLOSED, 0, t.tick(tc.DOOR_LOG_MS))
-    t.c.tick(t.tick(tc.DOOR_LOG_MS), 1000)
+    t.c.panel(btn.DOOR_CLOSED, 0, t.tick(tc._DOOR_LOG_MS))
+    t.c.tick(t.tick(tc._DOOR_LOG_MS), 1000)
     assert t.c.phase == tc.RAM_ERROR and t.memory.log.count == 0
     t.c.tick(t.tick(), 9000)                    # the RAM clear comes later
     t.ram_clear()
@@ -2228,7 +2228,7 @@ def test_a_copy_mended_behind_the_logic_door_opens_the_jackpot_when_the_door_clo
     commit, which writes the mended copy and reads it back whole."""
     refuse_copy_writes(table, monkeypatch)
     table.c.panel(btn.DOOR_OPEN, 0, table.tick())       # the door's entry: copy 1 fails
-    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc._DOOR_LOG_MS))
     for _ in range(600):                    # 10 minutes idle, a loop pass a second
         table.c.tick(table.tick(1000), 1000 + table.now // 1000)
     assert "JP CLOSED MEMORY" in table.screen() and table.c.view.meter_fault == "MEM Err"
@@ -2240,7 +2240,7 @@ def test_a_copy_mended_behind_the_logic_door_opens_the_jackpot_when_the_door_clo
     table.c.panel(btn.DOOR_OPEN, 0, table.tick())
     assert "DOOR OPEN" in table.screen()
     monkeypatch.undo()                      # the part mended
-    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+    table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc._DOOR_LOG_MS))
     assert "JP OPEN" in table.screen() and table.c.view.meter_fault == ""
     assert "FAULT" not in table.memory.status_text()
     assert [(e[3], e[4]) for e in table.memory.log.events(start)] == [

@@ -235,7 +235,7 @@ def test_bad_lines_seats_and_settings():
         MeterSign(chain.spi, chain.cs, lines=0)
     with pytest.raises(ValueError, match="intensity"):
         MeterSign(chain.spi, chain.cs, intensity=16)
-    assert meter_sign.REG_SHUTDOWN == 0x0C and meter_sign.REG_DISPLAY_TEST == 0x0F
+    assert meter_sign._REG_SHUTDOWN == 0x0C and meter_sign._REG_DISPLAY_TEST == 0x0F
 
 
 def test_wins_of_one_round_are_shown_in_turn_then_the_new_amount():
@@ -259,15 +259,15 @@ def test_wins_of_one_round_are_shown_in_turn_then_the_new_amount():
 def test_the_last_of_the_most_wins_a_line_holds_shows_within_30_seconds():
     chain, sign = make(win_ms=15000)
     sign.begin(0)
-    for seat in range(1, meter_sign.MAX_WINS + 1):
+    for seat in range(1, meter_sign._MAX_WINS + 1):
         sign.show_win(0, seat, 100 * seat, 0, 0)
-    sign.tick(3000 * (meter_sign.MAX_WINS - 1) + 2500)
-    assert shown(chain) == "  5EAt %d" % meter_sign.MAX_WINS
-    assert 3000 * (meter_sign.MAX_WINS - 1) + 2500 < 30000     # the 30 s
+    sign.tick(3000 * (meter_sign._MAX_WINS - 1) + 2500)
+    assert shown(chain) == "  5EAt %d" % meter_sign._MAX_WINS
+    assert 3000 * (meter_sign._MAX_WINS - 1) + 2500 < 30000     # the 30 s
     # one more at once (two rounds of many winners close together): the oldest gives way, the
     # table's loop goes on (it raised out of App.step), and the newest win is shown in turn
     sign.show_win(0, 7, 777, 0, 100)
-    assert sign.wins_showing(0) == meter_sign.MAX_WINS
+    assert sign.wins_showing(0) == meter_sign._MAX_WINS
     seen = []
     for t in range(100, 30000, 500):
         sign.tick(t)

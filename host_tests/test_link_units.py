@@ -439,7 +439,7 @@ def test_sign_texts_fit_the_seven_segment_meter_line():
     from firmware.link import tablelink
 
     for text in (tablelink.SIGN_LINK_DOWN, tablelink.SIGN_LINK_ERROR):
-        assert len(meter_sign.encode_text(text)) == meter_sign.DIGITS  # ValueError if it does not fit
+        assert len(meter_sign.encode_text(text)) == meter_sign._DIGITS  # ValueError if it does not fit
 
 
 @pytest.mark.parametrize("content,words", [

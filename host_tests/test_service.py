@@ -178,9 +178,9 @@ def test_hits_show_the_royal_flush_paid(table):
 
 def test_log_pages_through_every_event_in_order(table):
     for _ in range(20):                  # 40 door events: more than one page of 32
-        # DOOR_LOG_MS apart: faster changes would be counted into one entry
-        table.c.panel(btn.DOOR_OPEN, 0, table.tick(tc.DOOR_LOG_MS))
-        table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+        # _DOOR_LOG_MS apart: faster changes would be counted into one entry
+        table.c.panel(btn.DOOR_OPEN, 0, table.tick(tc._DOOR_LOG_MS))
+        table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc._DOOR_LOG_MS))
     count = table.memory.log.count
     assert count == 41                   # RAM clear + 40 door events
     first = table.ask("log")
@@ -1030,8 +1030,8 @@ def test_hostile_lines_get_an_error_and_change_nothing(table, raw, code, words):
 ])
 def test_tabs_separate_words_like_spaces(table, line, cmd, check):
     for _ in range(6):
-        table.c.panel(btn.DOOR_OPEN, 0, table.tick(tc.DOOR_LOG_MS))
-        table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc.DOOR_LOG_MS))
+        table.c.panel(btn.DOOR_OPEN, 0, table.tick(tc._DOOR_LOG_MS))
+        table.c.panel(btn.DOOR_CLOSED, 0, table.tick(tc._DOOR_LOG_MS))
     reply = table.ask(line)
     assert reply["ok"] is True and reply["cmd"] == cmd, reply
     assert check(reply)

@@ -1113,7 +1113,7 @@ def test_a_fault_at_every_boot_stops_the_table_at_the_third_and_its_power_ups_st
 def test_only_a_reset_loop_stops_the_table(monkeypatch, tmp_path):
     """A fault that happened once never stops the table: a boot that ended otherwise (a
     power cut) between two faults starts the count again, and so does a fault after the
-    table ran QUICK_PASSES passes (a fault that comes back once in a while is not a table
+    table ran _QUICK_PASSES passes (a fault that comes back once in a while is not a table
     that cannot run).  Three quick ones in a row after that do."""
     from firmware import app as appmod
     from firmware.store import eventlog as ev
@@ -1124,7 +1124,7 @@ def test_only_a_reset_loop_stops_the_table(monkeypatch, tmp_path):
             dict(fail_at=30, passes=40)]
     ended = []
     for run in runs:
-        monkeypatch.setattr(appmod, "QUICK_PASSES", 50)
+        monkeypatch.setattr(appmod, "_QUICK_PASSES", 50)
         ended.append(_board_run(monkeypatch, state, root, **run)[0])
     assert ended == ["reset", "cut", "reset", "reset", "reset", "reset", "cut"]
     faults = [(e[1], e[3]) for e in _logged(state, root) if e[0] == ev.LOOP_FAULT]
@@ -1154,7 +1154,7 @@ def test_a_table_that_ran_past_its_pass_count_s_wrap_is_no_reset_loop(monkeypatc
     assert ended == ["reset", "reset", "reset"]      # not halted
     faults = [e[1] for e in _logged(state, root) if e[0] == ev.LOOP_FAULT]
     assert faults == [1, 2, 1]
-    assert appmod._PASS_RESTART >= appmod.QUICK_PASSES    # (whatever QUICK_PASSES becomes)
+    assert appmod._PASS_RESTART >= appmod._QUICK_PASSES    # (whatever _QUICK_PASSES becomes)
 
 
 def test_a_fault_logged_after_a_clock_restart_is_not_timed_before_the_log(monkeypatch,

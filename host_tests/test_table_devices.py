@@ -458,7 +458,7 @@ def test_a_burst_of_shoe_lines_draws_the_display_once_a_pass(tmp_path, monkeypat
     counts = _PassCounts(b, monkeypatch)
     b.table.shoe.inject(b"S1 Zz\n")          # one bad line alone: its entry's commit
     single = max(p[0] for p in counts.passes(2))
-    b.run(tc.SHOE_LOG_MS)                     # the shoe's log may take the next at once
+    b.run(tc._SHOE_LOG_MS)                     # the shoe's log may take the next at once
     logged = len(events_of(c.memory, ev.SHOE_REJECT))
     rejects = sum(b.app.shoe.rejects)
     assert len(_BURST) == 32
@@ -479,7 +479,7 @@ def test_a_burst_of_shoe_lines_draws_the_display_once_a_pass(tmp_path, monkeypat
     # every rejected line is counted in the log, under the last reason, once its window is over
     bad = sum(b.app.shoe.rejects) - rejects
     assert bad == 12
-    b.run(tc.SHOE_LOG_MS + 100)
+    b.run(tc._SHOE_LOG_MS + 100)
     entries = events_of(c.memory, ev.SHOE_REJECT)[logged:]
     assert sum(e[5] for e in entries) == bad
     assert entries[-1][4] == shoe.BAD_CARD

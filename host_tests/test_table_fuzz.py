@@ -69,7 +69,7 @@ BUTTONS = (btn.LOCK, btn.SETTLE, btn.UP, btn.DOWN, btn.OK, btn.BACK)
 TICK_MS = 20
 # loop passes: the usual tick, a slow pass, a message's time, the door's and the shoe's log
 # windows, a minute, an hour, a day (the tick count is exact for 6 days: firmware.drivers.ticks)
-JUMPS = (TICK_MS, 100, 600, tc.MESSAGE_MS, tc.DOOR_LOG_MS + 1, 60000, 3600000, 86400000)
+JUMPS = (TICK_MS, 100, 600, tc.MESSAGE_MS, tc._DOOR_LOG_MS + 1, 60000, 3600000, 86400000)
 _RANKS = "23456789TJQKA"
 _SUITS = "cdhs"
 # hands rigged onto a seat (hole cards, then the board): the jackpot's confirmation paths

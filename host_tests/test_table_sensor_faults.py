@@ -128,7 +128,7 @@ def test_entries_a_failing_store_refused_are_kept_and_tried_again_not_every_pass
 
     memory.commit_admin = failing
     b.table.open_door()
-    b.run(tc.SHOE_LOG_MS - 200)               # (the door is seen a few passes after it opens)
+    b.run(tc._SHOE_LOG_MS - 200)               # (the door is seen a few passes after it opens)
     assert len(tried) == 1 and "MEMORY FAULT" in c.last_refusal     # not a write every pass
     memory.commit_admin = commit_admin        # the store works again: the entry is written
     b.run(500)

@@ -1,5 +1,5 @@
 """Bad shoe lines: the dealer sees the reason, the event log keeps the reason and the count
-(at most one entry every SHOE_LOG_MS, longer while it goes on: a babbling shoe can neither
+(at most one entry every _SHOE_LOG_MS, longer while it goes on: a babbling shoe can neither
 wear out the flash nor push the records out of the log), and
 nothing is lost or stops the loop."""
 
@@ -24,14 +24,14 @@ def test_a_flood_of_bad_lines_is_counted_into_one_entry_per_interval(table):
     for _ in range(49):
         table.c.shoe_reject(shoemod.TOO_LONG, table.tick())
     assert len(events_of(table.memory, ev.SHOE_REJECT)) == 1       # the first, at once
-    table.now = start + tc.SHOE_LOG_MS - 1
+    table.now = start + tc._SHOE_LOG_MS - 1
     table.c.tick(table.now, 2000)
     assert len(events_of(table.memory, ev.SHOE_REJECT)) == 1       # not before the interval
-    table.now = start + tc.SHOE_LOG_MS
+    table.now = start + tc._SHOE_LOG_MS
     table.c.tick(table.now, 2000)
     logged = [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)]
     assert logged == [(shoemod.GARBAGE, 1), (shoemod.TOO_LONG, 49)]    # all 50, the last reason
-    table.c.tick(table.now + tc.SHOE_LOG_MS, 2000)
+    table.c.tick(table.now + tc._SHOE_LOG_MS, 2000)
     assert len(events_of(table.memory, ev.SHOE_REJECT)) == 2       # nothing new: no entry
 
 
@@ -48,7 +48,7 @@ def test_a_bad_line_through_the_shoe_driver_is_logged_and_the_next_card_taken(tm
     c = b.app.controller
     assert [e[4] for e in events_of(c.memory, ev.SHOE_REJECT)] == [shoemod.BAD_CARD]
     assert c._hole(0) == cards.parse("Ah")  # the loop carried on and took the next card
-    b.run(tc.SHOE_LOG_MS)                    # the second bad line, counted, goes in next
+    b.run(tc._SHOE_LOG_MS)                    # the second bad line, counted, goes in next
     assert [e[4:6] for e in events_of(c.memory, ev.SHOE_REJECT)] == [
         (shoemod.BAD_CARD, 1), (shoemod.GARBAGE, 1)]
 
@@ -59,7 +59,7 @@ def test_bytes_lost_tell_the_dealer_to_check_the_cards_and_keep_their_reason_in_
     table.c.shoe_reject(shoemod.OVERRUN, table.tick())
     assert "Shoe bytes lost" in table.screen() and "check the cards" in table.screen()
     table.c.shoe_reject(shoemod.BAD_FORMAT, table.tick())    # a lesser reason after it
-    table.now = start + tc.SHOE_LOG_MS
+    table.now = start + tc._SHOE_LOG_MS
     table.c.tick(table.now, 2000)
     logged = [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)]
     assert logged == [(shoemod.GARBAGE, 1), (shoemod.OVERRUN, 2)]    # cards may be missing
@@ -98,10 +98,10 @@ def test_a_store_that_cannot_commit_is_not_retried_every_tick_for_a_bad_line(tab
     start = table.tick()
     table.c.shoe_reject(shoemod.BAD_CARD, start)
     assert "MEMORY FAULT" in table.c.last_refusal
-    for _ in range(tc.SHOE_LOG_MS // 40):
+    for _ in range(tc._SHOE_LOG_MS // 40):
         table.c.tick(table.tick(), 2000)
     table.c.shoe_reject(shoemod.GARBAGE, table.tick())
-    while table.now < start + tc.SHOE_LOG_MS - 20:
+    while table.now < start + tc._SHOE_LOG_MS - 20:
         table.c.tick(table.tick(), 2000)
     assert len(writes) == 1
     table.memory.commit_admin = commit_admin
@@ -131,7 +131,7 @@ def test_a_shoe_that_babbles_for_an_hour_takes_a_dozen_entries_not_360(table):
     table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
     assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)][12:] == [(shoemod.BAD_CARD, 1)]
     table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
-    table.c.tick(table.tick(tc.SHOE_LOG_MS), 2000)   # 10 s again, not 640
+    table.c.tick(table.tick(tc._SHOE_LOG_MS), 2000)   # 10 s again, not 640
     assert len(events_of(table.memory, ev.SHOE_REJECT)) == 14
 
 
@@ -155,6 +155,6 @@ def test_a_shoe_cable_pulled_mid_card_and_plugged_back_loses_no_card_and_takes_n
     b.shoe("S1 Ah")                          # the shoe sends the card again
     b.shoe("S1 Kh")
     assert c._hole(0) == cards.parse("Ah Kh")    # never "S1 Ad"
-    b.run(tc.SHOE_LOG_MS)
+    b.run(tc._SHOE_LOG_MS)
     logged = [e[4:6] for e in events_of(c.memory, ev.SHOE_REJECT)]
     assert logged[0] == (shoemod.PARTIAL, 1) and sum(n for _, n in logged) == 2

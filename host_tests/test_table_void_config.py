@@ -300,7 +300,7 @@ def test_the_last_results_can_be_recalled_after_a_double_tap(tmp_path):
     t.press(btn.OK)                                  # any other button ends it and does its job
     assert "LAST ROUND" not in t.screen() and t.c.ante_marked == 1
     t.press(btn.SETTLE, long=True)
-    t.c.tick(t.tick(tc.RECALL_MS), 2000)             # and it ends by itself
+    t.c.tick(t.tick(tc._RECALL_MS), 2000)             # and it ends by itself
     assert "LAST ROUND" not in t.screen()
 
 

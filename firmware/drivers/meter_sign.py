@@ -25,7 +25,7 @@ What a person sees on a line:
   (15 s), starting at the moment of the hit, then the new amount.  Wins of one round on the
   same line (two flushes, a royal and a flush...) are shown in turn, each amount with its
   seat, round and round again until ``win_ms`` after the last of them, and at least once
-  each: with the most wins a line holds (``MAX_WINS``, 9) the last appears 24 s after the
+  each: with the most wins a line holds (``_MAX_WINS``, 9) the last appears 24 s after the
   first; ``end_wins`` ends them at once (wins withdrawn, or shown again when paid);
 - with a fault set: the amount (2 s) and the fault text (1 s) alternately;
 - a blank line (no pool on it): nothing, or with a fault set the fault text alone (there is
@@ -51,8 +51,8 @@ _REG_DIGIT0 = const(0x01)      # DIGIT0..DIGIT7 are 0x01..0x08
 _REG_DECODE_MODE = const(0x09)
 _REG_INTENSITY = const(0x0A)
 _REG_SCAN_LIMIT = const(0x0B)
-REG_SHUTDOWN = const(0x0C)
-REG_DISPLAY_TEST = const(0x0F)
+_REG_SHUTDOWN = const(0x0C)
+_REG_DISPLAY_TEST = const(0x0F)
 
 _DECODE_NONE = const(0x00)
 _SCAN_ALL_DIGITS = const(0x07)
@@ -60,7 +60,7 @@ _SHUTDOWN_OFF = const(0x01)    # normal operation
 _SHUTDOWN_ON = const(0x00)
 _INTENSITY_MAX = const(0x0F)
 
-DIGITS = const(8)
+_DIGITS = const(8)
 _MAX_LINES = const(8)
 
 # Segment bits in no-decode mode: DP A B C D E F G from bit 7 down to bit 0.
@@ -88,7 +88,7 @@ _WIN_MS = const(15000)
 _WIN_AMOUNT_MS = const(2000)
 _WIN_SEAT_MS = const(1000)
 _WIN_CYCLE_MS = const(3000)            # _WIN_AMOUNT_MS + _WIN_SEAT_MS: one win's turn
-MAX_WINS = const(9)                    # wins shown together on a line (seats 1..9)
+_MAX_WINS = const(9)                    # wins shown together on a line (seats 1..9)
 _FAULT_AMOUNT_MS = const(2000)
 _FAULT_TEXT_MS = const(1000)
 _REFRESH_MS = const(10000)
@@ -119,11 +119,11 @@ def encode_text(text, out=None):
         if shape is None:
             raise ValueError("no 7-segment shape for %r in sign text %r" % (ch, text))
         shapes.append(shape)
-    if len(shapes) > DIGITS:
-        raise ValueError("sign text %r needs %d digits, a line has %d" % (text, len(shapes), DIGITS))
+    if len(shapes) > _DIGITS:
+        raise ValueError("sign text %r needs %d digits, a line has %d" % (text, len(shapes), _DIGITS))
     if out is None:
-        out = bytearray(DIGITS)
-    for i in range(DIGITS):
+        out = bytearray(_DIGITS)
+    for i in range(_DIGITS):
         out[i] = shapes[len(shapes) - 1 - i] if i < len(shapes) else 0
     return out
 
@@ -133,7 +133,7 @@ def render_amount(cents, out, offset=0):
     with_cents = cents <= _CENTS_SHOWN_MAX
     value = cents if with_cents else cents // 100
     lowest = 2 if with_cents else 0     # digits always shown: "0.00" or "0"
-    for i in range(DIGITS):
+    for i in range(_DIGITS):
         if value or i <= lowest:
             shape = _DIGIT_SHAPES[value % 10]
             if with_cents and i == 2:
@@ -173,17 +173,17 @@ class MeterSign:
         self.win_ms = win_ms
         self.refresh_ms = refresh_ms
         self._tx = bytearray(2 * lines)
-        self._frame = bytearray(DIGITS * lines)    # what should show, line-major, rightmost first
-        self._sent = bytearray(DIGITS * lines)     # what the modules were last sent
-        self._text = bytearray(DIGITS * lines)     # fault text per line
-        self._seat_text = bytearray(DIGITS * lines * MAX_WINS)    # "SEAt n" per win slot
+        self._frame = bytearray(_DIGITS * lines)    # what should show, line-major, rightmost first
+        self._sent = bytearray(_DIGITS * lines)     # what the modules were last sent
+        self._text = bytearray(_DIGITS * lines)     # fault text per line
+        self._seat_text = bytearray(_DIGITS * lines * _MAX_WINS)    # "SEAt n" per win slot
         self._shown = [0] * lines
         self._target = [0] * lines
         self._rate = [1] * lines
         self._last_step = [0] * lines
         self._faulted = bytearray(lines)
         self._blank = bytearray(lines)     # lines that show nothing (no pool on them)
-        self._win_cents = [0] * (lines * MAX_WINS)
+        self._win_cents = [0] * (lines * _MAX_WINS)
         self._win_start = [0] * lines      # tick of the line's first win
         self._win_end = [0] * lines        # ms after that tick when the wins stop showing
         self._wins = bytearray(lines)      # wins showing on the line (0: none)
@@ -208,9 +208,9 @@ class MeterSign:
         for line in range(self.lines):
             at = 2 * (last - line)
             tx[at] = _REG_DIGIT0 + digit
-            value = self._frame[line * DIGITS + digit]
+            value = self._frame[line * _DIGITS + digit]
             tx[at + 1] = value
-            self._sent[line * DIGITS + digit] = value
+            self._sent[line * _DIGITS + digit] = value
         self._transfer()
 
     def _transfer(self):
@@ -219,16 +219,16 @@ class MeterSign:
         self._cs.value(1)
 
     def _configure(self):
-        self._send_all(REG_DISPLAY_TEST, 1 if self._lamp_test else 0)
+        self._send_all(_REG_DISPLAY_TEST, 1 if self._lamp_test else 0)
         self._send_all(_REG_SCAN_LIMIT, _SCAN_ALL_DIGITS)
         self._send_all(_REG_DECODE_MODE, _DECODE_NONE)
         self._send_all(_REG_INTENSITY, self.intensity)
-        self._send_all(REG_SHUTDOWN, _SHUTDOWN_OFF)
+        self._send_all(_REG_SHUTDOWN, _SHUTDOWN_OFF)
 
     def begin(self, now):
         """Configure every module and send every digit (blank until an amount is set)."""
         self._configure()
-        for digit in range(DIGITS):
+        for digit in range(_DIGITS):
             self._send_row(digit)
         self._last_refresh = now
         self._started = True
@@ -258,7 +258,7 @@ class MeterSign:
 
     def show_win(self, line, seat, win_cents, new_cents, now):
         """Show a jackpot win on a line: the win amount and the seat, then the new amount.
-        A win while others still show joins them; with MAX_WINS showing, the oldest gives way
+        A win while others still show joins them; with _MAX_WINS showing, the oldest gives way
         (two rounds of many winners close together)."""
         self._check_line(line)
         if not isinstance(seat, int) or seat < 1 or seat > 9:
@@ -268,18 +268,18 @@ class MeterSign:
         count = self._wins[line]
         if count and ticks_diff(now, self._win_start[line]) >= self._win_end[line]:
             count = 0
-        if count >= MAX_WINS:
-            base = line * MAX_WINS
+        if count >= _MAX_WINS:
+            base = line * _MAX_WINS
             text = self._seat_text
-            text[base * DIGITS:(base + MAX_WINS - 1) * DIGITS] = \
-                text[(base + 1) * DIGITS:(base + MAX_WINS) * DIGITS]
-            for i in range(base, base + MAX_WINS - 1):
+            text[base * _DIGITS:(base + _MAX_WINS - 1) * _DIGITS] = \
+                text[(base + 1) * _DIGITS:(base + _MAX_WINS) * _DIGITS]
+            for i in range(base, base + _MAX_WINS - 1):
                 self._win_cents[i] = self._win_cents[i + 1]
-            count = MAX_WINS - 1
+            count = _MAX_WINS - 1
         if not count:
             self._win_start[line] = now
-        slot = line * MAX_WINS + count
-        encode_text("SEAt %d" % seat, memoryview(self._seat_text)[slot * DIGITS:(slot + 1) * DIGITS])
+        slot = line * _MAX_WINS + count
+        encode_text("SEAt %d" % seat, memoryview(self._seat_text)[slot * _DIGITS:(slot + 1) * _DIGITS])
         self._win_cents[slot] = win_cents
         self._wins[line] = count + 1
         # until win_ms after this win, and at least one turn of every win
@@ -299,7 +299,7 @@ class MeterSign:
     def set_fault(self, line, text):
         """Alternate the line's amount with text (ValueError if the text cannot be shown)."""
         self._check_line(line)
-        encode_text(text, memoryview(self._text)[line * DIGITS:(line + 1) * DIGITS])
+        encode_text(text, memoryview(self._text)[line * _DIGITS:(line + 1) * _DIGITS])
         self._faulted[line] = 1
 
     def clear_fault(self, line):
@@ -316,7 +316,7 @@ class MeterSign:
     def lamp_test(self, on):
         """Light every segment of every module (the test mode) or go back to normal."""
         self._lamp_test = bool(on)
-        self._send_all(REG_DISPLAY_TEST, 1 if on else 0)
+        self._send_all(_REG_DISPLAY_TEST, 1 if on else 0)
 
     # --- per tick -------------------------------------------------------------------------
 
@@ -328,14 +328,14 @@ class MeterSign:
         if ticks_diff(now, self._last_refresh) >= self.refresh_ms:
             self._last_refresh = now
             self._configure()
-            for digit in range(DIGITS):
+            for digit in range(_DIGITS):
                 self._send_row(digit)
             return
         frame = self._frame
         sent = self._sent
-        for digit in range(DIGITS):
+        for digit in range(_DIGITS):
             for line in range(self.lines):
-                at = line * DIGITS + digit
+                at = line * _DIGITS + digit
                 if frame[at] != sent[at]:
                     self._send_row(digit)
                     break
@@ -354,13 +354,13 @@ class MeterSign:
         self._shown[line] = shown
 
     def _render(self, line, now):
-        base = line * DIGITS
+        base = line * _DIGITS
         if self._blank[line]:
             if self._faulted[line]:
                 self._copy(self._text, base, base)    # no amount to alternate with
                 return
             frame = self._frame
-            for i in range(DIGITS):
+            for i in range(_DIGITS):
                 frame[base + i] = 0
             return
         count = self._wins[line]
@@ -368,11 +368,11 @@ class MeterSign:
             elapsed = ticks_diff(now, self._win_start[line])
             if elapsed < self._win_end[line]:
                 turn = elapsed % (count * _WIN_CYCLE_MS)
-                slot = line * MAX_WINS + turn // _WIN_CYCLE_MS
+                slot = line * _MAX_WINS + turn // _WIN_CYCLE_MS
                 if turn % _WIN_CYCLE_MS < _WIN_AMOUNT_MS:
                     render_amount(self._win_cents[slot], self._frame, base)
                 else:
-                    self._copy(self._seat_text, slot * DIGITS, base)
+                    self._copy(self._seat_text, slot * _DIGITS, base)
                 return
             self._wins[line] = 0
         if self._faulted[line]:
@@ -382,7 +382,7 @@ class MeterSign:
         render_amount(self._shown[line], self._frame, base)
 
     def _copy(self, source, start, base):
-        """Put source[start:start + DIGITS] into the frame at base."""
+        """Put source[start:start + _DIGITS] into the frame at base."""
         frame = self._frame
-        for i in range(DIGITS):
+        for i in range(_DIGITS):
             frame[base + i] = source[start + i]

@@ -116,9 +116,9 @@ from firmware.table.screens import money  # noqa: F401 - re-exported
 
 SECTION_JACKPOT = "jackpot"
 SECTION_ROUND = "round"
-DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
+_DOOR_LOG_MS = const(10000)       # door changes faster than this are counted into one entry
 _LINK_LOG_MS = const(10000)       # link changes (down, up) likewise
-RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
+_RECALL_MS = const(10000)         # the last round's results recalled in OPEN show this long
 # a round's wins on the sign (firmware.drivers.meter_sign: win_ms, 15 s, from the hit; with
 # more wins on a line, a 3 s turn each at least): a boot within it shows them again
 _WIN_S = const(15)
@@ -126,7 +126,7 @@ _WIN_TURN_S = const(3)
 _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensors' first reports
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
-SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
+_SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
 # ... and, while bad lines (or the link's changes) keep coming, twice as long after each entry,
 # up to this: a fault that lasts hours takes a dozen entries an hour, not 360 (_wait_next)
 _LOG_WAIT_MAX_MS = const(640000)
@@ -235,7 +235,7 @@ class RoundController:
         self.boot_scan_ms = 0
         self.duplicate_logged = -1   # the round whose duplicate card is logged (one a round)
         self.door_changes = 0        # door changes since the last door entry, not yet logged
-        self.door_logged = False     # a door entry made less than DOOR_LOG_MS ago, at door_logged_ms
+        self.door_logged = False     # a door entry made less than _DOOR_LOG_MS ago, at door_logged_ms
         self.door_logged_ms = 0
         self.link_changes = 0        # the same for the link's changes (down, up)
         self.link_logged = False
@@ -312,7 +312,7 @@ class RoundController:
         self.shoe_reason = 0         # the last one's reason
         self.shoe_logged = False     # a SHOE_REJECT entry made less than shoe_wait ago, at shoe_logged_ms
         self.shoe_logged_ms = 0
-        self.shoe_wait = SHOE_LOG_MS
+        self.shoe_wait = _SHOE_LOG_MS
         self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
         self._decoded = None         # (jackpot, round record) of the copy the boot takes
         try:
@@ -642,7 +642,7 @@ class RoundController:
             self._check_spots_after_boot()
         if self.recheck:
             self._check_recovered_spots()
-        if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) >= DOOR_LOG_MS:
+        if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) >= _DOOR_LOG_MS:
             self.door_logged = False
         if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= self.shoe_wait:
             self.shoe_logged = False
@@ -690,26 +690,26 @@ class RoundController:
         return False
 
     def recall_results(self):
-        """Show the previous round's results on the OPEN screen for RECALL_MS (a double tap
+        """Show the previous round's results on the OPEN screen for _RECALL_MS (a double tap
         went past them, or the dealer wants another look); any button ends it."""
         if self.last_results is None:
             self._say("No results yet", "")
             return
         self.recalling = True
         self.recall_top = 0
-        self.recall_until = ticks_add(self.now_ms, RECALL_MS)
+        self.recall_until = ticks_add(self.now_ms, _RECALL_MS)
 
     def _log_door(self, now_ms):
-        """Log the door's state: a change at once, but changes coming faster than DOOR_LOG_MS
+        """Log the door's state: a change at once, but changes coming faster than _DOOR_LOG_MS
         (a loose switch) as one entry when that time is up, with their count in b, so that a
         flapping door can neither push the records out of the log nor wear the flash."""
-        if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) < DOOR_LOG_MS:
+        if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) < _DOOR_LOG_MS:
             return
         changes = self.door_changes
         kind = ev.DOOR_OPEN if self.door_open else ev.DOOR_CLOSE
         if self._evidence(kind, 1, changes if changes > 1 else 0):
             self.door_changes = 0
-        # a commit that failed (MEMORY FAULT shown) is tried again in DOOR_LOG_MS with its
+        # a commit that failed (MEMORY FAULT shown) is tried again in _DOOR_LOG_MS with its
         # changes counted (as the shoe's log): not a failing write and an alarm at every tick
         self.door_logged = True
         self.door_logged_ms = now_ms
@@ -917,7 +917,7 @@ class RoundController:
                     step = 1 if button == btn.DOWN else -1
                     last = max(0, len(self.last_results) - screens.RESULT_LINES)
                     self.recall_top = max(0, min(self.recall_top + step, last))
-                    self.recall_until = ticks_add(now_ms, RECALL_MS)
+                    self.recall_until = ticks_add(now_ms, _RECALL_MS)
                     self._render()
                 return
             if kind == btn.PRESS:
@@ -976,7 +976,7 @@ class RoundController:
     def shoe_reject(self, reason, now_ms):
         """The shoe driver rejected a line (reason: its firmware.drivers.shoe.REASONS code):
         the dealer sees why, and the event log gets the reason and the count, at most one
-        entry every SHOE_LOG_MS so that a babbling shoe cannot wear out the flash (the rest
+        entry every _SHOE_LOG_MS so that a babbling shoe cannot wear out the flash (the rest
         are counted into the next entry, with the last reason, or OVERRUN if one was among
         them)."""
         self.now_ms = now_ms
@@ -997,7 +997,7 @@ class RoundController:
         if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) < self.shoe_wait:
             return
         self.shoe_wait = _wait_next(self.shoe_logged and self.shoe_rejects > 1, self.shoe_wait,
-                                    SHOE_LOG_MS)
+                                    _SHOE_LOG_MS)
         if self._evidence(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
         # a commit that failed (MEMORY FAULT shown) is tried again in shoe_wait, with the
@@ -1228,12 +1228,12 @@ class RoundController:
 
     def _hold_again(self, held):
         if held:
-            # not committed (MEMORY FAULT shown): kept, and tried again in SHOE_LOG_MS (or
+            # not committed (MEMORY FAULT shown): kept, and tried again in _SHOE_LOG_MS (or
             # with the next commit, or a new entry's), not a failing write and an alarm at
             # every pass
             self._held = held + self._held
             self._held_wait = True
-            self._held_retry = ticks_add(self.now_ms, SHOE_LOG_MS)
+            self._held_retry = ticks_add(self.now_ms, _SHOE_LOG_MS)
 
     def _store_failed(self, error):
         self._beep(BEEP_ALARM)
