@@ -70,7 +70,7 @@ LINK_MISMATCH = const(20)   # b table's linked wagers (cents), c controller's li
 LINK_CLAIM = const(21)      # a seat, b hand category, c jackpot wager (cents): hit sent to the link
 SHOE_REJECT = const(22)     # a last reason (drivers.shoe.REASONS index), b lines rejected since the last
 SENSOR_FAULT = const(23)    # a seat, b 1 jackpot / 2 Ante spot (both 0: the bus), c spot_sensors reason
-DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering
+DISPLAY_FAULT = const(24)   # a 1: the dealer display stopped answering, 2: the meter sign
 CARD_DUPLICATE = const(25)  # a destination (0 dealer, 1..7 seat, 8 board), b card (0..51): a card
                             # dealt a second time in a round, refused (the first of each round)
 LINK_REFUSED = const(26)    # b round: the link controller refused the round's claimed hit, paid nothing;

@@ -14,7 +14,7 @@ NAMES = {
     ev.LOG_ERROR: "event log error", ev.OPERATOR_ADDITION: "operator addition",
     ev.LINK_REJECT: "link message rejected", ev.LINK_MISMATCH: "link ledger mismatch",
     ev.LINK_CLAIM: "jackpot hit claimed on the link", ev.SHOE_REJECT: "shoe line rejected",
-    ev.SENSOR_FAULT: "spot sensor fault", ev.DISPLAY_FAULT: "dealer display fault",
+    ev.SENSOR_FAULT: "spot sensor fault", ev.DISPLAY_FAULT: "display fault",
     ev.CARD_DUPLICATE: "card dealt twice", ev.LINK_REFUSED: "jackpot claim refused by the link",
     ev.JACKPOT_ENVY: "envy bonus", ev.JACKPOT_SENT_BACK: "jackpot hands sent back unpaid",
     ev.CARD_REMOVED: "card removed by the supervisor",
