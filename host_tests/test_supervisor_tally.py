@@ -1,0 +1,859 @@
+"""A supervisor's and a test lab's check of the accounting, at the wire: the firmware's App
+on the simulated board (tools.sim.Simulation: meter sign decoded from the MAX7219 writes,
+dealer display from the SSD1306 pixels, chips on the MCP23017 spots, cards down the shoe's
+UART, the service protocol on a port of its own) plays many rounds, and the test keeps its
+OWN tally of what every jackpot meter, the pool, the last hits and the event log must show.
+
+The tally is worked out here from the wagers placed, the cards dealt and rules.md (section
+2: 11.6 contributions with no fraction of a cent lost, 11.7-11.10 pays and the order of
+several winners, Decision (shortfall), the reset, the envy bonus of docs/jackpot.md; section
+5: voids), never from the firmware's functions: its own 5-card classifier, its own carry.
+It is compared with what the service's `meters`, `hits` and `log` answer, what the audit
+menu lists and what the meter sign shows, after rounds with mixed wagers, folds, voided seats,
+voided rounds, late bets, configuration changes and power cuts in every phase of a round."""
+
+import itertools
+import json
+import random
+
+import pytest
+
+from firmware.poker import cards as cardlib  # (only to find the cards a cut lost)
+from firmware.service import Service
+from firmware.table import controller as tc
+from host_tests.test_table_payout import BoardRig
+from tools.sim import _ServicePort
+
+WALL = 1796083200            # 2026-12-01T00:00:00Z: the board's clock at the first power-up
+PICO_EPOCH = 1609459200      # 2021-01-01: where a Pico W's clock starts after a power cut
+U = 1000000                  # a rate's parts per million (docs/jackpot.md, RATE_UNIT)
+RESET = 1000000              # the simulator's table seeds its pool with $10,000.00
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+DECK = [r + s for r in RANKS for s in SUITS]
+
+# rules.md 11.9 (the hand names of docs/critical-memory.md's jackpot hit: 0 Flush .. 4 Royal)
+FLUSH, FULL_HOUSE, QUADS, STRAIGHT_FLUSH, ROYAL = range(5)
+HAND_KEYS = ("flush", "full_house", "four_of_a_kind", "straight_flush", "royal_flush")
+HAND_NAMES = ("Flush", "Full House", "Four of a Kind", "Straight Flush", "Royal Flush")
+
+# event kinds (docs/critical-memory.md's table of event kinds)
+RAM_CLEAR, LOCK, VOID, HIT, CONFIRM = 5, 6, 7, 8, 9
+CONFIG_CHANGE, SETTLE, ADDITION, ENVY = 10, 16, 18, 27
+POWER_UP = 1
+BOOKS = (RAM_CLEAR, LOCK, VOID, HIT, CONFIRM, CONFIG_CHANGE, SETTLE, ADDITION, ENVY)
+
+
+def jackpot_hand(five):
+    """The jackpot category of five cards ('Ah' ...), or None: the hand pays nothing."""
+    ranks = sorted(RANKS.index(c[0]) for c in five)
+    flush = len({c[1] for c in five}) == 1
+    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
+    straight = len(set(ranks)) == 5 and (ranks[4] - ranks[0] == 4 or ranks == [0, 1, 2, 3, 12])
+    if flush and straight:
+        return ROYAL if ranks[0] == 8 else STRAIGHT_FLUSH
+    if counts[0] == 4:
+        return QUADS
+    if counts[:2] == [3, 2]:
+        return FULL_HOUSE
+    return FLUSH if flush else None
+
+
+def dollars(cents):
+    return "%d.%02d" % (cents // 100, cents % 100)
+
+
+class Books:
+    """The tally: what the jackpot's meters and log must show (one pool, `main`)."""
+
+    def __init__(self):
+        self.log = {}                  # round -> list of (kind, a, b, c), kept by a RAM clear
+        self.seen = set()              # what the session went through (its coverage)
+        self.ram_clear()
+
+    def ram_clear(self):
+        """Critical memory's reset values: the configuration file's (the simulator's: the
+        defaults with a $10,000.00 seed), the meters and the last hits from nothing."""
+        self.wager = 100
+        self.rate = 70 * U // 100
+        self.pay = {FLUSH: (100, 0), FULL_HOUSE: (150, 0), QUADS: (500, 0),
+                    STRAIGHT_FLUSH: (1000, 10), ROYAL: (10000, 100)}
+        self.envy = {}
+        self.pending_rate = None
+        self.value = RESET
+        self.carry = 0                 # millionths of a cent the pool is owed
+        self.exact = 0                 # every wager not voided times its rate (ppm-cents)
+        self.pool = dict.fromkeys((
+            "wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
+            "operator_additions", "paid", "shortfall", "resets", "hits", "envy_bonuses",
+            "envy_paid"), 0)
+        for key in HAND_KEYS:
+            self.pool["hits_" + key] = self.pool["paid_" + key] = 0
+        self.pool["operator_additions"] = RESET
+        self.table = {"rounds": 0, "collected": 0, "config_changes": 0}
+        self.hits = []                 # (round, seat, hand, amount, cards, pool before, after)
+        self.times = []                # each hit's time (seconds since 1970), about
+        self.round_wagers = {}         # seat -> (wager, rate) of the open round
+
+    def event(self, round_no, kind, a, b, c):
+        self.log.setdefault(round_no, []).append((kind, a, b, c))
+
+    def table_meters(self):
+        """The table meters the pool's imply (one pool) and the ones of its own."""
+        t = dict(self.table)
+        for name in ("wagers", "wagered", "voids", "voided", "operator_additions", "paid",
+                     "shortfall", "hits", "resets", "envy_bonuses", "envy_paid"):
+            t[name] = self.pool[name]
+        for key in HAND_KEYS:
+            t["hits_" + key] = self.pool["hits_" + key]
+            t["paid_" + key] = self.pool["paid_" + key]
+        # rules.md 11.6: the retention is what the pool's exact share leaves, in whole cents
+        net = self.pool["wagered"] - self.pool["voided"]
+        t["retention"] = net - -(-self.exact // U)        # wagers less the share rounded up
+        t["carried"] = 1 if self.carry else 0
+        return t
+
+    # ---------------------------------------------------------------- a round's money
+
+    def lock(self, round_no, seats):
+        self.round_wagers = {}
+        for s in seats:
+            self.round_wagers[s] = (self.wager, self.rate)
+            self.take(self.wager, self.rate)
+        if seats:
+            self.pool["wagers"] += len(seats)
+            self.pool["wagered"] += self.wager * len(seats)
+            self.table["rounds"] += 1
+        self.event(round_no, LOCK, 0, mask(seats), self.wager * len(seats))
+
+    def take(self, amount, rate):
+        """amount (negative: returned) times rate into the pool, the fraction carried."""
+        share = amount * rate
+        self.exact += share
+        whole, self.carry = divmod(self.carry + share, U)
+        if self.carry:
+            self.seen.add("carry")
+        self.value += whole
+        if amount > 0:
+            self.pool["contributions"] += whole
+        else:
+            self.pool["contributions_reversed"] -= whole
+
+    def void_seat(self, round_no, seat):
+        wager, rate = self.round_wagers.pop(seat, (0, 0))
+        if wager:
+            self.take(-wager, rate)
+            self.pool["voids"] += 1
+            self.seen.add("seat void")
+            self.pool["voided"] += wager
+        self.event(round_no, VOID, seat, mask([seat]), wager)
+
+    def void_round(self, round_no):
+        seats = sorted(self.round_wagers)
+        for s in seats:
+            self.take(-self.round_wagers[s][0], self.round_wagers[s][1])
+        total = sum(w for w, _ in self.round_wagers.values())
+        self.pool["voids"] += len(seats)
+        self.pool["voided"] += total
+        self.round_wagers = {}
+        self.event(round_no, VOID, 0, mask(seats), total)
+        self.seen.add("round void")
+
+    def pay_out(self, award):
+        """award paid from the pool; what it does not hold is operator-funded."""
+        from_pool = min(award, self.value)
+        if from_pool < award:
+            self.seen.add("shortfall")
+        self.value -= from_pool
+        self.pool["paid"] += award
+        self.pool["shortfall"] += award - from_pool
+        return award - from_pool
+
+    def settle(self, round_no, when, hands, cards):
+        """hands: seat -> jackpot category (or None) of every seat that played (not folded,
+        not void) with a jackpot wager; cards: seat -> its five cards."""
+        players = sorted(s for s in hands)
+        winners = [(s, hands[s]) for s in players
+                   if hands[s] is not None and self.pay[hands[s]] != (0, 0)]
+        fixed = [(s, h) for s, h in winners if not self.pay[h][1]]
+        straights = [(s, h) for s, h in winners if h == STRAIGHT_FLUSH and self.pay[h][1]]
+        royals = [(s, h) for s, h in winners if h == ROYAL and self.pay[h][1]]
+        paid = []
+        for s, h in fixed:                                   # [11.10] fixed odds first
+            paid.append((s, h, self.pay[h][0] * self.wager))
+        base = self.value - sum(a for _, _, a in paid)
+        for s, h in straights:                               # on the pool left after them
+            paid.append((s, h, max(self.pay[h][0] * self.wager, max(base, 0) * self.pay[h][1] // 100)))
+        total = 0
+        for s, h, award in paid:
+            self.record_hit(round_no, when, s, h, award, cards)
+            total += award
+        if royals:                                           # an equal share of what is left
+            left = self.value
+            for s, h in royals:
+                award = max(self.pay[h][0] * self.wager, left * self.pay[h][1] // 100 // len(royals))
+                self.record_hit(round_no, when, s, h, award, cards)
+                total += award
+        for s, h in winners:                                 # envy: after every winner
+            each = self.envy.get(h, 0)
+            others = [o for o in players if o != s]
+            if each and others:
+                for _ in others:
+                    self.pay_out(each)
+                self.pool["envy_bonuses"] += len(others)
+                self.pool["envy_paid"] += each * len(others)
+                total += each * len(others)
+                self.event(round_no, ENVY, s, mask(others), each)
+                self.seen.add("envy")
+        if winners:
+            self.event(round_no, CONFIRM, 1, len(winners), 0)   # supervisor 1: the hands
+            self.seen.update(HAND_KEYS[h] for _, h in winners)
+            if len(winners) > 1:
+                self.seen.add("winners %d" % len(winners))
+        if royals or (winners and self.value == 0):          # the reset, an operator addition
+            add = RESET - self.value
+            self.value += add
+            self.pool["operator_additions"] += add
+            self.pool["resets"] += 1
+            self.event(round_no, ADDITION, 0, 0, add)
+            self.seen.add("reset")
+        if winners and self.pending_rate is not None:         # a pool change waits for a hit
+            self.event(round_no, CONFIG_CHANGE, 107, self.rate, self.pending_rate)
+            self.rate, self.pending_rate = self.pending_rate, None
+        self.table["collected"] += self.wager * len(self.round_wagers)
+        self.round_wagers = {}
+        self.event(round_no, SETTLE, 0, total, self.value)
+
+    def record_hit(self, round_no, when, seat, hand, award, cards):
+        before = self.value
+        self.pay_out(award)
+        self.pool["hits"] += 1
+        self.pool["hits_" + HAND_KEYS[hand]] += 1
+        self.pool["paid_" + HAND_KEYS[hand]] += award
+        self.hits.append((round_no, seat, HAND_NAMES[hand], award, cards[seat], before, self.value))
+        self.times.append(when)
+        if when is None:
+            self.seen.add("hit at a time not known")
+        self.event(round_no, HIT, seat, hand, award)
+
+
+def mask(seats):
+    out = 0
+    for s in seats:
+        out |= 1 << (s - 1)
+    return out
+
+
+class Rig(BoardRig):
+    """The simulated table with the service protocol on a port of its own."""
+
+    def __init__(self, directory, wall):
+        super().__init__(directory, wall=wall)
+        self.port = _ServicePort()
+        self.app.service = Service(self.controller, self.port, shoe=self.app.shoe)
+
+    def ask(self, line):
+        self.port.tx[:] = b""
+        self.port.rx.inject(line.encode() + b"\n")
+        for _ in range(200):
+            self.run(20)
+            if b"\n" in self.port.tx:
+                return json.loads(bytes(self.port.tx))
+        raise AssertionError("no reply to %r" % line)
+
+    def log(self):
+        entries, start = [], 0
+        while start is not None:
+            page = self.ask("log %d 32" % start)
+            assert page["ok"] and page["missing"] == []
+            entries += page["entries"]
+            start = page["next"]
+        return entries
+
+    def goto(self, seat):
+        for _ in range(8):
+            if self.controller.cursor == seat - 1:
+                return
+            self.press("UP")
+        raise AssertionError("cursor never on seat %d" % seat)
+
+    def audit_menu(self):
+        """Every line of the audit menu (key + long OK in OPEN), then back to OPEN."""
+        self.key(True)
+        self.press("OK", long=True)
+        assert self.controller.phase == tc.AUDIT
+        lines = list(self.controller.menu)
+        self.press("BACK")
+        self.key(False)
+        assert self.controller.phase == tc.OPEN
+        return lines
+
+
+def menu_meters(lines, start, end):
+    """label -> value (cents or a count) of the audit menu's meter lines between the line
+    `start` and the line `end`: ``wagers         5``, or a label with its value below."""
+    out = {}
+    i = lines.index(start) + 1
+    stop = lines.index(end, i)
+    while i < stop:
+        line = lines[i]
+        head, _, tail = line.rpartition(" ")
+        if head.strip() and (tail.startswith("$") or tail.isdigit()):
+            label, text = head.strip(), tail
+            i += 1
+        else:
+            label, text = line.strip(), lines[i + 1].strip()
+            i += 2
+        out[label] = int(text[1:].replace(".", "")) if text.startswith("$") else int(text)
+    return out
+
+
+# the audit menu's labels of the meters compared (written out as the menu shows them)
+POOL_LABELS = {
+    "wagers": "wagers", "wagered": "wagered", "voids": "voids", "voided": "voided",
+    "contributions": "contrib", "contributions_reversed": "contrib rev",
+    "operator_additions": "additions", "paid": "paid", "shortfall": "shortfall",
+    "resets": "resets", "hits": "hits", "envy_bonuses": "envy bonuses", "envy_paid": "envy paid",
+    "hits_flush": "hits flush", "hits_full_house": "hits full house",
+    "hits_four_of_a_kind": "hits quads", "hits_straight_flush": "hits str flush",
+    "hits_royal_flush": "hits royal", "paid_flush": "paid flush",
+    "paid_full_house": "paid full house", "paid_four_of_a_kind": "paid quads",
+    "paid_straight_flush": "paid str flush", "paid_royal_flush": "paid royal",
+}
+TABLE_LABELS = dict(POOL_LABELS, rounds="rounds", collected="collected", retention="retention",
+                    carried="carried", config_changes="config chg")
+del TABLE_LABELS["contributions"], TABLE_LABELS["contributions_reversed"]
+
+
+def check(rig, books):
+    """The service, the audit menu and the sign against the tally (the table in OPEN)."""
+    meters = rig.ask("meters")
+    assert meters["ok"] and meters["audit"] == [], meters
+    pool, table = meters["pools"]["main"], meters["table"]
+    want = books.table_meters()
+    got_pool = {k: pool[k] for k in books.pool}
+    assert got_pool == books.pool
+    assert (pool["value"], pool["carry_ppm"]) == (books.value, books.carry)
+    got_table = {k: table[k] for k in want if k != "retention"}
+    got_table["retention"] = table["retention"] - table["retention_reversed"]
+    assert got_table == want
+    # the last 25 hits, oldest first
+    hits = rig.ask("hits")["hits"]
+    assert [(h["round"], h["seat"], h["hand"], h["amount"], h["cards"],
+             h["pool_before"], h["pool_after"]) for h in hits] == books.hits[-25:]
+    entries = rig.log()
+    # each hit as its jackpot hit entry has it: same time, round, seat, hand and amount; its
+    # time the one the tally knows, else marked as a time the table did not know, never
+    # before the hit before it
+    logged = [e for e in entries if e[3] & 0x7FFF == HIT][-len(hits):] if hits else []
+    assert [(h["time"], h["round"], h["seat"], HAND_NAMES.index(h["hand"]), h["amount"])
+            for h in hits] == [(e[1], e[2], e[4], e[5], e[6]) for e in logged]
+    for h, e, when in zip(hits, logged, books.times[-25:]):
+        assert e[8] == (when is None)
+        assert when is None or when - 2 <= h["time"] <= when + 1
+    assert [h["time"] for h in hits] == sorted(h["time"] for h in hits)
+    # the event log's entries that move or account for money, round by round
+    got = {}
+    for e in entries:
+        if e[3] & 0x7FFF in BOOKS:
+            got.setdefault(e[2], []).append((e[3] & 0x7FFF, e[4], e[5], e[6]))
+    assert {r: sorted(v) for r, v in got.items()} == {r: sorted(v) for r, v in books.log.items()}
+    # the audit menu: the pool's meters, the table's, the last hits
+    lines = rig.audit_menu()
+    assert "main $%s" % dollars(books.value) in lines
+    shown = menu_meters(lines, "main $%s" % dollars(books.value), "table meters")
+    assert {k: shown[POOL_LABELS[k]] for k in POOL_LABELS} == {k: books.pool[k] for k in POOL_LABELS}
+    last = [line for line in lines if line.startswith("last hits")][0]
+    shown = menu_meters(lines, "table meters", last)
+    assert shown[TABLE_LABELS["retention"]] - shown["retention rev"] == want["retention"]
+    assert {k: shown[TABLE_LABELS[k]] for k in TABLE_LABELS if k != "retention"} == \
+        {k: want[k] for k in TABLE_LABELS if k != "retention"}
+    assert last == "last hits %d" % min(len(books.hits), 25)
+    text = " ".join(lines[lines.index(last) + 1:])
+    at = 0
+    for round_no, seat, _, amount, _, _, _ in reversed(books.hits[-25:]):   # newest first
+        at = text.index("S%d $%s" % (seat, dollars(amount)), at)
+        at = text.index("r%d" % round_no, at)
+    # the meter sign, once the wins it shows are over
+    assert rig.run_until(lambda: rig.sign() == dollars(books.value), 40000), rig.sign()
+
+
+class Session:
+    """Rounds of UTH played on a Rig in `directory`, with power cuts, the tally kept."""
+
+    def __init__(self, directory, seed):
+        self.directory = directory
+        self.rng = random.Random(seed)
+        self.books = Books()
+        self.wall = WALL
+        self.rig = self.make(self.wall)
+        self.rig.ram_clear()
+        self.books.event(0, RAM_CLEAR, 1, 0, RESET)     # supervisor 1, after commit 0
+        self.rig.run(4000)
+        self.cuts = []
+        self.pico = False         # power cuts lose the board's clock
+        self.unsure = False       # the table does not know the time
+
+    def make(self, wall):
+        return Rig(self.directory, wall)
+
+    def lose_memory_and_clear(self):
+        """Both copies of critical memory lost in a power cut (the FRAM blank, the flash copy
+        garbage): RAM ERROR, and the supervisor's RAM clear at the panel.  The log keeps its
+        complete pages; the entries of the unfinished one, kept in the record, are lost with
+        it, and the rounds logged only there are numbered again (docs/critical-memory.md).
+        The tally was just checked against the log: it loses the same entries.  Returns the
+        next round's number."""
+        entries = self.rig.log()
+        assert entries[0][0] == 0                 # (the ring has not wrapped)
+        kept = len(entries) // 32 * 32
+        for e in entries[kept:]:
+            if e[3] & 0x7FFF in BOOKS:
+                self.books.log[e[2]].remove((e[3] & 0x7FFF, e[4], e[5], e[6]))
+        self.books.log = {r: v for r, v in self.books.log.items() if v}
+        last = max(e[2] for e in entries[:kept])
+        state = self.directory
+        (state / "fram.bin").write_bytes(bytes(len((state / "fram.bin").read_bytes())))
+        (state / "flash" / "cm_a.bin").write_bytes(b"CM")
+        self.cut("memory lost")
+        assert self.rig.controller.phase == tc.RAM_ERROR
+        self.rig.ram_clear()
+        self.books.ram_clear()
+        # b: critical memory's commit number before the clear, none left on the lost copies
+        self.books.event(last, RAM_CLEAR, 1, 0, RESET)
+        self.rig.run(4000)
+        return last + 1
+
+    def cut(self, phase):
+        """The power goes and comes back: a new App on the same memory and felt."""
+        self.cuts.append(phase)
+        elapsed = self.rig.now // 1000 + 5
+        self.wall += elapsed
+        if self.pico:             # no battery clock: it starts again at 2021-01-01
+            self.unsure = True
+            self.rig = self.make(PICO_EPOCH)
+        else:
+            self.rig = self.make(self.wall)
+
+    def when(self):
+        """The time the table logs now, as the tally knows it (None: the table did not know
+        it, and neither does the tally)."""
+        return None if self.unsure else self.now()
+
+    def now(self):
+        return self.wall + self.rig.now // 1000
+
+    def maybe_cut(self, phase, chance):
+        if self.rng.random() < chance:
+            self.cut(phase)
+            return True
+        return False
+
+    def deal(self, jackpot_seats):
+        """Cards for a round: hole cards for the jackpot seats, the board, the dealer's; the
+        flop often made to give jackpot hands (suited, paired, a royal's or a straight
+        flush's three cards)."""
+        rng = self.rng
+        deck = DECK[:]
+        rng.shuffle(deck)
+        style = rng.choice(["random", "suited", "suited", "paired", "trips", "royal", "sf"])
+        suit = rng.choice(SUITS)
+        if style == "suited":
+            flop = [c for c in deck if c[1] == suit][:3]
+        elif style == "paired":
+            r = rng.choice(RANKS)
+            flop = [c for c in deck if c[0] == r][:2] + [c for c in deck if c[0] != r][:1]
+        elif style == "trips":
+            r = rng.choice(RANKS)
+            flop = [c for c in deck if c[0] == r][:3]
+        elif style == "royal":
+            flop = ["Q" + suit, "J" + suit, "T" + suit]
+        elif style == "sf":
+            flop = ["9" + suit, "8" + suit, "7" + suit]
+        else:
+            flop = deck[:3]
+        left = [c for c in deck if c not in flop]
+        helpful = [c for c in left if c[1] in {f[1] for f in flop} or c[0] in {f[0] for f in flop}
+                   or (style == "royal" and c in ("A" + suit, "K" + suit))]
+        holes = {}
+        if style in ("royal", "sf", "trips") and jackpot_seats and rng.random() < 0.5:
+            top = {"royal": ["A" + suit, "K" + suit], "sf": ["T" + suit, "J" + suit],
+                   "trips": [c for c in left if c[0] == flop[0][0]] +
+                   [c for c in left if c[0] != flop[0][0]][-1:]}[style]
+            holes[jackpot_seats[0]] = top          # the straight flush (royal) made
+            left = [c for c in left if c not in top]
+            helpful = [c for c in helpful if c in left]
+        for s in [x for x in jackpot_seats if x not in holes]:
+            pool = helpful if rng.random() < 0.6 and len(helpful) >= 2 else left
+            hole = rng.sample(pool, 2)
+            for c in hole:
+                left.remove(c)
+                if c in helpful:
+                    helpful.remove(c)
+            helpful = [c for c in helpful if c in left]
+            holes[s] = hole
+        rest = rng.sample(left, 4)
+        return holes, flop, rest[:2], rest[2:]
+
+    def send_cards(self, holes, flop, turn_river, dealer):
+        """The shoe's lines for every card the table does not hold yet."""
+        rec = self.rig.controller.rec
+        held = set(rec.hole) | set(rec.board) | set(rec.dealer)
+        lines = []
+        for s, hole in sorted(holes.items()):
+            lines += ["S%d %s" % (s, c) for c in hole]
+        lines += ["B %s" % c for c in flop + turn_river] + ["D %s" % c for c in dealer]
+        for line in lines:
+            if cardlib.parse_card(line.split()[1]) not in held:
+                self.rig.shoe(line)
+
+    def redo_folds(self, folds):
+        c = self.rig.controller
+        for s in folds:
+            if not c.rec.folded & (1 << (s - 1)):
+                self.rig.goto(s)
+                self.rig.press("OK")
+
+    def play(self, round_no, cut_chance=0.1):
+        rig, rng, books = self.rig, self.rng, self.books
+        assert rig.controller.phase == tc.OPEN
+        jp, ante = [], []
+        for s in range(1, 8):
+            kind = rng.choice(["jp+ante", "jp+ante", "jp+ante", "ante", "jp", "none", "none"])
+            if "jp" in kind:
+                jp.append(s)
+                rig.chip(s)
+            if "ante" in kind:
+                ante.append(s)
+                rig.chip(s, ante=True)
+        accepted = [s for s in jp if s in ante]
+        if self.maybe_cut("open", cut_chance):
+            rig = self.rig
+            if rig.controller.phase == tc.RESULTS:   # the last round's, "settled before power cut"
+                rig.press("SETTLE")
+        rig.press("LOCK")
+        assert rig.controller.phase == tc.LOCKED, (self.cuts, rig.display())
+        assert rig.controller.rec.round_no == round_no
+        books.lock(round_no, accepted)
+        late = [s for s in range(1, 8) if s not in jp and rng.random() < 0.1]
+        for s in late:                                   # after "No more bets": not taken
+            rig.chip(s)
+        if self.maybe_cut("locked", cut_chance):
+            rig = self.rig
+        holes, flop, turn_river, dealer = self.deal(accepted)
+        self.send_cards(holes, flop, turn_river, dealer)
+        folds = [s for s in accepted if rng.random() < 0.15]
+        voids = [s for s in accepted + [x for x in ante if x not in jp]
+                 if s not in folds and rng.random() < 0.07]
+        self.redo_folds(folds)
+        for s in voids:
+            rig.goto(s)
+            rig.key(True)
+            rig.press("BACK")
+            rig.key(False)
+            books.void_seat(round_no, s)
+        if self.maybe_cut("decided", cut_chance):
+            rig = self.rig
+            self.send_cards(holes, flop, turn_river, dealer)
+            self.redo_folds(folds)
+        if rng.random() < 0.06:                          # a misdeal: the round void
+            rig.key(True)
+            rig.press("BACK", long=True)
+            rig.key(False)
+            books.void_round(round_no)
+            assert rig.controller.phase == tc.RESULTS
+        else:
+            rig.press("SETTLE")
+            playing = [s for s in accepted if s not in folds and s not in voids]
+            hands = {s: jackpot_hand(holes[s] + flop) for s in playing}
+            if rig.controller.phase == tc.CONFIRM and self.maybe_cut("confirm", 3 * cut_chance):
+                rig = self.rig
+                assert rig.controller.phase == tc.LOCKED, (self.cuts, rig.display())
+                self.send_cards(holes, flop, turn_river, dealer)
+                self.redo_folds(folds)
+                rig.press("SETTLE")
+            if rig.controller.phase == tc.CONFIRM:
+                rig.key(True)
+                rig.press("OK")
+                rig.key(False)
+            assert rig.controller.phase == tc.RESULTS, rig.display()
+            cards = {s: " ".join(holes[s] + flop) for s in holes}
+            books.settle(round_no, self.when(), hands, cards)
+        if self.maybe_cut("results", cut_chance):
+            rig = self.rig
+        for s in range(1, 8):                            # the dealer takes every chip
+            if rig.covered(s):
+                rig.chip(s, on=False)
+            if rig.covered(s, ante=True):
+                rig.chip(s, ante=True, on=False)
+        rig.press("SETTLE")
+        assert rig.controller.phase == tc.OPEN, rig.display()
+
+    def config(self, round_no, payload, changes, pending=None):
+        """config_set with the key on, between rounds; changes: (a, b, c) logged at once."""
+        self.rig.key(True)
+        reply = self.rig.ask("config_set " + json.dumps(payload))
+        self.rig.key(False)
+        assert reply["ok"], reply
+        for a, b, c in changes:
+            self.books.event(round_no, CONFIG_CHANGE, a, b, c)
+        self.books.table["config_changes"] += 1
+
+    def panel_wager(self, round_no, old, new):
+        """The supervisor steps the JP wager on the panel's configuration menu (key + long
+        SETTLE, OK: its next value, BACK)."""
+        rig = self.rig
+        rig.key(True)
+        rig.press("SETTLE", long=True)
+        assert rig.controller.phase == tc.CONFIG
+        rig.press("OK")
+        rig.press("BACK")
+        rig.key(False)
+        assert rig.controller.phase == tc.OPEN
+        self.books.event(round_no, CONFIG_CHANGE, 1, old, new)
+        self.books.table["config_changes"] += 1
+        self.books.wager = new
+
+    def set_clock(self, round_no, text, when):
+        """clock_set from the service, key on: the table's time moves to `when`."""
+        self.rig.key(True)
+        was = self.when()
+        reply = self.rig.ask("clock_set " + text)
+        self.rig.key(False)
+        assert reply["ok"] and reply["time"] == when and reply["was_unsure"] == self.unsure
+        if was is not None:
+            assert abs(reply["moved"] - (when - was)) <= 1
+        self.books.event(round_no, CONFIG_CHANGE, 99, reply["moved"], int(self.unsure))
+        self.wall = when - self.rig.now // 1000
+        self.unsure = False
+
+
+def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(tmp_path):
+    s = Session(tmp_path, seed=17)
+    books = s.books
+    round_no = 0
+    for block in range(9):
+        for _ in range(10):
+            round_no += 1
+            s.play(round_no)
+        check(s.rig, books)
+        if block == 0:                       # an envy bonus for every flush at the table
+            s.config(round_no, {"envy": {"flush": 250}}, [(119, 0, 250)])
+            books.envy[FLUSH] = 250
+        elif block == 1:                     # the wager and the flush's odds at once
+            s.config(round_no, {"wager": 200, "pay": {"flush": [50, 0]}},
+                     [(100, 100, 200), (102, 100000, 50000)])
+            books.wager = 200
+            books.pay[FLUSH] = (50, 0)
+        elif block == 2:                     # the pool's rate: at its next hit
+            s.config(round_no, {"main": {"rate": [7, 16]}}, [(107, 700000, 437500)])
+            books.pending_rate = 437500
+        elif block == 3:
+            s.panel_wager(round_no, 200, 500)
+            s.pico = True                    # from now on a cut loses the board's clock
+        elif block == 4:                     # the supervisor sets the clock 5 hours on
+            s.set_clock(round_no, "2026-12-01T05:00:00", WALL + 5 * 3600)
+            s.pico = False
+        elif block == 5:
+            round_no = s.lose_memory_and_clear() - 1
+        elif block == 6:                     # after the clear: the defaults of the file again
+            s.config(round_no, {"envy": {"full_house": 400}, "main": {"rate": [7, 16]}},
+                     [(120, 0, 400), (107, 700000, 437500)])
+            books.envy[FULL_HOUSE] = 400
+            books.pending_rate = 437500
+    assert books.seen >= {"flush", "full_house", "four_of_a_kind", "straight_flush", "royal_flush",
+                          "winners 2", "shortfall", "reset", "envy", "carry", "seat void",
+                          "round void", "hit at a time not known"}, books.seen
+    assert set(s.cuts) == {"open", "locked", "decided", "confirm", "results", "memory lost"}
+
+
+# ------------------------------------------------------------------ Four Card Poker, Big Raise Stud
+
+def four_card_value(four):
+    """rules.md 1's four-card ranking as a comparable tuple: (category, ranks that break
+    ties), category 7 quads, 6 straight flush, 5 trips, 4 flush, 3 straight, 2 two pair,
+    1 pair, 0 high card."""
+    ranks = sorted((RANKS.index(c[0]) for c in four), reverse=True)
+    by_count = sorted(set(ranks), key=lambda r: (ranks.count(r), r), reverse=True)
+    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
+    flush = len({c[1] for c in four}) == 1
+    straight = None
+    if len(set(ranks)) == 4:
+        if ranks[0] - ranks[3] == 3:
+            straight = ranks[0]
+        elif ranks == [12, 2, 1, 0]:              # A-2-3-4, the lowest
+            straight = 2
+    if counts[0] == 4:
+        return (7, by_count)
+    if straight is not None:
+        return (6 if flush else 3, [straight])
+    if counts[0] == 3:
+        return (5, by_count)
+    if flush:
+        return (4, ranks)
+    return ({2: 2 if counts[:2] == [2, 2] else 1, 1: 0}[counts[0]], by_count)
+
+
+def best_four(cards):
+    """The best four of the player's five, or of the dealer's six [FCP 9.4, 10.1-10.2]."""
+    return max(four_card_value(list(four)) for four in itertools.combinations(cards, 4))
+
+
+def risk_raise(five):
+    """Big Raise Stud's Risk/Raise verdict (rules.md 4): ' 6:1', ' P' or ' L'."""
+    ranks = sorted((RANKS.index(c[0]) for c in five), reverse=True)
+    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
+    category = jackpot_hand(five)
+    straight = len(set(ranks)) == 5 and (ranks[0] - ranks[4] == 4 or ranks == [12, 3, 2, 1, 0])
+    odds = {ROYAL: 500, STRAIGHT_FLUSH: 100, QUADS: 40, FULL_HOUSE: 8, FLUSH: 6}.get(category)
+    if odds is None:
+        if straight:
+            odds = 4
+        elif counts[0] == 3:
+            odds = 3
+        elif counts[:2] == [2, 2]:
+            odds = 2
+        elif counts[0] == 2:
+            pair = [r for r in ranks if ranks.count(r) == 2][0]
+            if pair >= RANKS.index("T"):
+                odds = 1
+            elif pair >= RANKS.index("6"):
+                return " P"
+    return " %d:1" % odds if odds else " L"
+
+
+class GameRig(Rig):
+    def __init__(self, directory, wall, game):
+        from tools.sim import Simulation
+        Simulation.__init__(self, str(directory), game=game, wall=wall)
+        self.port = _ServicePort()
+        self.app.service = Service(self.controller, self.port, shoe=self.app.shoe)
+
+
+class OtherSession(Session):
+    """Rounds of Four Card Poker or Big Raise Stud: no progressive, so the log is the books
+    (a lock, each void, each settle, with no money), and each seat's result line."""
+
+    def __init__(self, directory, seed, game):
+        self.game = game
+        super().__init__(directory, seed)
+        self.books.log = {0: [(RAM_CLEAR, 1, 0, 0)]}       # no pool: nothing seeded
+
+    def make(self, wall):
+        return GameRig(self.directory, wall, self.game)
+
+    def play(self, round_no, cut_chance=0.12):
+        rig, rng, books = self.rig, self.rng, self.books
+        assert rig.controller.phase == tc.OPEN
+        ante = [s for s in range(1, 8) if rng.random() < 0.6]
+        for s in ante:
+            rig.chip(s, ante=True)
+        if self.maybe_cut("open", cut_chance):
+            rig = self.rig
+            if rig.controller.phase == tc.RESULTS:
+                rig.press("SETTLE")
+        rig.press("LOCK")
+        assert rig.controller.phase == tc.LOCKED and rig.controller.rec.round_no == round_no
+        books.event(round_no, LOCK, 0, 0, 0)
+        late = [s for s in range(1, 8) if s not in ante and rng.random() < 0.1]
+        for s in late:                                     # a late bet: no hand, no line
+            rig.chip(s, ante=True)
+        if self.maybe_cut("locked", cut_chance):
+            rig = self.rig
+        deck = DECK[:]
+        rng.shuffle(deck)
+        n = 5 if self.game == "fcp" else 3
+        holes = {s: [deck.pop() for _ in range(n)] for s in ante}
+        other = [deck.pop() for _ in range(6 if self.game == "fcp" else 2)]
+        where = "D" if self.game == "fcp" else "B"
+        self.lines = ["S%d %s" % (s, c) for s in ante for c in holes[s]] + \
+            ["%s %s" % (where, c) for c in other]
+        self.send_lines()
+        folds = [s for s in ante if rng.random() < 0.15]
+        voids = [s for s in ante if s not in folds and rng.random() < 0.08]
+        self.redo_folds(folds)
+        for s in voids:
+            rig.goto(s)
+            rig.key(True)
+            rig.press("BACK")
+            rig.key(False)
+            books.event(round_no, VOID, s, mask([s]), 0)
+        if self.maybe_cut("decided", cut_chance):
+            rig = self.rig
+            self.send_lines()
+            self.redo_folds(folds)
+        if rng.random() < 0.06:
+            rig.key(True)
+            rig.press("BACK", long=True)
+            rig.key(False)
+            books.event(round_no, VOID, 0, 0, 0)
+            assert rig.controller.results == ["ROUND VOID", "wagers returned"]
+        else:
+            rig.press("SETTLE")
+            assert rig.controller.phase == tc.RESULTS, rig.display()
+            books.event(round_no, SETTLE, 0, 0, 0)
+            want = []
+            for s in ante:
+                if s in voids:
+                    want.append("S%d void" % s)
+                elif s in folds:
+                    want.append("S%d fold" % s)
+                elif self.game == "fcp":
+                    mine, dealer = best_four(holes[s]), best_four(other)
+                    want.append(" W" if mine >= dealer else " L")
+                else:
+                    want.append(risk_raise(holes[s] + other))
+            got = [line for line in rig.controller.results
+                   if line[:1] == "S" and " Extra " not in line and " AcesUp " not in line
+                   and " Bonus " not in line]
+            assert len(got) == len(want), (got, want)
+            for line, w in zip(got, want):
+                assert line.startswith(w) if w.startswith("S") else line.endswith(w), (got, want)
+        if self.maybe_cut("results", cut_chance):
+            rig = self.rig
+        for s in range(1, 8):
+            if rig.covered(s, ante=True):
+                rig.chip(s, ante=True, on=False)
+        rig.press("SETTLE")
+        assert rig.controller.phase == tc.OPEN, rig.display()
+
+    def send_lines(self):
+        rec = self.rig.controller.rec
+        held = set(rec.hole) | set(rec.board) | set(rec.dealer)
+        for line in self.lines:
+            if cardlib.parse_card(line.split()[1]) not in held:
+                self.rig.shoe(line)
+
+
+def check_other(rig, books, game):
+    """A table without the progressive: no meters nor hits, its log as tallied, the audit
+    menu listing every entry, the sign dark."""
+    assert rig.ask("meters")["code"] == "no-jackpot" and rig.ask("hits")["code"] == "no-jackpot"
+    entries = rig.log()
+    got = {}
+    for e in entries:
+        if e[3] & 0x7FFF in BOOKS:
+            got.setdefault(e[2], []).append((e[3] & 0x7FFF, e[4], e[5], e[6]))
+    assert {r: sorted(v) for r, v in got.items()} == {r: sorted(v) for r, v in books.log.items()}
+    lines = rig.audit_menu()
+    assert "no jackpot" in lines and "events %d" % len(entries) in lines
+    assert not [line for line in lines if "$" in line]            # no amount of any pool
+    assert rig.sign() == "" and rig.table.chain.text(1).strip() == ""
+
+
+@pytest.mark.parametrize("game", ["fcp", "brs"])
+def test_rounds_of_a_game_without_the_progressive_log_each_lock_void_and_settle_once(tmp_path, game):
+    s = OtherSession(tmp_path, 5, game)
+    round_no = 0
+    for block in range(5):
+        for _ in range(10):
+            round_no += 1
+            s.play(round_no)
+        check_other(s.rig, s.books, game)
+        if block == 1:
+            s.set_clock(round_no, "2026-12-01T05:00:00", WALL + 5 * 3600)
+        elif block == 2:
+            round_no = s.lose_memory_and_clear() - 1
+            s.books.log[round_no][-1] = (RAM_CLEAR, 1, 0, 0)
+    assert set(s.cuts) == {"open", "locked", "decided", "results", "memory lost"}, s.cuts
+
