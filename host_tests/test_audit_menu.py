@@ -643,12 +643,13 @@ def test_a_hit_paid_beyond_the_pool_shows_the_operator_funded_part_in_the_last_h
 
 
 def test_a_ram_clear_at_a_game_without_the_jackpot_shows_the_sequence_before_it():
-    """No pool was seeded there (c is 0): the line shows the sequence number before the
-    clear, as it did before the seed was shown."""
+    """No pool was seeded there (c is 0): the line shows critical memory's commit number
+    before the clear, as it did before the seed was shown, as 'seq', not as '#', which
+    numbers the entries."""
     from firmware.table import audit
 
     entry = (7, WALL, 0, ev.RAM_CLEAR, 1, 57, 0, b"")
-    assert audit.entry_lines(entry, False) == ["#7 07:19:56 r0", " RAM clear sup 1", " after #57"]
+    assert audit.entry_lines(entry, False) == ["#7 07:19:56 r0", " RAM clear sup 1", " seq 57"]
     assert audit.entry_lines(entry) == ["#7 07:19:56 r0", " RAM clear sup 1", " seed $0.00"]
 
 

@@ -857,3 +857,29 @@ def test_rounds_of_a_game_without_the_progressive_log_each_lock_void_and_settle_
             s.books.log[round_no][-1] = (RAM_CLEAR, 1, 0, 0)
     assert set(s.cuts) == {"open", "locked", "decided", "results", "memory lost"}, s.cuts
 
+
+def test_a_ram_clear_at_a_game_without_the_progressive_names_the_memorys_seq_not_an_entry(tmp_path):
+    """The RAM clear entry of a Big Raise Stud table (no seed to show) gives the commit number
+    critical memory had before the clear: the SEQ the service's status (and the memory's
+    status text) called it, never as '#3', the audit menu's sign for an event's number,
+    which here is the RAM clear entry's own."""
+    rig = GameRig(tmp_path, WALL, "brs")
+    rig.ram_clear()
+    rig.chip(1, ante=True)
+    rig.press("LOCK")
+    rig.deal(1)
+    rig.press("SETTLE")
+    status = rig.ask("status")
+    assert (status["seq"], status["log_count"]) == (3, 3)
+    for copy in (tmp_path / "fram.bin", tmp_path / "flash" / "cm_a.bin"):
+        data = bytearray(copy.read_bytes())
+        data[40] ^= 0xFF                          # both copies fail their CRC
+        copy.write_bytes(bytes(data))
+    rig = GameRig(tmp_path, WALL + 100, "brs")
+    assert rig.controller.phase == tc.RAM_ERROR
+    rig.ram_clear()
+    entry = rig.log()[-1]
+    assert (entry[0], entry[3], entry[5]) == (3, RAM_CLEAR, 3)    # #3: b, the seq before
+    lines = rig.audit_menu()
+    at = lines.index("#3 00:01:42 r0")
+    assert lines[at + 1:at + 3] == [" RAM clear sup 1", " seq 3"]

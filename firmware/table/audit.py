@@ -240,7 +240,9 @@ def values(kind, a, b, c, jackpot=True):
         return ("copy %d" % a, "from RAM" if b == _FROM_RAM else "from %d" % b, "seq %d" % c)
     if kind == ev.RAM_CLEAR:
         if not jackpot:
-            return ("sup %d" % a, "after #%d" % b)
+            # critical memory's commit number before the clear (as CM_RECOVERED's), never
+            # '#n', an entry's number
+            return ("sup %d" % a, "seq %d" % b)
         # the seed the reset values put in the pools, labelled where the label fits, on the
         # line below the name: it takes the place of the sequence number before the clear,
         # which has no room beside it (the service and tools.audit show that number)
