@@ -63,8 +63,49 @@ def dollars(cents):
     return "%d.%02d" % (cents // 100, cents % 100)
 
 
+POOL_METERS = ("wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
+               "operator_additions", "paid", "shortfall", "moved_in", "moved_out", "resets",
+               "hits", "envy_bonuses", "envy_paid") + tuple(
+    what + key for what in ("hits_", "paid_") for key in HAND_KEYS)
+SLOTS = ("main", "minor", "major")          # the pools' numbers in the log (a of an addition)
+RATE_KEYS = {"main": 107, "minor": 111, "major": 115}       # CONFIG_CHANGE's a of <pool>.rate
+
+
+class Pool:
+    """One pool's books: its value, the fraction of a cent owed to it, its meters."""
+
+    def __init__(self, rate, reset=0):
+        self.rate = rate               # parts per million of each wager
+        self.reset = reset
+        self.pending = None            # a rate waiting for the pool's next hit
+        self.value = 0
+        self.carry = 0                 # millionths of a cent the pool is owed
+        self.meters = dict.fromkeys(POOL_METERS, 0)
+
+    def take(self, amount, rate):
+        """amount (negative: returned) times rate into the pool, the fraction carried."""
+        whole, self.carry = divmod(self.carry + amount * rate, U)
+        self.value += whole
+        if amount > 0:
+            self.meters["contributions"] += whole
+        else:
+            self.meters["contributions_reversed"] -= whole
+
+    def pay_out(self, award):
+        """award paid from the pool; what it does not hold is operator-funded (returned)."""
+        from_pool = min(award, self.value)
+        self.value -= from_pool
+        self.meters["paid"] += award
+        self.meters["shortfall"] += award - from_pool
+        return award - from_pool
+
+    def add(self, amount):
+        self.value += amount
+        self.meters["operator_additions"] += amount
+
+
 class Books:
-    """The tally: what the jackpot's meters and log must show (one pool, `main`)."""
+    """The tally: what the jackpot's meters, pools, last hits and log must show."""
 
     def __init__(self):
         self.log = {}                  # round -> list of (kind, a, b, c), kept by a RAM clear
@@ -75,42 +116,42 @@ class Books:
         """Critical memory's reset values: the configuration file's (the simulator's: the
         defaults with a $10,000.00 seed), the meters and the last hits from nothing."""
         self.wager = 100
-        self.rate = 70 * U // 100
         self.pay = {FLUSH: (100, 0), FULL_HOUSE: (150, 0), QUADS: (500, 0),
                     STRAIGHT_FLUSH: (1000, 10), ROYAL: (10000, 100)}
         self.envy = {}
-        self.pending_rate = None
-        self.value = RESET
-        self.carry = 0                 # millionths of a cent the pool is owed
-        self.exact = 0                 # every wager not voided times its rate (ppm-cents)
-        self.pool = dict.fromkeys((
-            "wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
-            "operator_additions", "paid", "shortfall", "resets", "hits", "envy_bonuses",
-            "envy_paid"), 0)
-        for key in HAND_KEYS:
-            self.pool["hits_" + key] = self.pool["paid_" + key] = 0
-        self.pool["operator_additions"] = RESET
-        self.table = {"rounds": 0, "collected": 0, "config_changes": 0}
+        self.pools = {"main": Pool(700000, RESET), "minor": Pool(200000), "major": Pool(500000)}
+        self.active = ["main"]
+        self.pools["main"].add(RESET)
+        self.exact = 0                 # every wager not voided times its rates (ppm-cents)
+        self.table = dict.fromkeys(("rounds", "wagers", "wagered", "voids", "voided",
+                                    "collected", "config_changes"), 0)
         self.hits = []                 # (round, seat, hand, amount, cards, pool before, after)
         self.times = []                # each hit's time (seconds since 1970), about
-        self.round_wagers = {}         # seat -> (wager, rate) of the open round
+        self.round_wagers = {}         # seat -> {pool: rate} of the open round
+
+    # the one pool of a table without the split (the tests of one pool read it)
+    @property
+    def main(self):
+        return self.pools["main"]
 
     def event(self, round_no, kind, a, b, c):
         self.log.setdefault(round_no, []).append((kind, a, b, c))
 
+    def pool_of(self, hand):
+        """The pool that pays a hand [11.6A-D]: Minor flush to quads, Major the rest."""
+        if self.active == ["main"]:
+            return "main"
+        return "minor" if hand in (FLUSH, FULL_HOUSE, QUADS) else "major"
+
     def table_meters(self):
-        """The table meters the pool's imply (one pool) and the ones of its own."""
+        """The table's meters: its own, and the sums of every pool's (one out of use too)."""
         t = dict(self.table)
-        for name in ("wagers", "wagered", "voids", "voided", "operator_additions", "paid",
-                     "shortfall", "hits", "resets", "envy_bonuses", "envy_paid"):
-            t[name] = self.pool[name]
-        for key in HAND_KEYS:
-            t["hits_" + key] = self.pool["hits_" + key]
-            t["paid_" + key] = self.pool["paid_" + key]
-        # rules.md 11.6: the retention is what the pool's exact share leaves, in whole cents
-        net = self.pool["wagered"] - self.pool["voided"]
-        t["retention"] = net - -(-self.exact // U)        # wagers less the share rounded up
-        t["carried"] = 1 if self.carry else 0
+        for name in ("operator_additions", "paid", "shortfall", "hits", "resets",
+                     "envy_bonuses", "envy_paid") + POOL_METERS[-10:]:
+            t[name] = sum(pool.meters[name] for pool in self.pools.values())
+        # rules.md 11.6: the retention is what the pools' exact shares leave, in whole cents
+        t["retention"] = t["wagered"] - t["voided"] - -(-self.exact // U)
+        t["carried"] = -(-sum(pool.carry for pool in self.pools.values()) // U)
         return t
 
     # ---------------------------------------------------------------- a round's money
@@ -118,56 +159,42 @@ class Books:
     def lock(self, round_no, seats):
         self.round_wagers = {}
         for s in seats:
-            self.round_wagers[s] = (self.wager, self.rate)
-            self.take(self.wager, self.rate)
+            self.round_wagers[s] = {name: self.pools[name].rate for name in self.active}
+            for name in self.active:
+                self.take(name, self.wager, self.pools[name].rate)
         if seats:
-            self.pool["wagers"] += len(seats)
-            self.pool["wagered"] += self.wager * len(seats)
+            for meters in [self.table] + [self.pools[name].meters for name in self.active]:
+                meters["wagers"] += len(seats)
+                meters["wagered"] += self.wager * len(seats)
             self.table["rounds"] += 1
         self.event(round_no, LOCK, 0, mask(seats), self.wager * len(seats))
 
-    def take(self, amount, rate):
-        """amount (negative: returned) times rate into the pool, the fraction carried."""
-        share = amount * rate
-        self.exact += share
-        whole, self.carry = divmod(self.carry + share, U)
-        if self.carry:
-            self.seen.add("carry")
-        self.value += whole
-        if amount > 0:
-            self.pool["contributions"] += whole
-        else:
-            self.pool["contributions_reversed"] -= whole
+    def take(self, name, amount, rate):
+        self.exact += amount * rate
+        self.pools[name].take(amount, rate)
+        if self.pools[name].carry:
+            self.seen.add("carry " + name)
+
+    def void(self, seats):
+        for s in seats:
+            for name, rate in self.round_wagers.pop(s).items():
+                self.take(name, -self.wager, rate)
+                self.pools[name].meters["voids"] += 1
+                self.pools[name].meters["voided"] += self.wager
+        self.table["voids"] += len(seats)
+        self.table["voided"] += self.wager * len(seats)
+        return self.wager * len(seats)
 
     def void_seat(self, round_no, seat):
-        wager, rate = self.round_wagers.pop(seat, (0, 0))
-        if wager:
-            self.take(-wager, rate)
-            self.pool["voids"] += 1
+        amount = self.void([seat] if seat in self.round_wagers else [])
+        if amount:
             self.seen.add("seat void")
-            self.pool["voided"] += wager
-        self.event(round_no, VOID, seat, mask([seat]), wager)
+        self.event(round_no, VOID, seat, mask([seat]), amount)
 
     def void_round(self, round_no):
         seats = sorted(self.round_wagers)
-        for s in seats:
-            self.take(-self.round_wagers[s][0], self.round_wagers[s][1])
-        total = sum(w for w, _ in self.round_wagers.values())
-        self.pool["voids"] += len(seats)
-        self.pool["voided"] += total
-        self.round_wagers = {}
-        self.event(round_no, VOID, 0, mask(seats), total)
+        self.event(round_no, VOID, 0, mask(seats), self.void(seats))
         self.seen.add("round void")
-
-    def pay_out(self, award):
-        """award paid from the pool; what it does not hold is operator-funded."""
-        from_pool = min(award, self.value)
-        if from_pool < award:
-            self.seen.add("shortfall")
-        self.value -= from_pool
-        self.pool["paid"] += award
-        self.pool["shortfall"] += award - from_pool
-        return award - from_pool
 
     def settle(self, round_no, when, hands, cards):
         """hands: seat -> jackpot category (or None) of every seat that played (not folded,
@@ -175,66 +202,101 @@ class Books:
         players = sorted(s for s in hands)
         winners = [(s, hands[s]) for s in players
                    if hands[s] is not None and self.pay[hands[s]] != (0, 0)]
-        fixed = [(s, h) for s, h in winners if not self.pay[h][1]]
-        straights = [(s, h) for s, h in winners if h == STRAIGHT_FLUSH and self.pay[h][1]]
-        royals = [(s, h) for s, h in winners if h == ROYAL and self.pay[h][1]]
-        paid = []
-        for s, h in fixed:                                   # [11.10] fixed odds first
-            paid.append((s, h, self.pay[h][0] * self.wager))
-        base = self.value - sum(a for _, _, a in paid)
-        for s, h in straights:                               # on the pool left after them
-            paid.append((s, h, max(self.pay[h][0] * self.wager, max(base, 0) * self.pay[h][1] // 100)))
         total = 0
-        for s, h, award in paid:
-            self.record_hit(round_no, when, s, h, award, cards)
-            total += award
-        if royals:                                           # an equal share of what is left
-            left = self.value
-            for s, h in royals:
+        for name in self.active:                  # [11.10] inside each pool
+            pool = self.pools[name]
+            mine = [(s, h) for s, h in winners if self.pool_of(h) == name]
+            fixed = [(s, h) for s, h in mine if not self.pay[h][1]]
+            straights = [(s, h) for s, h in mine if h == STRAIGHT_FLUSH and self.pay[h][1]]
+            royals = [(s, h) for s, h in mine if h == ROYAL and self.pay[h][1]]
+            paid = [(s, h, self.pay[h][0] * self.wager) for s, h in fixed]   # fixed odds first
+            base = max(pool.value - sum(a for _, _, a in paid), 0)
+            for s, h in straights:                # each on the pool the fixed odds left
+                paid.append((s, h, max(self.pay[h][0] * self.wager, base * self.pay[h][1] // 100)))
+            for s, h, award in paid:
+                total += self.record_hit(round_no, when, name, s, h, award, cards)
+            left = pool.value
+            for s, h in royals:                   # an equal share of what is left
                 award = max(self.pay[h][0] * self.wager, left * self.pay[h][1] // 100 // len(royals))
-                self.record_hit(round_no, when, s, h, award, cards)
-                total += award
-        for s, h in winners:                                 # envy: after every winner
-            each = self.envy.get(h, 0)
-            others = [o for o in players if o != s]
-            if each and others:
-                for _ in others:
-                    self.pay_out(each)
-                self.pool["envy_bonuses"] += len(others)
-                self.pool["envy_paid"] += each * len(others)
-                total += each * len(others)
-                self.event(round_no, ENVY, s, mask(others), each)
-                self.seen.add("envy")
+                total += self.record_hit(round_no, when, name, s, h, award, cards)
+            for s, h in mine:                     # the envy bonus: after the pool's winners
+                each = self.envy.get(h, 0)
+                others = [o for o in players if o != s]
+                if each and others:
+                    for _ in others:
+                        if pool.pay_out(each):
+                            self.seen.add("envy shortfall")
+                    pool.meters["envy_bonuses"] += len(others)
+                    pool.meters["envy_paid"] += each * len(others)
+                    total += each * len(others)
+                    self.event(round_no, ENVY, s, mask(others), each)
+                    self.seen.add("envy " + name)
+            if royals or (mine and pool.value == 0):    # the reset, an operator addition
+                self.event(round_no, ADDITION, SLOTS.index(name), 0, pool.reset - pool.value)
+                pool.add(pool.reset - pool.value)
+                pool.meters["resets"] += 1
+                self.seen.add("reset " + name)
+            if mine and pool.pending is not None:       # a rate change waits for a hit
+                self.event(round_no, CONFIG_CHANGE, RATE_KEYS[name], pool.rate, pool.pending)
+                pool.rate, pool.pending = pool.pending, None
+                self.seen.add("rate applied " + name)
         if winners:
             self.event(round_no, CONFIRM, 1, len(winners), 0)   # supervisor 1: the hands
             self.seen.update(HAND_KEYS[h] for _, h in winners)
             if len(winners) > 1:
                 self.seen.add("winners %d" % len(winners))
-        if royals or (winners and self.value == 0):          # the reset, an operator addition
-            add = RESET - self.value
-            self.value += add
-            self.pool["operator_additions"] += add
-            self.pool["resets"] += 1
-            self.event(round_no, ADDITION, 0, 0, add)
-            self.seen.add("reset")
-        if winners and self.pending_rate is not None:         # a pool change waits for a hit
-            self.event(round_no, CONFIG_CHANGE, 107, self.rate, self.pending_rate)
-            self.rate, self.pending_rate = self.pending_rate, None
         self.table["collected"] += self.wager * len(self.round_wagers)
         self.round_wagers = {}
-        self.event(round_no, SETTLE, 0, total, self.value)
+        self.event(round_no, SETTLE, 0, total,
+                   sum(self.pools[name].value for name in self.active))
 
-    def record_hit(self, round_no, when, seat, hand, award, cards):
-        before = self.value
-        self.pay_out(award)
-        self.pool["hits"] += 1
-        self.pool["hits_" + HAND_KEYS[hand]] += 1
-        self.pool["paid_" + HAND_KEYS[hand]] += award
-        self.hits.append((round_no, seat, HAND_NAMES[hand], award, cards[seat], before, self.value))
+    def record_hit(self, round_no, when, name, seat, hand, award, cards):
+        pool = self.pools[name]
+        before = pool.value
+        if pool.pay_out(award):
+            self.seen.add("shortfall " + name)
+        pool.meters["hits"] += 1
+        pool.meters["hits_" + HAND_KEYS[hand]] += 1
+        pool.meters["paid_" + HAND_KEYS[hand]] += award
+        self.hits.append((round_no, seat, HAND_NAMES[hand], award, cards[seat], before, pool.value))
         self.times.append(when)
         if when is None:
             self.seen.add("hit at a time not known")
         self.event(round_no, HIT, seat, hand, award)
+        return award
+
+    # ---------------------------------------------------------------- between rounds
+
+    def split(self, minor_rate, minor_reset, major_rate, major_reset):
+        """The pools split [11.6A-D]: the pool with its carried fraction becomes the Major
+        pool, the Minor pool starts at its reset (an operator addition: the log's)."""
+        main, minor, major = self.pools["main"], self.pools["minor"], self.pools["major"]
+        major.meters["moved_in"] += main.value
+        main.meters["moved_out"] += main.value
+        major.value, major.carry, main.value, main.carry = main.value, main.carry, 0, 0
+        minor.rate, minor.reset, major.rate, major.reset = minor_rate, minor_reset, major_rate, major_reset
+        minor.add(minor_reset)
+        main.pending = None
+        self.active = ["minor", "major"]
+
+    def merge(self):
+        """Back to one pool: both sub-pools, their carried fractions too, into it; two
+        fractions that make a whole cent are credited to it as a contribution."""
+        main = self.pools["main"]
+        for name in ("minor", "major"):
+            pool = self.pools[name]
+            main.meters["moved_in"] += pool.value
+            pool.meters["moved_out"] += pool.value
+            main.value += pool.value
+            main.carry += pool.carry
+            pool.value = pool.carry = 0
+            pool.pending = None
+        if main.carry >= U:
+            main.carry -= U
+            main.value += 1
+            main.meters["contributions"] += 1
+            self.seen.add("carries merged into a cent")
+        self.active = ["main"]
 
 
 def mask(seats):
@@ -310,6 +372,7 @@ def menu_meters(lines, start, end):
 
 # the audit menu's labels of the meters compared (written out as the menu shows them)
 POOL_LABELS = {
+    "moved_in": "moved in", "moved_out": "moved out",
     "wagers": "wagers", "wagered": "wagered", "voids": "voids", "voided": "voided",
     "contributions": "contrib", "contributions_reversed": "contrib rev",
     "operator_additions": "additions", "paid": "paid", "shortfall": "shortfall",
@@ -322,18 +385,24 @@ POOL_LABELS = {
 }
 TABLE_LABELS = dict(POOL_LABELS, rounds="rounds", collected="collected", retention="retention",
                     carried="carried", config_changes="config chg")
-del TABLE_LABELS["contributions"], TABLE_LABELS["contributions_reversed"]
+for _name in ("contributions", "contributions_reversed", "moved_in", "moved_out"):
+    del TABLE_LABELS[_name]
 
 
 def check(rig, books):
     """The service, the audit menu and the sign against the tally (the table in OPEN)."""
     meters = rig.ask("meters")
     assert meters["ok"] and meters["audit"] == [], meters
-    pool, table = meters["pools"]["main"], meters["table"]
+    assert sorted(meters["pools"]) == sorted(books.active)
+    for name, pool in books.pools.items():
+        got = (meters["pools"] if name in books.active else meters["pools_not_in_use"]).get(name)
+        if got is None:                   # a pool never used: not listed
+            assert pool.meters == dict.fromkeys(POOL_METERS, 0) and not pool.value
+            continue
+        assert {k: got[k] for k in POOL_METERS} == pool.meters, name
+        assert (got["value"], got["carry_ppm"]) == (pool.value, pool.carry), name
+    table = meters["table"]
     want = books.table_meters()
-    got_pool = {k: pool[k] for k in books.pool}
-    assert got_pool == books.pool
-    assert (pool["value"], pool["carry_ppm"]) == (books.value, books.carry)
     got_table = {k: table[k] for k in want if k != "retention"}
     got_table["retention"] = table["retention"] - table["retention_reversed"]
     assert got_table == want
@@ -358,11 +427,20 @@ def check(rig, books):
         if e[3] & 0x7FFF in BOOKS:
             got.setdefault(e[2], []).append((e[3] & 0x7FFF, e[4], e[5], e[6]))
     assert {r: sorted(v) for r, v in got.items()} == {r: sorted(v) for r, v in books.log.items()}
-    # the audit menu: the pool's meters, the table's, the last hits
+    # the audit menu: each pool's meters (one out of use as "main off"), the table's, the
+    # last hits
     lines = rig.audit_menu()
-    assert "main $%s" % dollars(books.value) in lines
-    shown = menu_meters(lines, "main $%s" % dollars(books.value), "table meters")
-    assert {k: shown[POOL_LABELS[k]] for k in POOL_LABELS} == {k: books.pool[k] for k in POOL_LABELS}
+    heads = []
+    for name, pool in books.pools.items():
+        head = "%s%s $%s" % (name, "" if name in books.active else " off", dollars(pool.value))
+        if name in books.active or head in lines:
+            heads.append((lines.index(head), name))
+    heads.sort()
+    ends = [at for at, _ in heads[1:]] + [lines.index("table meters")]
+    for (at, name), end in zip(heads, ends):
+        shown = menu_meters(lines, lines[at], lines[end])
+        assert {k: shown[POOL_LABELS[k]] for k in POOL_LABELS} == \
+            {k: books.pools[name].meters[k] for k in POOL_LABELS}, name
     last = [line for line in lines if line.startswith("last hits")][0]
     shown = menu_meters(lines, "table meters", last)
     assert shown[TABLE_LABELS["retention"]] - shown["retention rev"] == want["retention"]
@@ -374,8 +452,11 @@ def check(rig, books):
     for round_no, seat, _, amount, _, _, _ in reversed(books.hits[-25:]):   # newest first
         at = text.index("S%d $%s" % (seat, dollars(amount)), at)
         at = text.index("r%d" % round_no, at)
-    # the meter sign, once the wins it shows are over
-    assert rig.run_until(lambda: rig.sign() == dollars(books.value), 40000), rig.sign()
+    # the meter sign, once the wins it shows are over: a line per pool in use (Minor above
+    # Major), the second module dark with one pool
+    want = [dollars(books.pools[name].value) for name in books.active] + [""]
+    assert rig.run_until(lambda: [rig.meter_text(0), rig.meter_text(1)] == want[:2], 40000), \
+        [rig.meter_text(0), rig.meter_text(1)]
 
 
 class Session:
@@ -647,7 +728,7 @@ def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(t
             books.pay[FLUSH] = (50, 0)
         elif block == 2:                     # the pool's rate: at its next hit
             s.config(round_no, {"main": {"rate": [7, 16]}}, [(107, 700000, 437500)])
-            books.pending_rate = 437500
+            books.main.pending = 437500
         elif block == 3:
             s.panel_wager(round_no, 200, 500)
             s.pico = True                    # from now on a cut loses the board's clock
@@ -660,11 +741,49 @@ def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(t
             s.config(round_no, {"envy": {"full_house": 400}, "main": {"rate": [7, 16]}},
                      [(120, 0, 400), (107, 700000, 437500)])
             books.envy[FULL_HOUSE] = 400
-            books.pending_rate = 437500
+            books.main.pending = 437500
     assert books.seen >= {"flush", "full_house", "four_of_a_kind", "straight_flush", "royal_flush",
-                          "winners 2", "shortfall", "reset", "envy", "carry", "seat void",
-                          "round void", "hit at a time not known"}, books.seen
+                          "winners 2", "shortfall main", "reset main", "envy main", "carry main",
+                          "seat void", "round void", "hit at a time not known",
+                          "rate applied main"}, books.seen
     assert set(s.cuts) == {"open", "locked", "decided", "confirm", "results", "memory lost"}
+
+
+
+def test_split_pools_and_the_merge_back_keep_each_pools_books_and_the_signs_two_lines(tmp_path):
+    """The pool split into Minor and Major [11.6A-D] between rounds, rates whose shares of a
+    wager leave fractions of a cent in both, an envy bonus paid from each, a Minor rate
+    waiting for its hit, and the merge back: each pool's meters (the Jackpot pool out of use
+    as 'main off'), the table's sums, the hits and the log, and the sign's line per pool."""
+    s = Session(tmp_path, seed=8)
+    books = s.books
+    round_no = 0
+    for block in range(7):
+        for _ in range(10):
+            round_no += 1
+            s.play(round_no)
+        check(s.rig, books)
+        if block == 0:                       # 3/16 and 5/16 of a wager: 18.75 and 31.25 cents
+            s.config(round_no, {"split": True, "minor": {"rate": [3, 16], "reset": 100000},
+                                "major": {"rate": [5, 16], "reset": 1000000}},
+                     [(101, 0, 1), (111, 200000, 187500), (113, 0, 100000),
+                      (115, 500000, 312500), (117, 0, 1000000)])
+            books.split(187500, 100000, 312500, 1000000)
+            books.event(round_no, ADDITION, 1, 0, 100000)       # the Minor pool's seed
+        elif block == 1:
+            s.config(round_no, {"envy": {"flush": 300, "straight_flush": 1000,
+                                         "royal_flush": 2000}},
+                     [(119, 0, 300), (122, 0, 1000), (123, 0, 2000)])
+            books.envy.update({FLUSH: 300, STRAIGHT_FLUSH: 1000, ROYAL: 2000})
+        elif block == 3:                     # the Minor pool in use: at its next hit
+            s.config(round_no, {"minor": {"rate": [1, 8]}}, [(111, 187500, 125000)])
+            books.pools["minor"].pending = 125000
+        elif block == 4:
+            s.config(round_no, {"split": False}, [(101, 1, 0)])
+            books.merge()
+    assert books.seen >= {"carry minor", "carry major", "carries merged into a cent",
+                          "envy minor", "envy major", "reset minor", "reset major",
+                          "shortfall major", "rate applied minor", "winners 2"}, books.seen
 
 
 # ------------------------------------------------------------------ Four Card Poker, Big Raise Stud
