@@ -128,6 +128,7 @@ class Books:
         self.hits = []                 # (round, seat, hand, amount, cards, pool before, after)
         self.times = []                # each hit's time (seconds since 1970), about
         self.round_wagers = {}         # seat -> {pool: rate} of the open round
+        self.payouts = []              # the last round's payout lines
 
     # the one pool of a table without the split (the tests of one pool read it)
     @property
@@ -194,6 +195,7 @@ class Books:
     def void_round(self, round_no):
         seats = sorted(self.round_wagers)
         self.event(round_no, VOID, 0, mask(seats), self.void(seats))
+        self.payouts = []
         self.seen.add("round void")
 
     def settle(self, round_no, when, hands, cards):
@@ -203,6 +205,8 @@ class Books:
         winners = [(s, hands[s]) for s in players
                    if hands[s] is not None and self.pay[hands[s]] != (0, 0)]
         total = 0
+        start = len(self.hits)
+        envied = {}                               # seat -> its hand's envy lines
         for name in self.active:                  # [11.10] inside each pool
             pool = self.pools[name]
             mine = [(s, h) for s, h in winners if self.pool_of(h) == name]
@@ -231,6 +235,7 @@ class Books:
                     total += each * len(others)
                     self.event(round_no, ENVY, s, mask(others), each)
                     self.seen.add("envy " + name)
+                    envied[s] = ["envy S%d $%s" % (o, dollars(each)) for o in others]
             if royals or (mine and pool.value == 0):    # the reset, an operator addition
                 self.event(round_no, ADDITION, SLOTS.index(name), 0, pool.reset - pool.value)
                 pool.add(pool.reset - pool.value)
@@ -245,6 +250,10 @@ class Books:
             self.seen.update(HAND_KEYS[h] for _, h in winners)
             if len(winners) > 1:
                 self.seen.add("winners %d" % len(winners))
+        # the results' payout lines, what the dealer pays: each hand's, its envy bonuses below
+        self.payouts = []
+        for _, seat, _, amount, _, _, _ in self.hits[start:]:
+            self.payouts += ["JP S%d $%s" % (seat, dollars(amount))] + envied.get(seat, [])
         self.table["collected"] += self.wager * len(self.round_wagers)
         self.round_wagers = {}
         self.event(round_no, SETTLE, 0, total,
@@ -459,6 +468,12 @@ def check(rig, books):
         [rig.meter_text(0), rig.meter_text(1)]
 
 
+def payouts(rig):
+    """The jackpot lines of the results on the dealer display: ``JP S1 $100.00``, each hand's
+    envy bonuses under it (``envy S2 $3.00``)."""
+    return [line for line in rig.controller.results if line.startswith(("JP ", "envy "))]
+
+
 class Session:
     """Rounds of UTH played on a Rig in `directory`, with power cuts, the tally kept."""
 
@@ -660,8 +675,10 @@ class Session:
             assert rig.controller.phase == tc.RESULTS, rig.display()
             cards = {s: " ".join(holes[s] + flop) for s in holes}
             books.settle(round_no, self.when(), hands, cards)
+            assert payouts(rig) == books.payouts
         if self.maybe_cut("results", cut_chance):
             rig = self.rig
+            assert payouts(rig) == books.payouts           # "settled before power cut"
         for s in range(1, 8):                            # the dealer takes every chip
             if rig.covered(s):
                 rig.chip(s, on=False)
