@@ -468,6 +468,31 @@ def check(rig, books):
         [rig.meter_text(0), rig.meter_text(1)]
 
 
+def confirm_screen(rig):
+    """At CONFIRM: the hands waiting for the supervisor as the dealer display lists them
+    (scrolled down to the last), [(seat, amount)], and what each line of the meter sign
+    showed for 15 s after; None in any other phase."""
+    if rig.controller.phase != tc.CONFIRM:
+        return None
+    signs = [set(), set()]
+    for _ in range(15000 // 20):
+        rig.run(20)
+        for line in (0, 1):
+            signs[line].add(rig.meter_text(line))
+    hands = []
+    while True:
+        shown = rig.display()
+        for row in (1, 3, 5):
+            if shown[row].startswith("S") and shown[row + 1].startswith(" $"):
+                hand = (int(shown[row].split()[0][1:]),
+                        int(shown[row + 1].strip()[1:].replace(".", "")))
+                if hand not in hands:
+                    hands.append(hand)
+        if not shown[7].endswith("v"):
+            return hands, signs
+        rig.press("DOWN")
+
+
 def payouts(rig):
     """The jackpot lines of the results on the dealer display: ``JP S1 $100.00``, each hand's
     envy bonuses under it (``envy S2 $3.00``)."""
@@ -662,19 +687,30 @@ class Session:
             rig.press("SETTLE")
             playing = [s for s in accepted if s not in folds and s not in voids]
             hands = {s: jackpot_hand(holes[s] + flop) for s in playing}
-            if rig.controller.phase == tc.CONFIRM and self.maybe_cut("confirm", 3 * cut_chance):
+            waiting = confirm_screen(rig)
+            if waiting and self.maybe_cut("confirm", 3 * cut_chance):
                 rig = self.rig
-                assert rig.controller.phase == tc.LOCKED, (self.cuts, rig.display())
+                assert rig.controller.phase == tc.LOCKED, rig.display()
                 self.send_cards(holes, flop, turn_river, dealer)
                 self.redo_folds(folds)
                 rig.press("SETTLE")
-            if rig.controller.phase == tc.CONFIRM:
+                waiting = confirm_screen(rig)
+            if waiting:
                 rig.key(True)
                 rig.press("OK")
                 rig.key(False)
             assert rig.controller.phase == tc.RESULTS, rig.display()
             cards = {s: " ".join(holes[s] + flop) for s in holes}
+            start = len(books.hits)
             books.settle(round_no, self.when(), hands, cards)
+            # what the supervisor confirmed is what was paid; the sign showed each win on
+            # its pool's line while it waited
+            paid = books.hits[start:]
+            hands_waiting, signs = waiting or ([], None)
+            assert hands_waiting == [(seat, amount) for _, seat, _, amount, _, _, _ in paid]
+            for _, seat, hand, amount, _, _, _ in paid:
+                line = books.active.index(books.pool_of(HAND_NAMES.index(hand)))
+                assert {dollars(amount), "5EAt %d" % seat} <= signs[line], (waiting, paid)
             assert payouts(rig) == books.payouts
         if self.maybe_cut("results", cut_chance):
             rig = self.rig
