@@ -64,32 +64,56 @@ def dollars(cents):
 
 
 POOL_METERS = ("wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
-               "operator_additions", "paid", "shortfall", "moved_in", "moved_out", "resets",
+               "reserve_contributions", "reserve_reversed", "overflow", "overflow_reversed",
+               "operator_additions", "reserve_funded", "paid", "shortfall", "moved_in",
+               "moved_out", "reserve_moved_in", "reserve_moved_out", "resets",
                "hits", "envy_bonuses", "envy_paid") + tuple(
     what + key for what in ("hits_", "paid_") for key in HAND_KEYS)
 SLOTS = ("main", "minor", "major")          # the pools' numbers in the log (a of an addition)
-RATE_KEYS = {"main": 107, "minor": 111, "major": 115}       # CONFIG_CHANGE's a of <pool>.rate
+PARAM_KEYS = {"main": 107, "minor": 111, "major": 115}   # CONFIG_CHANGE's a of <pool>.rate
+
+
+PARAMS = ("rate", "reserve_rate", "reset", "ceiling")   # a pool's, in the log's order
 
 
 class Pool:
-    """One pool's books: its value, the fraction of a cent owed to it, its meters."""
+    """One pool's books: its value and reserve, the fractions of a cent owed to them, its
+    parameters (and those waiting for its next hit), its meters."""
 
     def __init__(self, rate, reset=0):
         self.rate = rate               # parts per million of each wager
+        self.reserve_rate = 0          # the hidden share that funds the next reset
         self.reset = reset
-        self.pending = None            # a rate waiting for the pool's next hit
-        self.value = 0
-        self.carry = 0                 # millionths of a cent the pool is owed
+        self.ceiling = 0               # 0: none; above it contributions overflow to the reserve
+        self.pending = {}              # parameter -> value waiting for the pool's next hit
+        self.value = self.reserve = 0
+        self.carry = self.reserve_carry = 0     # millionths of a cent owed to each
+        self.overflow = 0              # what overflowed to the reserve in the open round
         self.meters = dict.fromkeys(POOL_METERS, 0)
 
-    def take(self, amount, rate):
-        """amount (negative: returned) times rate into the pool, the fraction carried."""
+    def take(self, amount, rate, reserve_rate):
+        """amount (negative: returned) times the rates into the pool and its reserve, the
+        fractions carried; above the ceiling the pool's share overflows to the reserve, and
+        a share returned takes back first what overflowed in the round."""
         whole, self.carry = divmod(self.carry + amount * rate, U)
-        self.value += whole
+        kept, self.reserve_carry = divmod(self.reserve_carry + amount * reserve_rate, U)
+        self.reserve += kept
         if amount > 0:
             self.meters["contributions"] += whole
+            self.meters["reserve_contributions"] += kept
+            over = max(self.value + whole - self.ceiling, 0) if self.ceiling else 0
+            self.value += whole - over
+            self.reserve += over
+            self.overflow += over
+            self.meters["overflow"] += over
         else:
             self.meters["contributions_reversed"] -= whole
+            self.meters["reserve_reversed"] -= kept
+            back = min(-whole, self.overflow)
+            self.overflow -= back
+            self.reserve -= back
+            self.value += whole + back
+            self.meters["overflow_reversed"] += back
 
     def pay_out(self, award):
         """award paid from the pool; what it does not hold is operator-funded (returned)."""
@@ -102,6 +126,18 @@ class Pool:
     def add(self, amount):
         self.value += amount
         self.meters["operator_additions"] += amount
+
+    def top_up(self):
+        """Back to the reset amount: from the reserve first, the rest an operator addition
+        (returned)."""
+        need = max(self.reset - self.value, 0)
+        funded = min(need, self.reserve)
+        self.reserve -= funded
+        self.value += funded
+        self.meters["reserve_funded"] += funded
+        self.add(need - funded)
+        self.meters["resets"] += 1
+        return need - funded
 
 
 class Books:
@@ -152,7 +188,7 @@ class Books:
             t[name] = sum(pool.meters[name] for pool in self.pools.values())
         # rules.md 11.6: the retention is what the pools' exact shares leave, in whole cents
         t["retention"] = t["wagered"] - t["voided"] - -(-self.exact // U)
-        t["carried"] = -(-sum(pool.carry for pool in self.pools.values()) // U)
+        t["carried"] = -(-sum(p.carry + p.reserve_carry for p in self.pools.values()) // U)
         return t
 
     # ---------------------------------------------------------------- a round's money
@@ -160,9 +196,10 @@ class Books:
     def lock(self, round_no, seats):
         self.round_wagers = {}
         for s in seats:
-            self.round_wagers[s] = {name: self.pools[name].rate for name in self.active}
-            for name in self.active:
-                self.take(name, self.wager, self.pools[name].rate)
+            self.round_wagers[s] = {name: (self.pools[name].rate, self.pools[name].reserve_rate)
+                                    for name in self.active}
+            for name, rates in self.round_wagers[s].items():
+                self.take(name, self.wager, rates)
         if seats:
             for meters in [self.table] + [self.pools[name].meters for name in self.active]:
                 meters["wagers"] += len(seats)
@@ -170,16 +207,21 @@ class Books:
             self.table["rounds"] += 1
         self.event(round_no, LOCK, 0, mask(seats), self.wager * len(seats))
 
-    def take(self, name, amount, rate):
-        self.exact += amount * rate
-        self.pools[name].take(amount, rate)
-        if self.pools[name].carry:
+    def take(self, name, amount, rates):
+        pool = self.pools[name]
+        self.exact += amount * (rates[0] + rates[1])
+        pool.take(amount, rates[0], rates[1])
+        if pool.carry:
             self.seen.add("carry " + name)
+        if pool.reserve_carry:
+            self.seen.add("reserve carry " + name)
+        if pool.meters["overflow_reversed"]:
+            self.seen.add("overflow reversed " + name)
 
     def void(self, seats):
         for s in seats:
-            for name, rate in self.round_wagers.pop(s).items():
-                self.take(name, -self.wager, rate)
+            for name, rates in self.round_wagers.pop(s).items():
+                self.take(name, -self.wager, rates)
                 self.pools[name].meters["voids"] += 1
                 self.pools[name].meters["voided"] += self.wager
         self.table["voids"] += len(seats)
@@ -236,15 +278,27 @@ class Books:
                     self.event(round_no, ENVY, s, mask(others), each)
                     self.seen.add("envy " + name)
                     envied[s] = ["envy S%d $%s" % (o, dollars(each)) for o in others]
-            if royals or (mine and pool.value == 0):    # the reset, an operator addition
-                self.event(round_no, ADDITION, SLOTS.index(name), 0, pool.reset - pool.value)
-                pool.add(pool.reset - pool.value)
-                pool.meters["resets"] += 1
+            if mine:                              # the changes that waited for a hit
+                for key in PARAMS:
+                    if key in pool.pending:
+                        self.event(round_no, CONFIG_CHANGE, PARAM_KEYS[name] + PARAMS.index(key),
+                                   getattr(pool, key), pool.pending[key])
+                        setattr(pool, key, pool.pending.pop(key))
+                        self.seen.add("%s applied %s" % (key, name))
+            if royals or (mine and pool.value == 0):    # the reset: the reserve, then the operator
+                added = pool.top_up()
+                if added:
+                    self.event(round_no, ADDITION, SLOTS.index(name), 0, added)
                 self.seen.add("reset " + name)
-            if mine and pool.pending is not None:       # a rate change waits for a hit
-                self.event(round_no, CONFIG_CHANGE, RATE_KEYS[name], pool.rate, pool.pending)
-                pool.rate, pool.pending = pool.pending, None
-                self.seen.add("rate applied " + name)
+                if pool.meters["reserve_funded"]:
+                    self.seen.add("reset from the reserve " + name)
+            if pool.ceiling and pool.value > pool.ceiling:   # a new ceiling below the pool
+                over = pool.value - pool.ceiling
+                pool.value -= over
+                pool.reserve += over
+                pool.meters["overflow"] += over
+                self.seen.add("over a new ceiling " + name)
+            pool.overflow = 0
         if winners:
             self.event(round_no, CONFIRM, 1, len(winners), 0)   # supervisor 1: the hands
             self.seen.update(HAND_KEYS[h] for _, h in winners)
@@ -285,7 +339,7 @@ class Books:
         major.value, major.carry, main.value, main.carry = main.value, main.carry, 0, 0
         minor.rate, minor.reset, major.rate, major.reset = minor_rate, minor_reset, major_rate, major_reset
         minor.add(minor_reset)
-        main.pending = None
+        main.pending = {}
         self.active = ["minor", "major"]
 
     def merge(self):
@@ -299,7 +353,7 @@ class Books:
             main.value += pool.value
             main.carry += pool.carry
             pool.value = pool.carry = 0
-            pool.pending = None
+            pool.pending = {}
         if main.carry >= U:
             main.carry -= U
             main.value += 1
@@ -380,22 +434,26 @@ def menu_meters(lines, start, end):
 
 
 # the audit menu's labels of the meters compared (written out as the menu shows them)
-POOL_LABELS = {
-    "moved_in": "moved in", "moved_out": "moved out",
-    "wagers": "wagers", "wagered": "wagered", "voids": "voids", "voided": "voided",
-    "contributions": "contrib", "contributions_reversed": "contrib rev",
-    "operator_additions": "additions", "paid": "paid", "shortfall": "shortfall",
-    "resets": "resets", "hits": "hits", "envy_bonuses": "envy bonuses", "envy_paid": "envy paid",
+HAND_LABELS = {
     "hits_flush": "hits flush", "hits_full_house": "hits full house",
     "hits_four_of_a_kind": "hits quads", "hits_straight_flush": "hits str flush",
     "hits_royal_flush": "hits royal", "paid_flush": "paid flush",
     "paid_full_house": "paid full house", "paid_four_of_a_kind": "paid quads",
     "paid_straight_flush": "paid str flush", "paid_royal_flush": "paid royal",
 }
-TABLE_LABELS = dict(POOL_LABELS, rounds="rounds", collected="collected", retention="retention",
-                    carried="carried", config_changes="config chg")
-for _name in ("contributions", "contributions_reversed", "moved_in", "moved_out"):
-    del TABLE_LABELS[_name]
+TABLE_LABELS = dict(
+    HAND_LABELS, wagers="wagers", wagered="wagered", voids="voids", voided="voided",
+    operator_additions="additions", paid="paid", shortfall="shortfall", resets="resets",
+    hits="hits", envy_bonuses="envy bonuses", envy_paid="envy paid", rounds="rounds",
+    collected="collected", retention="retention", carried="carried", config_changes="config chg")
+POOL_LABELS = dict(
+    HAND_LABELS, wagers="wagers", wagered="wagered", voids="voids", voided="voided",
+    contributions="contrib", contributions_reversed="contrib rev",
+    reserve_contributions="rsv contrib", reserve_reversed="rsv rev", overflow="overflow",
+    overflow_reversed="overflow rev", operator_additions="additions",
+    reserve_funded="rsv funded", paid="paid", shortfall="shortfall", moved_in="moved in",
+    moved_out="moved out", reserve_moved_in="rsv moved in", reserve_moved_out="rsv moved out",
+    resets="resets", hits="hits", envy_bonuses="envy bonuses", envy_paid="envy paid")
 
 
 def check(rig, books):
@@ -409,7 +467,8 @@ def check(rig, books):
             assert pool.meters == dict.fromkeys(POOL_METERS, 0) and not pool.value
             continue
         assert {k: got[k] for k in POOL_METERS} == pool.meters, name
-        assert (got["value"], got["carry_ppm"]) == (pool.value, pool.carry), name
+        assert (got["value"], got["carry_ppm"], got["reserve"], got["reserve_carry_ppm"]) == \
+            (pool.value, pool.carry, pool.reserve, pool.reserve_carry), name
     table = meters["table"]
     want = books.table_meters()
     got_table = {k: table[k] for k in want if k != "retention"}
@@ -781,7 +840,7 @@ def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(t
             books.pay[FLUSH] = (50, 0)
         elif block == 2:                     # the pool's rate: at its next hit
             s.config(round_no, {"main": {"rate": [7, 16]}}, [(107, 700000, 437500)])
-            books.main.pending = 437500
+            books.main.pending["rate"] = 437500
         elif block == 3:
             s.panel_wager(round_no, 200, 500)
             s.pico = True                    # from now on a cut loses the board's clock
@@ -794,7 +853,7 @@ def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(t
             s.config(round_no, {"envy": {"full_house": 400}, "main": {"rate": [7, 16]}},
                      [(120, 0, 400), (107, 700000, 437500)])
             books.envy[FULL_HOUSE] = 400
-            books.main.pending = 437500
+            books.main.pending["rate"] = 437500
     assert books.seen >= {"flush", "full_house", "four_of_a_kind", "straight_flush", "royal_flush",
                           "winners 2", "shortfall main", "reset main", "envy main", "carry main",
                           "seat void", "round void", "hit at a time not known",
@@ -830,13 +889,38 @@ def test_split_pools_and_the_merge_back_keep_each_pools_books_and_the_signs_two_
             books.envy.update({FLUSH: 300, STRAIGHT_FLUSH: 1000, ROYAL: 2000})
         elif block == 3:                     # the Minor pool in use: at its next hit
             s.config(round_no, {"minor": {"rate": [1, 8]}}, [(111, 187500, 125000)])
-            books.pools["minor"].pending = 125000
+            books.pools["minor"].pending["rate"] = 125000
         elif block == 4:
             s.config(round_no, {"split": False}, [(101, 1, 0)])
             books.merge()
     assert books.seen >= {"carry minor", "carry major", "carries merged into a cent",
                           "envy minor", "envy major", "reset minor", "reset major",
                           "shortfall major", "rate applied minor", "winners 2"}, books.seen
+
+
+
+def test_a_reserve_and_a_ceiling_keep_every_cent_between_pool_and_reserve(tmp_path):
+    """Operator options [rules.md 2]: a hidden reserve share of 1/16 of each wager (fractions
+    of a cent carried) and a ceiling, set while the pool is in use, so both wait for its next
+    hit; then contributions above the ceiling overflow to the reserve, a void takes back
+    first what overflowed in its round, and a royal's reset is funded from the reserve before
+    the operator adds the rest."""
+    s = Session(tmp_path, seed=12)
+    books = s.books
+    round_no = 0
+    for block in range(6):
+        for _ in range(10):
+            round_no += 1
+            s.play(round_no)
+        check(s.rig, books)
+        if block == 0:
+            s.config(round_no, {"main": {"reserve_rate": [1, 16], "ceiling": 1000100}},
+                     [(108, 0, 62500), (110, 0, 1000100)])
+            books.main.pending.update(reserve_rate=62500, ceiling=1000100)
+    assert books.seen >= {"reserve_rate applied main", "ceiling applied main",
+                          "reserve carry main", "overflow reversed main",
+                          "reset from the reserve main"}, books.seen
+    assert books.main.meters["overflow"]
 
 
 # ------------------------------------------------------------------ Four Card Poker, Big Raise Stud
