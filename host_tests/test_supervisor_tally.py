@@ -39,9 +39,9 @@ HAND_NAMES = ("Flush", "Full House", "Four of a Kind", "Straight Flush", "Royal 
 
 # event kinds (docs/critical-memory.md's table of event kinds)
 RAM_CLEAR, LOCK, VOID, HIT, CONFIRM = 5, 6, 7, 8, 9
-CONFIG_CHANGE, SETTLE, ADDITION, ENVY = 10, 16, 18, 27
+CONFIG_CHANGE, SETTLE, ADDITION, ENVY, SENT_BACK = 10, 16, 18, 27, 28
 POWER_UP = 1
-BOOKS = (RAM_CLEAR, LOCK, VOID, HIT, CONFIRM, CONFIG_CHANGE, SETTLE, ADDITION, ENVY)
+BOOKS = (RAM_CLEAR, LOCK, VOID, HIT, CONFIRM, CONFIG_CHANGE, SETTLE, ADDITION, ENVY, SENT_BACK)
 
 
 def jackpot_hand(five):
@@ -330,6 +330,17 @@ class Books:
 
     # ---------------------------------------------------------------- between rounds
 
+    def apply_waiting(self, round_no):
+        """A change of layout puts every parameter in place at once: what waited for a hit
+        too (logged again as it takes effect, as at a hit)."""
+        for name, pool in self.pools.items():
+            for key in PARAMS:
+                if key in pool.pending:
+                    self.event(round_no, CONFIG_CHANGE, PARAM_KEYS[name] + PARAMS.index(key),
+                               getattr(pool, key), pool.pending[key])
+                    setattr(pool, key, pool.pending.pop(key))
+                    self.seen.add("%s in place at a layout change" % key)
+
     def split(self, minor_rate, minor_reset, major_rate, major_reset):
         """The pools split [11.6A-D]: the pool with its carried fraction becomes the Major
         pool, the Minor pool starts at its reset (an operator addition: the log's)."""
@@ -339,7 +350,6 @@ class Books:
         major.value, major.carry, main.value, main.carry = main.value, main.carry, 0, 0
         minor.rate, minor.reset, major.rate, major.reset = minor_rate, minor_reset, major_rate, major_reset
         minor.add(minor_reset)
-        main.pending = {}
         self.active = ["minor", "major"]
 
     def merge(self):
@@ -353,7 +363,6 @@ class Books:
             main.value += pool.value
             main.carry += pool.carry
             pool.value = pool.carry = 0
-            pool.pending = {}
         if main.carry >= U:
             main.carry -= U
             main.value += 1
@@ -754,6 +763,21 @@ class Session:
                 self.redo_folds(folds)
                 rig.press("SETTLE")
                 waiting = confirm_screen(rig)
+            if waiting and rng.random() < 0.2:
+                # the supervisor finds a hand wrong: sent back unpaid (logged with the seats
+                # and their amounts), the dealer folds the first, and SETTLE again
+                rig.key(True)
+                rig.press("LOCK")
+                rig.key(False)
+                assert rig.controller.phase == tc.LOCKED, rig.display()
+                books.event(round_no, SENT_BACK, 1, mask([seat for seat, _ in waiting[0]]),
+                            sum(amount for _, amount in waiting[0]))
+                books.seen.add("sent back")
+                folds.append(waiting[0][0][0])
+                self.redo_folds(folds)
+                del hands[folds[-1]]
+                rig.press("SETTLE")
+                waiting = confirm_screen(rig)
             if waiting:
                 rig.key(True)
                 rig.press("OK")
@@ -857,7 +881,7 @@ def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(t
     assert books.seen >= {"flush", "full_house", "four_of_a_kind", "straight_flush", "royal_flush",
                           "winners 2", "shortfall main", "reset main", "envy main", "carry main",
                           "seat void", "round void", "hit at a time not known",
-                          "rate applied main"}, books.seen
+                          "rate applied main", "sent back"}, books.seen
     assert set(s.cuts) == {"open", "locked", "decided", "confirm", "results", "memory lost"}
 
 
@@ -867,7 +891,7 @@ def test_split_pools_and_the_merge_back_keep_each_pools_books_and_the_signs_two_
     wager leave fractions of a cent in both, an envy bonus paid from each, a Minor rate
     waiting for its hit, and the merge back: each pool's meters (the Jackpot pool out of use
     as 'main off'), the table's sums, the hits and the log, and the sign's line per pool."""
-    s = Session(tmp_path, seed=8)
+    s = Session(tmp_path, seed=9)
     books = s.books
     round_no = 0
     for block in range(7):
@@ -891,11 +915,16 @@ def test_split_pools_and_the_merge_back_keep_each_pools_books_and_the_signs_two_
             s.config(round_no, {"minor": {"rate": [1, 8]}}, [(111, 187500, 125000)])
             books.pools["minor"].pending["rate"] = 125000
         elif block == 4:
+            # a change that waits for the Minor pool's hit, then the merge: in place with it
+            s.config(round_no, {"minor": {"reserve_rate": [1, 16]}}, [(112, 0, 62500)])
+            books.pools["minor"].pending["reserve_rate"] = 62500
             s.config(round_no, {"split": False}, [(101, 1, 0)])
+            books.apply_waiting(round_no)
             books.merge()
     assert books.seen >= {"carry minor", "carry major", "carries merged into a cent",
                           "envy minor", "envy major", "reset minor", "reset major",
-                          "shortfall major", "rate applied minor", "winners 2"}, books.seen
+                          "shortfall major", "rate applied minor", "winners 2",
+                          "reserve_rate in place at a layout change"}, books.seen
 
 
 
