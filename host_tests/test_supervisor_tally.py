@@ -66,7 +66,7 @@ def dollars(cents):
 POOL_METERS = ("wagers", "wagered", "voids", "voided", "contributions", "contributions_reversed",
                "reserve_contributions", "reserve_reversed", "overflow", "overflow_reversed",
                "operator_additions", "reserve_funded", "paid", "shortfall", "moved_in",
-               "moved_out", "reserve_moved_in", "reserve_moved_out", "resets",
+               "moved_out", "reserve_moved_in", "reserve_moved_out", "resets", "cut",
                "hits", "envy_bonuses", "envy_paid") + tuple(
     what + key for what in ("hits_", "paid_") for key in HAND_KEYS)
 SLOTS = ("main", "minor", "major")          # the pools' numbers in the log (a of an addition)
@@ -115,13 +115,18 @@ class Pool:
             self.value += whole + back
             self.meters["overflow_reversed"] += back
 
-    def pay_out(self, award):
-        """award paid from the pool; what it does not hold is operator-funded (returned)."""
+    def pay_out(self, award, cut=False):
+        """award paid from the pool; what it does not hold is operator-funded, or with the
+        shortfall option "cut" not paid.  Returns (paid, operator-funded or cut)."""
         from_pool = min(award, self.value)
         self.value -= from_pool
+        if cut:
+            self.meters["paid"] += from_pool
+            self.meters["cut"] += award - from_pool
+            return from_pool, award - from_pool
         self.meters["paid"] += award
         self.meters["shortfall"] += award - from_pool
-        return award - from_pool
+        return award, award - from_pool
 
     def add(self, amount):
         self.value += amount
@@ -155,6 +160,7 @@ class Books:
         self.pay = {FLUSH: (100, 0), FULL_HOUSE: (150, 0), QUADS: (500, 0),
                     STRAIGHT_FLUSH: (1000, 10), ROYAL: (10000, 100)}
         self.envy = {}
+        self.cut = False               # the shortfall option: "operator" (False) or "cut"
         self.pools = {"main": Pool(700000, RESET), "minor": Pool(200000), "major": Pool(500000)}
         self.active = ["main"]
         self.pools["main"].add(RESET)
@@ -163,6 +169,7 @@ class Books:
                                     "collected", "config_changes"), 0)
         self.hits = []                 # (round, seat, hand, amount, cards, pool before, after)
         self.times = []                # each hit's time (seconds since 1970), about
+        self.hit_cuts = []             # each hit's cut (the shortfall option "cut")
         self.round_wagers = {}         # seat -> {pool: rate} of the open round
         self.payouts = []              # the last round's payout lines
 
@@ -184,7 +191,7 @@ class Books:
         """The table's meters: its own, and the sums of every pool's (one out of use too)."""
         t = dict(self.table)
         for name in ("operator_additions", "paid", "shortfall", "hits", "resets",
-                     "envy_bonuses", "envy_paid") + POOL_METERS[-10:]:
+                     "envy_bonuses", "envy_paid", "cut") + POOL_METERS[-10:]:
             t[name] = sum(pool.meters[name] for pool in self.pools.values())
         # rules.md 11.6: the retention is what the pools' exact shares leave, in whole cents
         t["retention"] = t["wagered"] - t["voided"] - -(-self.exact // U)
@@ -268,16 +275,26 @@ class Books:
             for s, h in mine:                     # the envy bonus: after the pool's winners
                 each = self.envy.get(h, 0)
                 others = [o for o in players if o != s]
-                if each and others:
-                    for _ in others:
-                        if pool.pay_out(each):
-                            self.seen.add("envy shortfall")
-                    pool.meters["envy_bonuses"] += len(others)
-                    pool.meters["envy_paid"] += each * len(others)
-                    total += each * len(others)
-                    self.event(round_no, ENVY, s, mask(others), each)
-                    self.seen.add("envy " + name)
-                    envied[s] = ["envy S%d $%s" % (o, dollars(each)) for o in others]
+                if not (each and others):
+                    continue
+                if self.cut and pool.value < each * len(others):
+                    # "cut": the bonuses share what the pool holds, the odd cents left in it
+                    share = pool.value // len(others)
+                    pool.meters["cut"] += (each - share) * len(others)
+                    each = share
+                    self.seen.add("envy cut")
+                if not each:
+                    self.seen.add("envy none paid")
+                    continue                      # none paid: no seat among those paid
+                for _ in others:
+                    if pool.pay_out(each)[1]:
+                        self.seen.add("envy shortfall")
+                pool.meters["envy_bonuses"] += len(others)
+                pool.meters["envy_paid"] += each * len(others)
+                total += each * len(others)
+                self.event(round_no, ENVY, s, mask(others), each)
+                self.seen.add("envy " + name)
+                envied[s] = ["envy S%d $%s" % (o, dollars(each)) for o in others]
             if mine:                              # the changes that waited for a hit
                 for key in PARAMS:
                     if key in pool.pending:
@@ -316,8 +333,10 @@ class Books:
     def record_hit(self, round_no, when, name, seat, hand, award, cards):
         pool = self.pools[name]
         before = pool.value
-        if pool.pay_out(award):
-            self.seen.add("shortfall " + name)
+        award, short = pool.pay_out(award, self.cut)
+        self.hit_cuts.append(short if self.cut else 0)
+        if short:
+            self.seen.add(("cut " if self.cut else "shortfall ") + name)
         pool.meters["hits"] += 1
         pool.meters["hits_" + HAND_KEYS[hand]] += 1
         pool.meters["paid_" + HAND_KEYS[hand]] += award
@@ -448,7 +467,7 @@ HAND_LABELS = {
     "hits_four_of_a_kind": "hits quads", "hits_straight_flush": "hits str flush",
     "hits_royal_flush": "hits royal", "paid_flush": "paid flush",
     "paid_full_house": "paid full house", "paid_four_of_a_kind": "paid quads",
-    "paid_straight_flush": "paid str flush", "paid_royal_flush": "paid royal",
+    "paid_straight_flush": "paid str flush", "paid_royal_flush": "paid royal", "cut": "cut",
 }
 TABLE_LABELS = dict(
     HAND_LABELS, wagers="wagers", wagered="wagered", voids="voids", voided="voided",
@@ -494,6 +513,7 @@ def check(rig, books):
     logged = [e for e in entries if e[3] & 0x7FFF == HIT][-len(hits):] if hits else []
     assert [(h["time"], h["round"], h["seat"], HAND_NAMES.index(h["hand"]), h["amount"])
             for h in hits] == [(e[1], e[2], e[4], e[5], e[6]) for e in logged]
+    assert [h["cut"] for h in hits] == books.hit_cuts[-25:]
     for h, e, when in zip(hits, logged, books.times[-25:]):
         assert e[8] == (when is None)
         assert when is None or when - 2 <= h["time"] <= when + 1
@@ -524,11 +544,14 @@ def check(rig, books):
     assert {k: shown[TABLE_LABELS[k]] for k in TABLE_LABELS if k != "retention"} == \
         {k: want[k] for k in TABLE_LABELS if k != "retention"}
     assert last == "last hits %d" % min(len(books.hits), 25)
-    text = " ".join(lines[lines.index(last) + 1:])
+    text = " ".join(line.strip() for line in lines[lines.index(last) + 1:])
     at = 0
-    for round_no, seat, _, amount, _, _, _ in reversed(books.hits[-25:]):   # newest first
-        at = text.index("S%d $%s" % (seat, dollars(amount)), at)
+    for (round_no, seat, _, amount, _, _, _), cut in reversed(list(zip(books.hits[-25:],
+                                                                       books.hit_cuts[-25:]))):
+        at = text.index("S%d $%s" % (seat, dollars(amount)), at)      # newest first
         at = text.index("r%d" % round_no, at)
+        if cut:
+            at = text.index("cut $%s of $%s" % (dollars(cut), dollars(amount + cut)), at)
     # the meter sign, once the wins it shows are over: a line per pool in use (Minor above
     # Major), the second module dark with one pool
     want = [dollars(books.pools[name].value) for name in books.active] + [""]
@@ -950,6 +973,31 @@ def test_a_reserve_and_a_ceiling_keep_every_cent_between_pool_and_reserve(tmp_pa
                           "reserve carry main", "overflow reversed main",
                           "reset from the reserve main"}, books.seen
     assert books.main.meters["overflow"]
+
+
+
+def test_the_shortfall_option_cut_pays_what_the_pool_holds_and_meters_the_rest(tmp_path):
+    """Decision (shortfall), the other reading: a payout beyond what the pool holds is cut to
+    it, the rest metered as cut, nothing operator-funded; envy bonuses the pool cannot all
+    pay share what it holds (none paid when it holds nothing).  With a $5 wager a royal's
+    10,000 to 1 ($50,000.00) is more than the pool holds."""
+    s = Session(tmp_path, seed=5)
+    books = s.books
+    round_no = 0
+    for block in range(6):
+        for _ in range(10):
+            round_no += 1
+            s.play(round_no)
+        check(s.rig, books)
+        if block == 0:
+            s.config(round_no, {"shortfall": "cut", "wager": 500,
+                                "envy": {"straight_flush": 2000, "royal_flush": 5000}},
+                     [(124, 0, 1), (100, 100, 500), (122, 0, 2000), (123, 0, 5000)])
+            books.cut = True
+            books.wager = 500
+            books.envy.update({STRAIGHT_FLUSH: 2000, ROYAL: 5000})
+    assert books.seen >= {"cut main", "envy cut", "envy none paid"}, books.seen
+    assert not books.main.meters["shortfall"]
 
 
 # ------------------------------------------------------------------ Four Card Poker, Big Raise Stud
