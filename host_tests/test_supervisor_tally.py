@@ -552,6 +552,21 @@ def check(rig, books):
         at = text.index("r%d" % round_no, at)
         if cut:
             at = text.index("cut $%s of $%s" % (dollars(cut), dollars(amount + cut)), at)
+    # every entry that moves money, as the menu lists it, shows the amount the log holds:
+    # the wagers locked or returned, a hit, a bonus, an addition, what a settle paid (its
+    # pool when it paid nothing), a sent-back hand's amounts, a RAM clear's seed
+    assert "events %d" % len(entries) in lines and "held from #0" in lines
+    shown = {}
+    for i, line in enumerate(lines):
+        if line.startswith("#"):
+            shown[int(line[1:].split()[0])] = " ".join(x.strip() for x in lines[i + 1:i + 3])
+    money_of = {LOCK: 6, VOID: 6, HIT: 6, ENVY: 6, ADDITION: 6, SENT_BACK: 6, RAM_CLEAR: 6,
+                SETTLE: 5}
+    for e in entries:
+        kind = e[3] & 0x7FFF
+        if kind in money_of:
+            cents = e[money_of[kind]] if kind != SETTLE or e[5] else e[6]
+            assert "$" + dollars(cents) in shown[e[0]], (e, shown[e[0]])
     # the meter sign, once the wins it shows are over: a line per pool in use (Minor above
     # Major), the second module dark with one pool
     want = [dollars(books.pools[name].value) for name in books.active] + [""]
