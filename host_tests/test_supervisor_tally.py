@@ -415,13 +415,15 @@ class Rig(BoardRig):
         raise AssertionError("no reply to %r" % line)
 
     def log(self):
-        entries, start = [], 0
-        while start is not None:
-            page = self.ask("log %d 32" % start)
-            assert page["ok"] and page["missing"] == []
+        """Every entry the log holds, oldest first, page by page."""
+        page = self.ask("log")
+        entries = []
+        while True:
+            assert page["ok"] and page["missing"] == [], page
             entries += page["entries"]
-            start = page["next"]
-        return entries
+            if page["next"] is None:
+                return entries
+            page = self.ask("log %d" % page["next"])
 
     def goto(self, seat):
         for _ in range(8):
