@@ -414,6 +414,34 @@ def test_a_table_without_the_progressive_shows_no_pool(tmp_path):
     assert entry(t.c.menu, 1)[1:] == [" lock", ""]
 
 
+def test_the_settle_entry_keeps_the_seats_folded_for_a_dispute(tmp_path):
+    """A player who says he never folded his hand (a royal on the board, a jackpot wager
+    lost) has only the dealer's word: the round's folds were in the round record, gone at the
+    next round.  The settle entry keeps them (its a: seats 2 and 3 are 0b110), and the audit
+    menu shows them where its lines have room (a game without the progressive)."""
+    from host_tests.test_controller import Table, events_of
+
+    t = Table(tmp_path, tc.FCP)
+    t.ram_clear()
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (2, "2c 3d 5h 7s 8c"), (3, "2d 3h 5s 7c 9d"),
+            (0, "Kc Kd 7h 5c 3c 2h")])
+    t.press(btn.UP)                     # the cursor to seat 2: folded, then seat 3
+    t.press(btn.OK)
+    t.press(btn.UP)
+    t.press(btn.OK)
+    t.settle()
+    assert t.c.phase == tc.RESULTS and "S2 fold" in t.screen() and "S3 fold" in t.screen()
+    assert [e[4] for e in events_of(t.memory, ev.SETTLE)] == [0b110]
+    t.press(btn.SETTLE)
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True, placed=False)
+    open_audit(t)
+    assert entry(t.c.menu, 2)[1:] == [" settle", " fold S2,3"]
+
+
 def test_a_void_at_a_table_without_the_progressive_shows_no_jackpot_amount(tmp_path):
     """Four Card Poker: the supervisor voids seat 2, then a misdeal voids the next round.
     Every wager of them was returned, but their entries read "void S2 $0.00" and "void S-

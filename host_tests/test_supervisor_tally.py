@@ -254,9 +254,10 @@ class Books:
         self.payouts = []
         self.seen.add("round void")
 
-    def settle(self, round_no, when, hands, cards):
+    def settle(self, round_no, when, hands, cards, folds=()):
         """hands: seat -> jackpot category (or None) of every seat that played (not folded,
-        not void) with a jackpot wager; cards: seat -> its five cards."""
+        not void) with a jackpot wager; cards: seat -> its five cards; folds: the seats the
+        dealer folded (the settle entry's a, for a dispute over a folded hand)."""
         players = sorted(s for s in hands)
         winners = [(s, hands[s]) for s in players
                    if hands[s] is not None and self.pay[hands[s]] != (0, 0)]
@@ -334,7 +335,7 @@ class Books:
             self.payouts += ["JP S%d $%s" % (seat, dollars(amount))] + envied.get(seat, [])
         self.table["collected"] += self.wager * len(self.round_wagers)
         self.round_wagers = {}
-        self.event(round_no, SETTLE, 0, total,
+        self.event(round_no, SETTLE, mask(folds), total,
                    sum(self.pools[name].value for name in self.active))
 
     def record_hit(self, round_no, when, name, seat, hand, award, cards):
@@ -850,7 +851,7 @@ class Session:
             assert rig.controller.phase == tc.RESULTS, rig.display()
             cards = {s: " ".join(holes[s] + flop) for s in holes}
             start = len(books.hits)
-            books.settle(round_no, self.when(), hands, cards)
+            books.settle(round_no, self.when(), hands, cards, folds)
             # what the supervisor confirmed is what was paid; the sign showed each win on
             # its pool's line while it waited
             paid = books.hits[start:]
@@ -1166,7 +1167,7 @@ class OtherSession(Session):
         else:
             rig.press("SETTLE")
             assert rig.controller.phase == tc.RESULTS, rig.display()
-            books.event(round_no, SETTLE, 0, 0, 0)
+            books.event(round_no, SETTLE, mask(folds), 0, 0)
             want = []
             for s in ante:
                 if s in voids:

@@ -61,7 +61,7 @@ DOOR_CLOSE = const(12)      # a door id, b as DOOR_OPEN
 TAMPER = const(13)          # a seat / sensor
 LINK_DOWN = const(14)       # b changes it stands for when they came too fast (else 0)
 LINK_UP = const(15)         # b as LINK_DOWN
-SETTLE = const(16)          # b jackpot paid (cents), c pool after (cents; split: both
+SETTLE = const(16)          # a seats folded (bits), b jackpot paid (cents), c pool after (cents; split: both
                             # pools' total; linked: the link's, before its payouts)
 LOG_ERROR = const(17)       # b first sequence number whose link failed
 OPERATOR_ADDITION = const(18)  # a pool, c amount (cents)

@@ -221,6 +221,11 @@ def _setting(a, b, c):
     return (setting_label(key), change if len(change) < WIDTH else "to " + new)
 
 
+def _folds(kind, a):
+    """A settle's seats folded (a), as words: none for another kind or no fold."""
+    return ("fold " + seats(a),) if kind == ev.SETTLE and a else ()
+
+
 def values(kind, a, b, c, jackpot=True):
     """The words showing an event's values, most important first.  At a table without the
     progressive (jackpot False) a lock or settle that moved no jackpot money shows none: its
@@ -230,7 +235,7 @@ def values(kind, a, b, c, jackpot=True):
         if kind == ev.VOID and a:
             return ("S%d" % a,)
         if not b:
-            return ()
+            return _folds(kind, a)
     if kind == ev.POWER_UP:
         # the cause's name, where the board named it (the codes differ from port to port)
         return (ev.RESET_CAUSES[b - 1],) if 0 < b <= len(ev.RESET_CAUSES) else ("cause %d" % a,)
@@ -303,7 +308,8 @@ def values(kind, a, b, c, jackpot=True):
             # paid $10,000,000.00 or more: the amount on a line of its own, whole (the pool,
             # which no line has room for then, is on the meters)
             return ("paid", money(b), pool)
-        return (paid, pool) if b else (pool,)
+        # the folds where the lines have room for them (the service's log has them all)
+        return ((paid, pool) if b else (pool,)) + _folds(kind, a)
     if kind == ev.LOG_ERROR:
         return ("at #%d" % b,)
     if kind == ev.OPERATOR_ADDITION:

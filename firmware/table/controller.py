@@ -1607,7 +1607,8 @@ class RoundController:
             if addition:
                 # the reset money the reserve could not cover comes from the operator
                 events.append((ev.OPERATOR_ADDITION, slot, 0, ev.clamp(addition)))
-        events.append((ev.SETTLE, 0, ev.clamp(plan.total_paid()), ev.clamp(sum(self.jackpot.value))))
+        events.append((ev.SETTLE, self.rec.folded, ev.clamp(plan.total_paid()),
+                       ev.clamp(sum(self.jackpot.value))))
         self._set_phase(RESULTS)
         if not self._commit(critical.STEP_SETTLE, events):
             self._back_to(CONFIRM if confirmed is None and plan.hits else LOCKED)

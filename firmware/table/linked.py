@@ -472,7 +472,7 @@ class LinkedRound:
             claims.append([hit[jm.H_SEAT], hit[jm.H_HAND], wager])
             events.append((ev.LINK_CLAIM, hit[jm.H_SEAT], hit[jm.H_HAND], wager))
         amounts = lk.amounts()
-        events.append((ev.SETTLE, 0, 0, ev.clamp(sum(amounts))))
+        events.append((ev.SETTLE, c.rec.folded, 0, ev.clamp(sum(amounts))))
         before = self.mark()
         if claims:
             try:

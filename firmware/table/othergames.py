@@ -26,7 +26,7 @@ def finish(c):
     c.hits = []
     results(c)
     c._set_phase(RESULTS)
-    if not c._commit(critical.STEP_SETTLE, [(ev.SETTLE, 0, 0, 0)]):
+    if not c._commit(critical.STEP_SETTLE, [(ev.SETTLE, c.rec.folded, 0, 0)]):
         c._back_to(LOCKED)
         return
     c.message = ""
