@@ -747,7 +747,7 @@ def test_configuration_needs_the_key_and_is_logged(table):
     table.press(btn.OK)                     # wager 100 -> 200
     assert table.c.jackpot.config.wager == 200
     change = events_of(table.memory, ev.CONFIG_CHANGE)[-1]
-    assert change[4:7] == (1, 100, 200)
+    assert change[4:7] == (100, 100, 200)   # setting 100: the wager (docs/critical-memory.md)
     c = table.boot()
     assert c.jackpot.config.wager == 200
 
@@ -2064,7 +2064,9 @@ def test_a_reset_waiting_for_a_hit_takes_effect_with_it_whatever_write_the_power
         t.key(False)
 
     def check(t, state, before, after, cut):
-        applied = [e for e in events_of(t.memory, ev.CONFIG_CHANGE) if e[4] == 109]
+        # main.reset (setting 109) $10,000.00 to $1,000.00: the change put in place by the hit
+        # (the menu's two steps, to off and to $1,000.00, are logged as the same setting)
+        applied = [e for e in events_of(t.memory, ev.CONFIG_CHANGE) if e[4:7] == (109, 1000000, 100000)]
         assert (t.c.jackpot.config.pools[0].reset == 100000) == bool(applied)
         assert t.c.jackpot.requested_config().pools[0].reset == 100000
         books_agree_with_the_log(t)

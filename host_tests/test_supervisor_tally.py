@@ -893,7 +893,8 @@ class Session:
         rig.press("BACK")
         rig.key(False)
         assert rig.controller.phase == tc.OPEN
-        self.books.event(round_no, CONFIG_CHANGE, 1, old, new)
+        # setting 100, the wager, as the service logs it (docs/critical-memory.md)
+        self.books.event(round_no, CONFIG_CHANGE, 100, old, new)
         self.books.table["config_changes"] += 1
         self.books.wager = new
 

@@ -766,7 +766,7 @@ def test_the_reset_steps_past_a_choice_the_ceiling_refuses(tmp_path):
     assert t.c.jackpot.requested_config().pools[0].reset == 100000
     assert "Reset $1000.00" in t.screen() and "refused" not in t.screen()
     changes = [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)]
-    assert changes == [(2, 100000, 500000), (2, 500000, 0), (2, 0, 100000)]
+    assert changes == [(109, 100000, 500000), (109, 500000, 0), (109, 0, 100000)]   # main.reset
 
 
 def test_the_reset_can_be_turned_off_from_the_panel(tmp_path):
@@ -778,7 +778,7 @@ def test_the_reset_can_be_turned_off_from_the_panel(tmp_path):
     t.press(btn.OK)
     assert t.c.jackpot.requested_config().pools[0].reset == 0
     assert "Reset $0.00" in t.screen() and "refused" not in t.screen()
-    assert [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)] == [(2, 100000, 0)]
+    assert [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)] == [(109, 100000, 0)]
 
 
 def test_a_setting_no_other_choice_of_fits_names_the_setting_in_the_way(tmp_path, monkeypatch):
@@ -1192,13 +1192,21 @@ def test_the_panels_reset_at_split_pools_names_the_major_pool(tmp_path):
     assert audit.values(ev.CONFIG_CHANGE, *logged[0]) == ("major reset", "to $0.00")
 
 
-def test_the_panels_reset_of_the_only_pool_is_logged_as_before(tmp_path):
+def test_the_panels_reset_of_the_only_pool_is_logged_by_its_key_as_the_service_logs_it(tmp_path):
+    # The menu's "Reset" was logged as its item (setting 2, "config Reset"), the same change
+    # from the service, or put in place by a hit, as main.reset (setting 109, "main reset"):
+    # one setting under two names in the supervisor's log (H1's audit, seventeenth session).
+    from firmware.table import audit
+
     t = _open(tmp_path)
     _config_menu(t)
     assert "Major" not in t.screen()
     t.press(btn.DOWN)
     t.press(btn.OK)
-    assert [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)] == [(2, 1000000, 0)]
+    main_reset = [k for k, _ in jcfg.default().items()].index("main.reset")
+    logged = [e[4:7] for e in events_of(t.memory, ev.CONFIG_CHANGE)]
+    assert logged == [(jcfg.SETTING_BASE + main_reset, 1000000, 0)]
+    assert audit.values(ev.CONFIG_CHANGE, *logged[0]) == ("main reset", "to $0.00")
 
 
 # 2026-11-30T22:10:00 UTC, by the host's calendar, not the firmware's

@@ -175,11 +175,11 @@ def apply_config(c, index):
     except MemoryError as error:    # no heap for the record it makes: refused, as committed
         c._store_failed(error)
         return
-    logged = (index + 1, old, new)
-    if key != "wager" and c.jackpot.config.split:
-        # the Major pool's reset: logged by its key (major.reset), as the service logs it,
-        # not as the menu's "Reset", which reads as the only pool's
-        logged = jcfg.logged_change(c.jackpot.config, "major.reset", old, new)
+    # logged by its key (wager, main.reset, major.reset), as the service logs it and as a
+    # change that waits for a hit is logged when it takes effect: one setting, one name in
+    # the log (firmware before the seventeenth session logged the menu's item, 1 or 2)
+    logged = jcfg.logged_change(c.jackpot.config, key if key == "wager" else
+                                jcfg.POOL_KEYS[c._top_slot()] + ".reset", old, new)
     if c._log_admin(ev.CONFIG_CHANGE, logged[0], logged[1], logged[2], sections):
         c._beep(BEEP_OK)
         when = "after next hit" if c._config_pending(key) else "from now on"
