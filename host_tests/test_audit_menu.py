@@ -442,6 +442,33 @@ def test_the_settle_entry_keeps_the_seats_folded_for_a_dispute(tmp_path):
     assert entry(t.c.menu, 2)[1:] == [" settle", " fold S2,3"]
 
 
+def test_a_settle_with_every_seat_folded_shows_each_seat_whole(tmp_path):
+    """Seven players who all fold: 'fold S1,2,3,4,5,6,7' is three characters past the
+    display's 16, and the line was cut to 'fold S1,2,3,4,5,' (seats 6 and 7 gone, as if they
+    had played).  The audit menu shows every seat folded, on one line."""
+    from host_tests.test_controller import Table, events_of
+
+    t = Table(tmp_path, tc.FCP)
+    t.ram_clear()
+    for seat in range(1, 8):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (2, "2c 3d 5h 7s 8c"), (3, "2d 3h 5s 7c 9d"),
+            (4, "2h 3s 6c 8d Tc"), (5, "2s 4c 6d 8h Td"), (6, "3c 4d 6h 8s Th"),
+            (7, "4s 6s 9h Js Qc"), (0, "Kc Kd 7h 5c Jc Kh")])
+    t.press(btn.OK)                     # seat 1 folded, then each seat after it
+    for _ in range(6):
+        t.press(btn.UP)
+        t.press(btn.OK)
+    t.settle()
+    assert [e[4] for e in events_of(t.memory, ev.SETTLE)] == [0b1111111]
+    t.press(btn.SETTLE)
+    for seat in range(1, 8):
+        t.chip(seat, ante=True, placed=False)
+    open_audit(t)
+    assert entry(t.c.menu, 2)[1:] == [" settle", " fold S1234567"]
+
+
 def test_a_void_at_a_table_without_the_progressive_shows_no_jackpot_amount(tmp_path):
     """Four Card Poker: the supervisor voids seat 2, then a misdeal voids the next round.
     Every wager of them was returned, but their entries read "void S2 $0.00" and "void S-

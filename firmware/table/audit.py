@@ -222,8 +222,13 @@ def _setting(a, b, c):
 
 
 def _folds(kind, a):
-    """A settle's seats folded (a), as words: none for another kind or no fold."""
-    return ("fold " + seats(a),) if kind == ev.SETTLE and a else ()
+    """A settle's seats folded (a), as words: none for another kind or no fold.  Six or
+    seven seats take no commas ('fold S1234567'): with them the word is past a line, and
+    would be cut."""
+    if kind != ev.SETTLE or not a:
+        return ()
+    text = "fold " + seats(a)
+    return (text if len(text) <= WIDTH else text.replace(",", ""),)
 
 
 def values(kind, a, b, c, jackpot=True):
