@@ -102,6 +102,12 @@ def refuse(ssid, password):
     raise OSError(16)
 
 
+def no_memory(ssid, password):
+    # the ESP32 port's WLAN raises RuntimeError for an ESP-IDF code it has no OSError for
+    # (ESP_ERR_NO_MEM, 0x101; ESP_ERR_INVALID_ARG, 0x102)
+    raise RuntimeError("Wifi Unknown Error 0x0101")
+
+
 setup = LinkSetup(1, b"k" * 32, None)
 c.check("rejoin: no Wi-Fi set up", setup.rejoin(), False)
 wlan = Wlan()
@@ -111,4 +117,6 @@ wlan.up = False
 c.check("rejoin: lost, joined again", (setup.rejoin(), wlan.calls), (True, [("pit", "pw")]))
 wlan.connect = refuse
 c.check("rejoin: a refused connect never raises", setup.rejoin(), True)
+wlan.connect = no_memory
+c.check("rejoin: the ESP32's unknown Wi-Fi error never raises", setup.rejoin(), True)
 c.finish()
