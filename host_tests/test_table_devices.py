@@ -528,6 +528,26 @@ def test_a_meter_sign_whose_bus_fails_while_playing_is_told_on_the_display_and_t
     assert len(events_of(c.memory, ev.DISPLAY_FAULT)) == 1
 
 
+def test_a_sign_fault_stays_on_the_display_while_the_logic_door_is_open(tmp_path):
+    # The technician opens the door to mend the sign: DOOR OPEN took the line SIGN FAULT
+    # was on, and the display no longer said the sign's writes failed, with a free line above
+    # it, until the door was shut.  Both show; the door keeps the lowest line.
+    b = BoardRig(tmp_path)
+    _open(b)
+    b.table.chain.spi.fail = True
+    b.run(12000)
+    assert _screen(b)[6:8] == ["", "SIGN FAULT"]
+    b.table.open_door()
+    b.run(3000)
+    assert _screen(b)[6:8] == ["SIGN FAULT", "DOOR OPEN"]
+    b.table.chain.spi.fail = False            # mended with the door open
+    b.run(3000)
+    assert _screen(b)[6:8] == ["", "DOOR OPEN"]
+    b.table.open_door(False)
+    b.run(3000)
+    assert _screen(b)[6:8] == ["", ""]
+
+
 def test_a_meter_sign_failing_from_boot_and_through_test_mode_comes_back_whole(tmp_path):
     first = BoardRig(tmp_path)
     _open(first)

@@ -382,11 +382,15 @@ def render_lines(c):
         lines[6] = first[:WIDTH]
         lines[7] = second[:WIDTH]
     # (test mode has the door's own line; the audit menu leaves the door its own)
-    flag = ("DOOR OPEN" if c.door_open and phase != TEST else
-            "SIGN FAULT" if c.parts_down & SIGN and phase != AUDIT and phase != TEST else "")
-    if flag:
-        # on the lowest free line; on a full screen in place of its title, not of a message
-        row = LINES - 1
-        while row and lines[row]:
-            row -= 1
-        lines[row] = flag
+    taken = LINES
+    for flag in ("DOOR OPEN" if c.door_open and phase != TEST else "",
+                 "SIGN FAULT" if c.parts_down & SIGN and phase != AUDIT and phase != TEST else ""):
+        if flag:
+            # on the lowest free line; on a full screen in place of its title, not of a
+            # message; the sign's above the door's, never in its place (the door's first)
+            row = LINES - 1
+            while row and lines[row]:
+                row -= 1
+            if row != taken:
+                lines[row] = flag
+                taken = row

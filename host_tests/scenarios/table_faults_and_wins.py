@@ -315,4 +315,15 @@ run(10000)
 check("retries log nothing new", (c.memory.seq - seq, [e[3] for e in c.memory.log.events(start)]),
       (3, [ev.DOOR_CLOSE]))
 table.fram.i2c_write = fram_write
+# the sign's bus failing with the logic door open: both on the display, the door lowest
+table.chain.spi.fail = True
+run(11000)
+table.open_door(True)
+run(3000)
+check("sign fault and door open", [line.strip() for line in oled.lines()][6:8],
+      ["SIGN FAULT", "DOOR OPEN"])
+table.chain.spi.fail = False
+table.open_door(False)
+run(3000)
+check("sign back, door shut", [line.strip() for line in oled.lines()][6:8], ["", ""])
 checker.finish()
