@@ -442,6 +442,37 @@ def test_the_settle_entry_keeps_the_seats_folded_for_a_dispute(tmp_path):
     assert entry(t.c.menu, 2)[1:] == [" settle", " fold S2,3"]
 
 
+def test_a_seat_folded_then_voided_is_not_in_the_settles_folds(tmp_path):
+    """Seat 2 folded, then voided by the supervisor (a misdeal at that seat): its wagers
+    were returned, and the results say 'S2 void'; the settle entry said it folded, an
+    auditor reading 'fold S2,3' took its wagers as lost to the house."""
+    from host_tests.test_controller import Table, events_of
+
+    t = Table(tmp_path, tc.FCP)
+    t.ram_clear()
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True)
+    t.press(btn.LOCK)
+    t.deal([(1, "Ah Ad As 9c 4h"), (2, "2c 3d 5h 7s 8c"), (3, "2d 3h 5s 7c 9d"),
+            (0, "Kc Kd 7h 5c 3c 2h")])
+    t.press(btn.UP)                     # seat 2 folded, and seat 3
+    t.press(btn.OK)
+    t.press(btn.UP)
+    t.press(btn.OK)
+    t.press(btn.DOWN)                   # back to seat 2, voided
+    t.key(True)
+    t.press(btn.BACK)
+    t.key(False)
+    assert [e[4] for e in events_of(t.memory, ev.VOID)] == [2]
+    t.settle()
+    assert t.c.phase == tc.RESULTS and "S2 void" in t.screen() and "S3 fold" in t.screen()
+    t.press(btn.SETTLE)
+    for seat in (1, 2, 3):
+        t.chip(seat, ante=True, placed=False)
+    open_audit(t)
+    assert entry(t.c.menu, 3)[1:] == [" settle fold S3", ""]
+
+
 def test_a_settle_with_every_seat_folded_shows_each_seat_whole(tmp_path):
     """Seven players who all fold: 'fold S1,2,3,4,5,6,7' is three characters past the
     display's 16, and the line was cut to 'fold S1,2,3,4,5,' (seats 6 and 7 gone, as if they

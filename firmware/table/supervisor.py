@@ -102,9 +102,12 @@ def void_seat(c, seat):
             return
     else:
         amount = 0
+    folded = c.rec.folded
     c.rec.voided |= bit
+    c.rec.folded &= ~bit    # its wagers returned, not lost to a fold (the settle's folds)
     if not c._log_admin(ev.VOID, seat + 1, bit, amount, c._sections()):
         c.rec.voided &= ~bit
+        c.rec.folded = folded
         if mark is not None:
             c.linked.rollback(mark)
         return
