@@ -414,12 +414,10 @@ def test_a_table_without_the_progressive_shows_no_pool(tmp_path):
     assert entry(t.c.menu, 1)[1:] == [" lock", ""]
 
 
-def test_the_settle_entry_keeps_the_seats_folded_for_a_dispute(tmp_path):
-    """A player who says he never folded his hand (a royal on the board, a jackpot wager
-    lost) has only the dealer's word: the round's folds were in the round record, gone at the
-    next round.  The settle entry keeps them (its a: seats 2 and 3 are 0b110), and the audit
-    menu shows them where its lines have room (a game without the progressive)."""
-    from host_tests.test_controller import Table, events_of
+def _fcp_round_folding_seats_2_and_3(tmp_path):
+    """A Four Card Poker table, seats 1-3 locked with an Ante and dealt, the cursor taken to
+    seat 2 and seat 3, each folded (OK): the table, its cursor on seat 3."""
+    from host_tests.test_controller import Table
 
     t = Table(tmp_path, tc.FCP)
     t.ram_clear()
@@ -432,13 +430,31 @@ def test_the_settle_entry_keeps_the_seats_folded_for_a_dispute(tmp_path):
     t.press(btn.OK)
     t.press(btn.UP)
     t.press(btn.OK)
+    return t
+
+
+def _settle_and_open_the_audit_menu(t):
     t.settle()
-    assert t.c.phase == tc.RESULTS and "S2 fold" in t.screen() and "S3 fold" in t.screen()
-    assert [e[4] for e in events_of(t.memory, ev.SETTLE)] == [0b110]
+    assert t.c.phase == tc.RESULTS
+    text = t.screen()
     t.press(btn.SETTLE)
     for seat in (1, 2, 3):
         t.chip(seat, ante=True, placed=False)
     open_audit(t)
+    return text
+
+
+def test_the_settle_entry_keeps_the_seats_folded_for_a_dispute(tmp_path):
+    """A player who says he never folded his hand (a royal on the board, a jackpot wager
+    lost) has only the dealer's word: the round's folds were in the round record, gone at the
+    next round.  The settle entry keeps them (its a: seats 2 and 3 are 0b110), and the audit
+    menu shows them where its lines have room (a game without the progressive)."""
+    from host_tests.test_controller import events_of
+
+    t = _fcp_round_folding_seats_2_and_3(tmp_path)
+    results = _settle_and_open_the_audit_menu(t)
+    assert "S2 fold" in results and "S3 fold" in results
+    assert [e[4] for e in events_of(t.memory, ev.SETTLE)] == [0b110]
     assert entry(t.c.menu, 2)[1:] == [" settle", " fold S2,3"]
 
 
@@ -446,30 +462,16 @@ def test_a_seat_folded_then_voided_is_not_in_the_settles_folds(tmp_path):
     """Seat 2 folded, then voided by the supervisor (a misdeal at that seat): its wagers
     were returned, and the results say 'S2 void'; the settle entry said it folded, an
     auditor reading 'fold S2,3' took its wagers as lost to the house."""
-    from host_tests.test_controller import Table, events_of
+    from host_tests.test_controller import events_of
 
-    t = Table(tmp_path, tc.FCP)
-    t.ram_clear()
-    for seat in (1, 2, 3):
-        t.chip(seat, ante=True)
-    t.press(btn.LOCK)
-    t.deal([(1, "Ah Ad As 9c 4h"), (2, "2c 3d 5h 7s 8c"), (3, "2d 3h 5s 7c 9d"),
-            (0, "Kc Kd 7h 5c 3c 2h")])
-    t.press(btn.UP)                     # seat 2 folded, and seat 3
-    t.press(btn.OK)
-    t.press(btn.UP)
-    t.press(btn.OK)
+    t = _fcp_round_folding_seats_2_and_3(tmp_path)
     t.press(btn.DOWN)                   # back to seat 2, voided
     t.key(True)
     t.press(btn.BACK)
     t.key(False)
     assert [e[4] for e in events_of(t.memory, ev.VOID)] == [2]
-    t.settle()
-    assert t.c.phase == tc.RESULTS and "S2 void" in t.screen() and "S3 fold" in t.screen()
-    t.press(btn.SETTLE)
-    for seat in (1, 2, 3):
-        t.chip(seat, ante=True, placed=False)
-    open_audit(t)
+    results = _settle_and_open_the_audit_menu(t)
+    assert "S2 void" in results and "S3 fold" in results
     assert entry(t.c.menu, 3)[1:] == [" settle fold S3", ""]
 
 

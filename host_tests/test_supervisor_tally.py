@@ -630,10 +630,21 @@ class Session:
         self.rig.run(4000)
         self.cuts = []
         self.pico = False         # power cuts lose the board's clock
+        self.round_no = 0         # the last round played (blocks)
         self.unsure = False       # the table does not know the time
 
     def make(self, wall):
         return Rig(self.directory, wall)
+
+    def blocks(self, count):
+        """Play `count` blocks of ten rounds, the books checked after each; yields each
+        block's index, its last round in self.round_no (which the caller may move on)."""
+        for block in range(count):
+            for _ in range(10):
+                self.round_no += 1
+                self.play(self.round_no)
+            check(self.rig, self.books)
+            yield block
 
     def lose_memory_and_clear(self):
         """Both copies of critical memory lost in a power cut (the FRAM blank, the flash copy
@@ -915,12 +926,8 @@ class Session:
 def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(tmp_path):
     s = Session(tmp_path, seed=18)
     books = s.books
-    round_no = 0
-    for block in range(9):
-        for _ in range(10):
-            round_no += 1
-            s.play(round_no)
-        check(s.rig, books)
+    for block in s.blocks(9):
+        round_no = s.round_no
         if block == 0:                       # an envy bonus for every flush at the table
             s.config(round_no, {"envy": {"flush": 250}}, [(119, 0, 250)])
             books.envy[FLUSH] = 250
@@ -939,7 +946,7 @@ def test_many_rounds_with_cuts_voids_and_changes_keep_every_number_to_the_cent(t
             s.set_clock(round_no, "2026-12-01T05:00:00", WALL + 5 * 3600)
             s.pico = False
         elif block == 5:
-            round_no = s.lose_memory_and_clear() - 1
+            s.round_no = s.lose_memory_and_clear() - 1
         elif block == 6:                     # after the clear: the defaults of the file again
             s.config(round_no, {"envy": {"full_house": 400}, "main": {"rate": [7, 16]}},
                      [(120, 0, 400), (107, 700000, 437500)])
@@ -960,12 +967,8 @@ def test_split_pools_and_the_merge_back_keep_each_pools_books_and_the_signs_two_
     as 'main off'), the table's sums, the hits and the log, and the sign's line per pool."""
     s = Session(tmp_path, seed=27)
     books = s.books
-    round_no = 0
-    for block in range(7):
-        for _ in range(10):
-            round_no += 1
-            s.play(round_no)
-        check(s.rig, books)
+    for block in s.blocks(7):
+        round_no = s.round_no
         if block == 0:                       # 3/16 and 5/16 of a wager: 18.75 and 31.25 cents
             s.config(round_no, {"split": True, "minor": {"rate": [3, 16], "reset": 100000},
                                 "major": {"rate": [5, 16], "reset": 1000000}},
@@ -1002,12 +1005,8 @@ def test_a_reserve_and_a_ceiling_keep_every_cent_between_pool_and_reserve(tmp_pa
     the operator adds the rest."""
     s = Session(tmp_path, seed=13)
     books = s.books
-    round_no = 0
-    for block in range(6):
-        for _ in range(10):
-            round_no += 1
-            s.play(round_no)
-        check(s.rig, books)
+    for block in s.blocks(6):
+        round_no = s.round_no
         if block == 0:
             s.config(round_no, {"main": {"reserve_rate": [1, 16], "ceiling": 1000100}},
                      [(108, 0, 62500), (110, 0, 1000100)])
@@ -1026,12 +1025,8 @@ def test_the_shortfall_option_cut_pays_what_the_pool_holds_and_meters_the_rest(t
     10,000 to 1 ($50,000.00) is more than the pool holds."""
     s = Session(tmp_path, seed=7)
     books = s.books
-    round_no = 0
-    for block in range(6):
-        for _ in range(10):
-            round_no += 1
-            s.play(round_no)
-        check(s.rig, books)
+    for block in s.blocks(6):
+        round_no = s.round_no
         if block == 0:
             s.config(round_no, {"shortfall": "cut", "wager": 500,
                                 "envy": {"straight_flush": 2000, "royal_flush": 5000}},
