@@ -1333,16 +1333,22 @@ class DroppingWLAN:
             self.joined_at = now + 3
 
 
+def _loop_through_an_outage(monkeypatch, wlan_class):
+    """The board's loop run to 400 s on a linked table's Wi-Fi, a wlan_class whose access point
+    is gone from 100 s to 200 s: (the WLAN, the loop's passes)."""
+    clock = [0.0]
+    setup = linksetup.LinkSetup(TABLE, KEY, None)
+    setup.sntp = FakeClock(clock, 0, 0)
+    wlan = wlan_class(clock, 100, 200)
+    setup.wlan, setup.ssid, setup.password = wlan, "pit", "pw"
+    return wlan, run_loop(monkeypatch, setup, clock, until=400)
+
+
 def test_wi_fi_that_drops_is_joined_again_by_the_loop_every_30_s_until_it_is_back(monkeypatch):
     # The access point restarted: the board's radio stayed off the network, the MQTT client
     # retried a broker it could not reach, and the table's jackpot stayed closed (LINK dn)
     # until someone restarted the table.
-    clock = [0.0]
-    setup = linksetup.LinkSetup(TABLE, KEY, None)
-    setup.sntp = FakeClock(clock, 0, 0)
-    wlan = DroppingWLAN(clock, 100, 200)
-    setup.wlan, setup.ssid, setup.password = wlan, "pit", "pw"
-    passes = run_loop(monkeypatch, setup, clock, until=400)
+    wlan, passes = _loop_through_an_outage(monkeypatch, DroppingWLAN)
     # none while it is joined; every 30 s from the drop until the access point is back
     tries = [at for at, _, _ in wlan.connects]
     assert tries and all(100 <= at < 235 for at in tries) and tries[0] < 130
@@ -1367,12 +1373,7 @@ def test_a_wi_fi_driver_error_of_another_type_leaves_the_loop_running(monkeypatc
     # A RuntimeError out of connect() came out of the loop: the table reset 30 s into each
     # boot while the access point was gone, and halted at the third boot in a row, for a
     # Wi-Fi outage the link only waits through.
-    clock = [0.0]
-    setup = linksetup.LinkSetup(TABLE, KEY, None)
-    setup.sntp = FakeClock(clock, 0, 0)
-    wlan = Esp32WLAN(clock, 100, 200)
-    setup.wlan, setup.ssid, setup.password = wlan, "pit", "pw"
-    passes = run_loop(monkeypatch, setup, clock, until=400)
+    wlan, passes = _loop_through_an_outage(monkeypatch, Esp32WLAN)
     assert passes[-1][0] >= 399                            # the loop ran on to the end
     tries = [at for at, _, _ in wlan.connects]
     assert len([at for at in tries if at < 200]) >= 3 and tries[-1] >= 200
