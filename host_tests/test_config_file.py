@@ -146,6 +146,9 @@ def test_a_file_too_large_is_refused_with_its_size_on_the_board_as_on_the_laptop
     (uth_file(rules={"hand_rule": "nz"}),
      "config rules: option hand_rule must be one of hole2_board3, best5of7, got 'nz'"),
     (uth_file(rules={"hand_rule": 7}), "option hand_rule must be one of hole2_board3, best5of7, got 7"),
+    # the Trips hand rule now reaches the table's results: a wrong one is refused, not ignored
+    (uth_file(rules={"trips_hand_rule": "best7"}),
+     "config rules: option trips_hand_rule must be one of hole2_board3, best5of7, got 'best7'"),
     (uth_file(rules={"cap_scope": "table"}), "option cap_scope must be one of hand, wager, got 'table'"),
     (uth_file(rules={"seats": 8}), "config rules.seats: 8 is not a seat count 1..7"),
     (uth_file(rules={"seats": True}), "config rules.seats: True is not a seat count"),

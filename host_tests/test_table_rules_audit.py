@@ -189,3 +189,10 @@ def test_a_royal_a_straight_flush_and_a_flush_in_one_round_are_paid_in_the_rules
     assert [(e[4], e[6]) for e in events_of(t.memory, ev.JACKPOT_HIT)] == [
         (3, 10000), (2, 199021), (1, 1791189)]
     assert t.c.view.meter[0] == 2000000
+
+
+def test_a_controller_given_an_unknown_trips_rule_refuses_it_by_name():
+    # startup builds the controller from the file's options; one made otherwise (a tool, a
+    # test) with a misspelt Trips rule must not fall back to the hand rule silently
+    with pytest.raises(ValueError, match="hand rule must be 'hole2_board3' or 'best5of7', got 'best7'"):
+        tc.RoundController(None, trips_rule="best7")
