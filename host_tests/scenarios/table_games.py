@@ -6,6 +6,7 @@ from firmware.drivers import buttons as btn
 from firmware.drivers import spot_lights as lights
 from firmware.drivers import spot_sensors as sens
 from firmware.poker import cards
+from firmware.store import eventlog as ev
 from firmware.store.critical import CriticalMemory
 from firmware.store.slots import FileSlot
 from firmware.table import controller as tc
@@ -157,5 +158,31 @@ c.panel(btn.PRESS, btn.OK, 200)             # the cursor's seat, seat 1, folds
 c.panel(btn.RELEASE, btn.OK, 300)
 c.panel(btn.PRESS, btn.SETTLE, 400)
 checker.check("uth trips on best five of seven", c.results,
+              ["D One Pair", "S1 fold Flush", "S2 High L", "S2 Trips Flush"])
+# the settle entry keeps the seats folded (its a: seat 1, bit 0), for a dispute over a fold
+checker.check("settle entry's folds", [e[4] for e in c.memory.log.events() if e[3] == ev.SETTLE],
+              [1])
+
+# The same round locked under that file, the file's trips_hand_rule gone during a power cut:
+# the round is finished under the rule it was locked under (the round record's game byte).
+fs = MemFS({})
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                       trips_rule="best5of7")
+c.boot(0, 100)
+c.panel(btn.KEY_ON, 0, 1)
+c.panel(btn.LONG, btn.OK, 2)
+c.panel(btn.PRESS, btn.OK, 3)
+c.panel(btn.KEY_OFF, 0, 4)
+for seat in (1, 2):
+    c.spot(sens.PLACED, sens.ante_spot(seat), 4)
+c.panel(btn.PRESS, btn.LOCK, 5)
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs))
+c.boot(1000, 200)
+checker.check("trips rule kept: told", c.message, "Round 1 old rule\nnew rule next")
+deal(c, ((1, "Ah 3c"), (2, "4h 6s"), (0, "Qs Qd"), (8, "Kh 9h 5h 2h 7c")))
+c.panel(btn.PRESS, btn.OK, 1200)
+c.panel(btn.RELEASE, btn.OK, 1300)
+c.panel(btn.PRESS, btn.SETTLE, 1400)
+checker.check("trips rule kept: results", c.results,
               ["D One Pair", "S1 fold Flush", "S2 High L", "S2 Trips Flush"])
 checker.finish()
