@@ -522,7 +522,7 @@ class Service:
             config = c.jackpot_config or jcfg.default()
             resets = {}
             # (no progressive at the other games: no pool to reset, as the screen says)
-            for slot in config.active_slots() if c.game == tc.UTH else ():
+            for slot in config.active_slots() if c.file_game == tc.UTH else ():
                 resets[jcfg.POOL_KEYS[slot]] = config.pools[slot].reset
             return {"ok": True, "cmd": cmd, "phase": tc.PHASE_NAMES[c.phase], "reset": resets,
                     "next": "ram_clear accept (or OK at the table); BACK at the table cancels"}

@@ -399,6 +399,70 @@ def test_a_four_card_poker_round_resumed_on_a_table_switched_to_uth_stays_four_c
     assert "firmware.table.othergames" not in sys.modules
 
 
+def _board(tmp_path, monkeypatch, game, keyed):
+    """The simulator's board powered up, config.json saying `game`, its program checked with
+    the manifest's key (keyed) or without it (the boot's program facts, firmware.startup)."""
+    from firmware.app import App
+    from tools.sim import Simulation
+
+    facts = {"ok": True, "authenticated": keyed, "text": "verified", "digest": "d"}
+    boot = App.__dict__["boot"]
+    monkeypatch.setattr(App, "boot", lambda app, now, wall, program=None: boot(app, now, wall, facts))
+    try:
+        return Simulation(str(tmp_path), game=game)
+    finally:
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("locked, file_game, screen, reset, sign, seeded", [
+    # the file's UTH seeds its $10,000.00 pool: the sign showed 0.00, the meters no addition,
+    # and the RAM CLEAR screen "no jackpot pool" over a table that then took jackpot wagers
+    ("fcp", "uth", ["reset values:", "main $10000.00"], {"main": 1000000}, "10000.00", 1000000),
+    # the file's Four Card Poker has no pool: the screen offered "main $0.00" to reset
+    ("uth", "fcp", ["FOUR CARD POKER", "no jackpot pool"], {}, "", 0)])
+def test_a_ram_clear_over_a_round_of_another_game_starts_the_files_game_and_jackpot(
+        tmp_path, monkeypatch, locked, file_game, screen, reset, sign, seeded):
+    """A keyed table locks a round (seat 1's Ante, at UTH its jackpot wager too); the power
+    goes, config.json is switched to the other game and the program comes back without its
+    key: RAM ERROR, the round kept under its own game.  The supervisor's RAM clear (started
+    from the service, accepted on the panel) resets the table the file describes, as a RAM
+    clear of a blank table would: its RAM CLEAR screen, the service's reset values, the pool
+    on the sign, the amount the log's entry and the meters account for."""
+    from firmware import service as svc
+
+    b = _board(tmp_path, monkeypatch, locked, True)
+    b.key(True)
+    b.press("OK", long=True)
+    b.press("OK")
+    b.key(False)
+    b.chip(1, ante=True)
+    if locked == "uth":
+        b.chip(1)
+    b.press("LOCK")
+    assert b.controller.phase == tc.LOCKED and b.controller.memory.keyed
+    b = _board(tmp_path, monkeypatch, file_game, False)       # the power back, keyless
+    c = b.controller
+    assert c.phase == tc.RAM_ERROR and c.game == locked
+    b.key(True)
+    started = svc.Service(c).handle("ram_clear")
+    b.run(400)
+    assert started["ok"] and started["reset"] == reset
+    assert b.display()[:3] == ["RAM CLEAR?"] + screen
+    b.press("OK")
+    b.key(False)
+    b.run(6000)                              # the sign counts up to the pool
+    assert c.phase == tc.OPEN and c.game == file_game
+    assert b.meter_text(0) == sign
+    assert events_of(c.memory, ev.RAM_CLEAR)[-1][6] == seeded     # the pool's seed, logged
+    assert c.jackpot.table_meters()["operator_additions"] == seeded and c.jackpot.audit() == []
+    if file_game == "uth":                   # a jackpot wager on the seeded pool
+        b.chip(2, ante=True)
+        b.chip(2)
+        b.press("LOCK")
+        b.run(6000)
+        assert c.rec.accepted == 0b10 and b.meter_text(0) == "10000.70"
+
+
 def test_a_round_record_written_before_it_named_its_game_is_still_read():
     from firmware.table import roundrecord
 

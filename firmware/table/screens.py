@@ -312,9 +312,9 @@ def render_lines(c):
             lines[7] = "then RAM clear"
     elif phase == RAM_CLEAR:
         lines[0] = "RAM CLEAR?"
-        if c.game != UTH:
-            # no progressive at this game: no pool to reset
-            lines[1] = GAME_TITLES[c.game]
+        if c.file_game != UTH:
+            # no progressive at the game the clear opens (the file's): no pool to reset
+            lines[1] = GAME_TITLES[c.file_game]
             lines[2] = "no jackpot pool"
         else:
             lines[1] = "reset values:"

@@ -193,8 +193,9 @@ def ram_clear(c):
     """The RAM clear the supervisor accepted: a fresh jackpot and round committed to
     critical memory (CriticalMemory.ram_clear); a linked table keeps the link's ledger."""
     # the pools start at their reset amounts (operator additions); at a game without the
-    # progressive, whose RAM CLEAR screen says "no jackpot pool", at nothing
-    jp = pools.Jackpot(c.jackpot_config, c.game == UTH)
+    # progressive, whose RAM CLEAR screen says "no jackpot pool", at nothing.  The file's
+    # game, not that of a round kept from before the file changed: the clear ends that round
+    jp = pools.Jackpot(c.jackpot_config, c.file_game == UTH)
     rec = roundrecord.RoundRecord()
     rec.game = c._game_code()   # the game known from the first round on, though the file goes
     try:

@@ -92,12 +92,14 @@ checker.check("late ante: ring and display", (c.view.seat_light[2], c.view.lines
 c.spot(sens.REMOVED, sens.ante_spot(3), 4200)
 checker.check("late ante taken back", c.view.seat_light[2], lights.LOCKED)
 
-def locked_fcp_round():
+def locked_fcp_round(keyed=False):
     """The flash of a new Four Card Poker table, RAM-cleared, with a round locked on seat 1's
-    Ante: the power then goes (the caller boots another controller on it)."""
+    Ante: the power then goes (the caller boots another controller on it).  keyed: its program
+    ran with the manifest's key (critical memory marked)."""
     fs = MemFS({})
     c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
                            game=tc.FCP)
+    c.memory.key = keyed
     c.boot(0, 100)
     c.panel(btn.KEY_ON, 0, 1)
     c.panel(btn.LONG, btn.OK, 2)
@@ -120,6 +122,23 @@ checker.check("switched: results", c.results,
               ["D One Pair", "S1 Trips W", "S1 Bonus Trips", "S1 AcesUp Trips"])
 c.panel(btn.PRESS, btn.SETTLE, 30)
 checker.check("switched: next round", (c.game, c.view.lines[1]), (tc.UTH, "JP OPEN"))
+
+# The same at a keyed table whose program comes back without its key: RAM ERROR, the round
+# kept as Four Card Poker's.  The supervisor's RAM clear opens the file's UTH, its pool seeded
+# with the file's reset (the clear built the round's game's jackpot: no pool, $0.00 on UTH).
+fs = locked_fcp_round(keyed=True)
+c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                       {"main": {"reset": 1000000}})
+c.unkeyed = True
+c.boot(0, 200)
+c.panel(btn.KEY_ON, 0, 210)
+c.panel(btn.LONG, btn.OK, 220)
+checker.check("keyless: RAM CLEAR screen", (c.game, c.view.lines[:3]),
+              (tc.FCP, ["RAM CLEAR?", "reset values:", "main $10000.00"]))
+c.panel(btn.PRESS, btn.OK, 230)
+checker.check("keyless: cleared", (tc.PHASE_NAMES[c.phase], c.game, c.view.meter[0],
+                                   [e[6] for e in c.memory.log.events() if e[3] == ev.RAM_CLEAR]),
+              ("OPEN", tc.UTH, 1000000, [0, 1000000]))
 
 # A Four Card Poker round locked, /config.json refused at the next boot (firmware.startup gives
 # no game): the table stays Four Card Poker, its round and the next, says CONFIG ERROR and its
