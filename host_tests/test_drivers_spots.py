@@ -151,6 +151,24 @@ def test_missing_chip_raises_at_configure_and_reads_fail_softly_later():
     assert chip.read() == -1
 
 
+def test_a_glitch_is_asked_again_at_once_and_a_missing_chip_once_in_fifty_reads():
+    # each failed transfer is an OSError, an allocation on the board: a chip that stays
+    # missing is not asked at every 20 ms pass of the loop
+    bus, model, chip = make_chip()
+    model.cover(4)
+    bus.fail_next = 2                # a loose connector: two NACKs, the third read good
+    assert [chip.read() for _ in range(3)] == [-1, -1, 1 << 4]
+    bus.detach(0x20)
+    failed = bus.failures
+    assert [chip.read() for _ in range(500)] == [-1] * 500
+    assert chip.check() is False
+    assert bus.failures - failed <= 3 + 500 // 50      # three in a row, then one in 50
+    model = bus.attach(0x20, FakeMCP23017())           # back, as after a power-up
+    model.cover(4)
+    reads = [chip.read() for _ in range(50)]
+    assert reads[-1] == 1 << 4 and model.regs[0x0C:0x0E] == b"\xff\xff"
+
+
 def test_bad_address_and_masks_are_rejected():
     with pytest.raises(ValueError, match="address"):
         mcp23017.MCP23017(FakeI2C(), address=0x50)

@@ -83,6 +83,34 @@ def test_a_sensor_expander_lost_while_playing_is_one_message_and_one_entry(tmp_p
     _plug_expander_and_bet(b)
 
 
+def test_a_missing_sensor_expander_is_asked_once_a_second_and_read_within_one_when_back(tmp_path):
+    """Each read of an expander that does not answer is an OSError, which allocates on the
+    board: at every 20 ms pass, for as long as it stayed missing.  It is asked once a second
+    now, its fault shown and logged as before, and read again within a second of its return."""
+    b = BoardRig(tmp_path)
+    _open(b)
+    c = b.app.controller
+    bus = b.table.i2c
+    bus.detach(base.MCP23017_ADDR)
+    b.run(1000)
+    assert "Spot sensors" in b.table.oled.lines() and "FAULT bus" in b.table.oled.lines()
+    failed = bus.failures
+    b.run(1000 * 20)                          # 1000 passes
+    assert bus.failures - failed <= 1000 // 50
+    assert [b.pattern(seat) for seat in range(1, 8)] == ["FAULT"] * 7
+    assert [e[4:7] for e in events_of(c.memory, ev.SENSOR_FAULT)] == [(0, 0, sens.BUS)]
+    mcp = FakeMCP23017()
+    mcp.cover(jackpot_spot(1))                # chips put down while it was out
+    mcp.cover(ante_spot(1))
+    bus.attach(base.MCP23017_ADDR, mcp)       # plugged back, as after a power-up
+    b.run(1000)
+    assert mcp.regs[0x0C:0x0E] == b"\xff\xff" and mcp.reads    # set up (GPPU) and read
+    b.run(3000 + 100)                         # then steady for the sensors' recover_ms
+    assert c.faults == 0 and b.pattern(1) == "PLACED" and b.pattern(2) == "IDLE"
+    b.press("LOCK")
+    assert c.rec.accepted == 1                # seat 1's wager taken
+
+
 def _plug_expander_and_bet(b):
     c = b.app.controller
     mcp = b.table.i2c.attach(base.MCP23017_ADDR, FakeMCP23017())     # plugged in

@@ -18,7 +18,11 @@ drive nothing): a read whose signature is wrong (a short, or a chip reset by a g
 which clears OLAT) returns -1 and the chip is checked and reconfigured on the spot.
 ``check`` compares the direction, polarity, interrupt and pull-up registers with what was
 written; call it every second or so.  The configuration is written so that it also undoes a
-glitch that set IOCON.BANK (which moves every register).  Neither allocates.
+glitch that set IOCON.BANK (which moves every register).  Neither allocates, but for the
+OSError of a bus error (an exception object on MicroPython): a chip that fails three reads in a
+row is missing, and is asked again once in 50 reads (a second of the app's 20 ms passes), its
+reads -1 and ``check`` False meanwhile without a transfer.  One glitch, or two, is tried again
+at the next read.
 """
 
 from firmware.compat import const
@@ -66,6 +70,12 @@ _CHECK_FIRST = const(_IODIRA)
 _CHECK_COUNT = const(14)
 _ALL_PINS = const(0xFFFF)
 
+# Failed reads in a row past which the chip is missing (the bus tried at reads 0.._MISSING),
+# then tried again once in _RETRY reads: a NACK raises an OSError, allocated on MicroPython,
+# at every pass of the loop otherwise
+_MISSING = const(2)
+_RETRY = const(50)
+
 
 class MCP23017:
     """Sixteen inputs of one MCP23017; the I2C bus object is given (machine.I2C or a fake)."""
@@ -83,6 +93,8 @@ class MCP23017:
         self._expected = bytearray(_CHECK_COUNT)
         self.errors = 0
         self.reconfigured = 0
+        # bus errors in a row (0.._MISSING); past _MISSING it counts the reads to the next try
+        self._failed_reads = 0
 
     def configure(self, pullups=_ALL_PINS, invert=_ALL_PINS, interrupts=_ALL_PINS):
         """Make all 16 pins inputs with the given pull-up, inversion and change-interrupt masks.
@@ -123,11 +135,17 @@ class MCP23017:
     def read(self):
         """Return the 16 input bits (GPIOA low byte, GPIOB high byte), or -1 if the read failed."""
         quad = self._quad
+        failed = self._failed_reads
+        if failed > _MISSING:       # missing: not asked again before its turn
+            self._failed_reads = failed + 1 if failed < _MISSING + _RETRY - 1 else _MISSING
+            return -1
         try:
             self._i2c.readfrom_mem_into(self.address, _GPIOA, quad)
         except OSError:
             self.errors += 1
+            self._failed_reads = failed + 1
             return -1
+        self._failed_reads = 0
         if quad[2] != _SIGNATURE_A or quad[3] != _SIGNATURE_B:
             self.errors += 1
             self.check()
@@ -139,7 +157,10 @@ class MCP23017:
 
         On a mismatch (chip reset by a glitch, shorted or floating bus) or a bus error it
         tries to write the configuration again, counts it in ``reconfigured`` and returns False.
+        A missing chip (read) is not asked: False.
         """
+        if self._failed_reads >= _MISSING:
+            return False
         try:
             self._i2c.readfrom_mem_into(self.address, _CHECK_FIRST, self._config)
         except OSError:

@@ -7,9 +7,11 @@
 # sign's SPI writes failing and working again;
 # test mode lights every sign digit; a burst of shoe lines drawn and committed once a pass; an
 # idle pass still allocates nothing (heap_lock), nor one while a copy of critical memory
-# refuses its writes.
+# refuses its writes, nor more than one in 50 while the sensor expander is missing.
 # Amounts: the default configuration (100-cent wager, 70 cents to a $10,000.00 pool) and a
 # flush paid 100 to 1 [rules.md 11.7, 11.9].
+import gc
+
 from boards import base, simulated
 from firmware.app import TICK_MS, App
 from firmware.compat import micropython
@@ -326,4 +328,30 @@ table.chain.spi.fail = False
 table.open_door(False)
 run(3000)
 check("sign back, door shut", [line.strip() for line in oled.lines()][6:8], ["", ""])
+
+
+def allocating_passes(ms):
+    """The loop passes of the next ms that allocate (MicroPython: gc.mem_alloc, the collector
+    off; an exception's object, which heap_lock lets through from its emergency buffer, counts
+    too).  CPython, which cannot tell, counts none."""
+    passes = 0
+    for _ in range(ms // TICK_MS):
+        if measure:
+            gc.disable()
+            before = gc.mem_alloc()
+        run(TICK_MS)
+        if measure:
+            passes += gc.mem_alloc() != before
+            gc.enable()
+    return passes
+
+
+# The sensor expander unplugged: every read of it failed, an OSError (an allocation on the
+# board) at every pass.  It is asked once a second: one pass in 50 allocates.
+measure = hasattr(gc, "mem_alloc")
+run(8000)                                   # past the door's closing, logged 10 s after it opened
+check("idle passes that allocate", allocating_passes(5000), 0)
+table.i2c.detach(base.MCP23017_ADDR)
+run(2000)                                   # the spots' bus fault shown and logged
+check("expander missing: passes that allocate, of 1000", allocating_passes(20000) <= 20, True)
 checker.finish()
