@@ -476,6 +476,55 @@ def test_a_link_flapping_for_an_hour_takes_a_dozen_entries_not_360(rig):
     assert flaps[-1][3] == ev.LINK_UP                 # the last state is the one logged
 
 
+@pytest.mark.parametrize("period_s", [12, 30, 60])
+def test_a_link_flapping_slowly_all_night_takes_five_or_six_entries_an_hour(rig, period_s):
+    # A weak Wi-Fi that drops the link, or brings it back, every 12 s to a minute: the wait
+    # doubled only while more than one change came within it, so every change made its own
+    # entry, 300 to 60 an hour, and a night of it pushed the jackpot hits and tampers out of
+    # the 1,088-entry log.  Any entry less than 21 minutes after the one before doubles the
+    # wait now: after the first hour the entries come 640 s apart (5 or 6 an hour), each
+    # counting the changes since the one before.
+    rig.step(1000, 11)
+    log = rig.memory.log
+    before = log.count
+
+    def link_entries():
+        return [e for e in log.events(before) if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
+
+    t = rig.now
+    up = True
+    changes = 0
+    hourly = []
+    for second in range(1, 8 * 3600 + 1):         # 8 hours, the loop ticking every second
+        t += 1000
+        if second % period_s == 0:
+            up = not up
+            rig.c.link(up, t)
+            changes += 1
+        rig.c.tick(t, WALL)
+        if second % 3600 == 0:
+            hourly.append(len(link_entries()) - sum(hourly))
+    assert all(n in (5, 6) for n in hourly[1:]), hourly
+    assert sum(hourly) < 8 * 8
+    for _ in range(640):                          # the link stays as it is: its last wait up
+        t += 1000
+        rig.c.tick(t, WALL)
+    flaps = link_entries()
+    assert sum(max(e[5], 1) for e in flaps) == changes    # every change counted, none twice
+    assert flaps[-1][3] == (ev.LINK_UP if up else ev.LINK_DOWN)    # the state it stayed in
+    for _ in range(3600):                         # a quiet hour
+        t += 1000
+        rig.c.tick(t, WALL)
+    rig.c.link(not up, t)                         # a new outage (or return): logged at once
+    assert [(e[3], e[5]) for e in link_entries()[len(flaps):]] == [
+        (ev.LINK_DOWN if up else ev.LINK_UP, 0)]
+    t += 120 * 1000                               # and back two minutes later: at once too
+    rig.c.tick(t, WALL)
+    rig.c.link(up, t)
+    assert [(e[3], e[5]) for e in link_entries()[len(flaps) + 1:]] == [
+        (ev.LINK_UP if up else ev.LINK_DOWN, 0)]
+
+
 def scarce_link_heap(monkeypatch):
     """No new bytearray of 1 KB or more from here on (test_controller.scarce_heap): the heap
     of a table after hours of play, with no piece for larger record buffers."""

@@ -115,7 +115,7 @@ def test_a_shoe_that_babbles_for_an_hour_takes_a_dozen_entries_not_360(table):
     # an entry every 10 s was 360 an hour, and the event log's 1,088 entries (its jackpot
     # hits, RAM clears, tampers) were gone in three hours.  While the lines keep coming the
     # wait doubles, up to about 10 minutes; every line is still counted, and a shoe quiet
-    # for a wait has its next bad line logged at once again.
+    # for 21 minutes has its next bad line logged at once again, the wait 10 s again.
     start = table.now
     lines = 0
     while table.now < start + 3600 * 1000:
@@ -124,15 +124,44 @@ def test_a_shoe_that_babbles_for_an_hour_takes_a_dozen_entries_not_360(table):
         lines += 1
     table.c.tick(table.tick(700 * 1000), 2000)       # the last wait over: its lines go in
     entries = events_of(table.memory, ev.SHOE_REJECT)
-    # at 0.5 s, then 10, 20, 40, 80, 160, 320 and 640 s apart (640 s at most): 12
-    assert len(entries) == 12
+    # at 0.5 s, then 10, 10, 20, 40, 80, 160, 320 and 640 s apart (640 s at most): 13
+    assert len(entries) == 13
     assert sum(e[5] for e in entries) == lines == 7200
-    table.c.tick(table.tick(700 * 1000), 2000)       # quiet for a wait
+    table.c.tick(table.tick(1280 * 1000), 2000)      # quiet for 21 minutes
     table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
-    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)][12:] == [(shoemod.BAD_CARD, 1)]
+    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)][13:] == [(shoemod.BAD_CARD, 1)]
     table.c.shoe_reject(shoemod.BAD_CARD, table.tick())
     table.c.tick(table.tick(tc._SHOE_LOG_MS), 2000)   # 10 s again, not 640
-    assert len(events_of(table.memory, ev.SHOE_REJECT)) == 14
+    assert len(events_of(table.memory, ev.SHOE_REJECT)) == 15
+
+
+def test_a_shoe_with_a_bad_line_every_11_s_all_night_takes_five_or_six_entries_an_hour(table):
+    # A cable that picks up a burst of noise every 11 s: a wait through which at most one
+    # line came brought the wait back to 10 s, so every line made its own entry, 327 an
+    # hour, and a night of it pushed the jackpot hits and tampers out of the 1,088-entry log.
+    # Any entry less than 21 minutes after the one before doubles the wait now: after the
+    # first hour the entries come 640 s apart, each counting the lines since the one before.
+    before = len(events_of(table.memory, ev.SHOE_REJECT))
+    lines = 0
+    hourly = []
+    for second in range(1, 8 * 3600 + 1):          # 8 hours, the loop ticking every second
+        table.tick(1000)
+        if second % 11 == 0:
+            table.c.shoe_reject(shoemod.GARBAGE, table.now)
+            lines += 1
+        table.c.tick(table.now, 2000)
+        if second % 3600 == 0:
+            hourly.append(len(events_of(table.memory, ev.SHOE_REJECT)) - before - sum(hourly))
+    assert all(n in (5, 6) for n in hourly[1:]), hourly
+    for _ in range(640):                           # the shoe quiet: its last wait up
+        table.c.tick(table.tick(1000), 2000)
+    entries = events_of(table.memory, ev.SHOE_REJECT)[before:]
+    assert sum(e[5] for e in entries) == lines == 8 * 3600 // 11    # every line counted
+    for _ in range(3600):                          # a quiet hour
+        table.c.tick(table.tick(1000), 2000)
+    table.c.shoe_reject(shoemod.BAD_CARD, table.tick())    # a bad line: logged at once
+    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)[before + len(entries):]] == [
+        (shoemod.BAD_CARD, 1)]
 
 
 def test_a_shoe_cable_pulled_mid_card_and_plugged_back_loses_no_card_and_takes_no_wrong_one(tmp_path):

@@ -127,9 +127,11 @@ _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensor
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 _SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
-# ... and, while bad lines (or the link's changes) keep coming, twice as long after each entry,
-# up to this: a fault that lasts hours takes a dozen entries an hour, not 360 (_wait_next)
+# ... and twice as long after each entry (but the first two) that comes less than _LOG_QUIET_MS
+# after the one before, up to this: a fault that lasts hours, however slow its repeats, takes 5
+# or 6 entries an hour, not 360; 10 s again once _LOG_QUIET_MS passed with no entry (_wait_next)
 _LOG_WAIT_MAX_MS = const(640000)
+_LOG_QUIET_MS = const(1280000)
 # a copy of critical memory whose write failed is written again in OPEN after this, then
 # after twice as long at each failure (the read-back logs each), up to about 17 minutes
 _MEMORY_RETRY_MS = const(2000)
@@ -164,12 +166,17 @@ LINKED_CUT_TEXT = "shortfall cut: link pays in full; set operator standalone"
 _KEYED_TEXT = const("PROGRAM ERROR - no /manifest.key (keyed table)")
 
 
-def _wait_next(going_on, wait, base):
+def _wait_next(logged, ms, wait, base):
     """The time from a rate-limited entry (the shoe's bad lines, the link's changes) to the
-    next: base, or twice the last wait (up to _LOG_WAIT_MAX_MS) when this entry closes a
-    wait through which more than one came (a shoe that babbles, a link that flaps for hours
-    must not push the records out of the log; a link down once and back is no flapping)."""
-    return min(2 * wait, _LOG_WAIT_MAX_MS) if going_on else base
+    next (at least base: max(wait, base)): twice the last wait, up to _LOG_WAIT_MAX_MS, when
+    the last entry (`logged`, `ms` ago) is less than _LOG_QUIET_MS old; else base, and
+    base again at the next entry (half of base kept: a change and its return, a link down
+    and back, are no flapping).  A shoe that babbles, a link that flaps for hours, fast or
+    slow (every 12 s, every minute), must not push the records out of the log: its entries
+    come up to 640 s apart, each counting the changes since the last, the state reached
+    logged when the wait is up with no change after it needed; only 21 minutes with no
+    entry bring the wait back to base, and a fault after that is logged at once."""
+    return min(2 * wait, _LOG_WAIT_MAX_MS) if logged and ms < _LOG_QUIET_MS else base // 2
 
 
 class RoundController:
@@ -310,7 +317,7 @@ class RoundController:
         self.hits_estimated = False  # self.hits amounts are estimates until the link pays
         self.shoe_rejects = 0        # shoe lines rejected since the last SHOE_REJECT entry
         self.shoe_reason = 0         # the last one's reason
-        self.shoe_logged = False     # a SHOE_REJECT entry made less than shoe_wait ago, at shoe_logged_ms
+        self.shoe_logged = False     # a SHOE_REJECT entry made less than _LOG_QUIET_MS ago, at shoe_logged_ms
         self.shoe_logged_ms = 0
         self.shoe_wait = _SHOE_LOG_MS
         self.linked = None           # a firmware.table.linked.LinkedRound on a linked table
@@ -644,13 +651,13 @@ class RoundController:
             self._check_recovered_spots()
         if self.door_logged and ticks_diff(now_ms, self.door_logged_ms) >= _DOOR_LOG_MS:
             self.door_logged = False
-        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= self.shoe_wait:
-            self.shoe_logged = False
+        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) >= _LOG_QUIET_MS:
+            self.shoe_logged = False     # (quiet long enough: the next wait is base, _wait_next)
         if self.door_changes:
             self._log_door(now_ms)
         if self.link_changes:       # (before its window closes: changes through it go on)
             self._log_link(now_ms)
-        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= self.link_wait:
+        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) >= _LOG_QUIET_MS:
             self.link_logged = False
         if self.recalling and ticks_diff(now_ms, self.recall_until) >= 0:
             self.recalling = False
@@ -994,10 +1001,10 @@ class RoundController:
         self._render()
 
     def _log_shoe_rejects(self, now_ms):
-        if self.shoe_logged and ticks_diff(now_ms, self.shoe_logged_ms) < self.shoe_wait:
+        since = ticks_diff(now_ms, self.shoe_logged_ms)
+        if self.shoe_logged and since < max(self.shoe_wait, _SHOE_LOG_MS):
             return
-        self.shoe_wait = _wait_next(self.shoe_logged and self.shoe_rejects > 1, self.shoe_wait,
-                                    _SHOE_LOG_MS)
+        self.shoe_wait = _wait_next(self.shoe_logged, since, self.shoe_wait, _SHOE_LOG_MS)
         if self._evidence(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
         # a commit that failed (MEMORY FAULT shown) is tried again in shoe_wait, with the
@@ -1019,12 +1026,12 @@ class RoundController:
     def _log_link(self, now_ms):
         """Log the link's state as the door's (_log_door): a flapping link (a weak Wi-Fi, the
         link's room for entries filling and emptying) counted into one entry per LINK_LOG_MS,
-        longer while it goes on (_wait_next), not an entry per change pushing the records out
-        of the log."""
-        if self.link_logged and ticks_diff(now_ms, self.link_logged_ms) < self.link_wait:
+        longer while it goes on, fast or slow (_wait_next), not an entry per change pushing
+        the records out of the log."""
+        since = ticks_diff(now_ms, self.link_logged_ms)
+        if self.link_logged and since < max(self.link_wait, _LINK_LOG_MS):
             return
-        self.link_wait = _wait_next(self.link_logged and self.link_changes > 1, self.link_wait,
-                                    _LINK_LOG_MS)
+        self.link_wait = _wait_next(self.link_logged, since, self.link_wait, _LINK_LOG_MS)
         changes = self.link_changes
         if self._evidence(ev.LINK_UP if self.link_up else ev.LINK_DOWN, 0,
                           changes if changes > 1 else 0):

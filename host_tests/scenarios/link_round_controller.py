@@ -329,6 +329,30 @@ step(3)
 check("linked again: claimed on the link", events(ev.LINK_CLAIM), [(1, 4, WAGER)])
 check("linked again: round settled", (c.rec.round_no, tc.PHASE_NAMES[c.phase]), (locked_round, "RESULTS"))
 
+# A weak Wi-Fi that drops the link, or brings it back, every 30 s for two hours: after the
+# first hour its entries come 640 s apart (5 or 6 an hour, not 120), every change counted in
+# them (an entry less than 21 minutes after the one before doubles the wait, up to 640 s).
+first = memory.log.count
+now = clock[0] + 1300000           # the link's last entry 21 minutes old: the wait from 10 s
+up = c.link_up
+changes = 0
+hourly = []
+for second in range(1, 7200 + 641):
+    now += 1000
+    if second % 30 == 0 and second <= 7200:
+        up = not up
+        c.link(up, now)
+        changes += 1
+    c.tick(now, NOW)
+    if second % 3600 == 0:
+        flaps = [e for e in memory.log.events(first) if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
+        hourly.append(len(flaps))
+flaps = [e for e in memory.log.events(first) if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
+print("link flapping every 30 s, entries by the hour:", hourly)
+check("slow flap: the second hour's entries", hourly[1] - hourly[0] in (5, 6), True)
+check("slow flap: every change counted", sum(max(e[5], 1) for e in flaps), changes)
+check("slow flap: the last state logged", flaps[-1][3], ev.LINK_UP if up else ev.LINK_DOWN)
+
 if failures:
     print("FAILED:", failures)
     sys.exit(1)

@@ -2,7 +2,8 @@
 # RAM clear, two jackpot wagers accepted, a royal flush confirmed by the supervisor and paid,
 # then a power cut and a reboot that finds the same pool; both copies lost then, a RAM clear
 # that numbers the next round after the rounds the kept log holds. The steady-state tick allocates
-# nothing (checked under heap_lock). A shoe that babbles for an hour takes a dozen log entries.
+# nothing (checked under heap_lock). A shoe that babbles for an hour takes a dozen log entries,
+# one with a bad line every 11 s for hours 5 or 6 an hour.
 # Expected amounts: default config, 70 of each 100 cents to the pool, with the operator's
 # reset (seed) of $10,000.00; the royal takes the whole pool [rules.md 11.9].
 from firmware.compat import micropython
@@ -181,5 +182,27 @@ for _ in range(7200):
     c.tick(t, 90000)
 c.tick(t + 700000, 90000)
 babble = [e for e in c.memory.log.events(first) if e[3] == ev.SHOE_REJECT]
-check("babbling shoe's entries", (len(babble), sum(e[5] for e in babble)), (12, 7200))
+check("babbling shoe's entries", (len(babble), sum(e[5] for e in babble)), (13, 7200))
+
+# A bad line every 11 s for two hours: after the first hour the entries come 640 s apart (5 or
+# 6 an hour, not 327), every line counted (an entry less than 21 minutes after the one before
+# doubles the wait, up to 640 s); after 21 quiet minutes a bad line is logged at once again.
+t += 700000 + 1300000
+first = c.memory.log.count
+hourly = []
+for second in range(1, 7200 + 641):
+    t += 1000
+    if second % 11 == 0 and second <= 7200:
+        c.shoe_reject(shoemod.GARBAGE, t)
+    c.tick(t, 90000)
+    if second % 3600 == 0:
+        hourly.append(len([e for e in c.memory.log.events(first) if e[3] == ev.SHOE_REJECT]))
+slow = [e for e in c.memory.log.events(first) if e[3] == ev.SHOE_REJECT]
+check("slow bad lines: the second hour's entries", hourly[1] - hourly[0] in (5, 6), True)
+check("slow bad lines: every line counted", sum(e[5] for e in slow), 7200 // 11)
+c.tick(t + 1300000, 90000)
+c.shoe_reject(shoemod.BAD_CARD, t + 1300000)
+check("a bad line after 21 quiet minutes", [e[4:6] for e in c.memory.log.events(first)
+                                            if e[3] == ev.SHOE_REJECT][len(slow):],
+      [(shoemod.BAD_CARD, 1)])
 checker.finish()
