@@ -309,6 +309,25 @@ def test_the_counts_kept_at_every_pass_stay_small_ints_however_long_the_table_ru
         assert 0 <= count < 1 << 30
 
 
+def test_an_expander_missing_for_248_days_keeps_its_failed_reads_a_small_int(tmp_path):
+    # the sensors counted every failed read of an expander that stays missing, one at each
+    # 20 ms pass: after 2**30 of them (248 days) a long int allocated at every pass; they are
+    # counted up to the bus fault now, the fault shown as before and cleared when it is back
+    b = BoardRig(tmp_path)
+    _open(b)
+    bus = b.table.i2c
+    bus.detach(base.MCP23017_ADDR)
+    b.run(1000)
+    b.app.spots._failed_reads = (1 << 30) - 3      # (on the code before; now it never gets there)
+    b.run(1000)
+    assert 0 <= b.app.spots._failed_reads < 1 << 30
+    assert [b.pattern(seat) for seat in range(1, 8)] == ["FAULT"] * 7
+    assert "FAULT bus" in b.table.oled.lines()
+    bus.attach(base.MCP23017_ADDR, FakeMCP23017())
+    b.run(1000 + 3000 + 100)                       # read within a second, steady 3 s
+    assert b.app.controller.faults == 0 and b.pattern(1) == "IDLE"
+
+
 def _wipe_memory(table):
     """Both copies of critical memory lost while the power was off."""
     import os

@@ -225,6 +225,8 @@ class SpotSensors:
         self.events.push(FAULT, spot)
 
     def _read_failed(self, now):
+        if self._failed_reads >= self.bus_fault_scans:
+            return      # faulted: not counted on (a small int however long the bus is out)
         self._failed_reads += 1
         if self._failed_reads != self.bus_fault_scans:
             return
