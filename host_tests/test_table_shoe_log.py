@@ -8,7 +8,7 @@ from firmware.drivers import shoe as shoemod
 from firmware.poker import cards
 from firmware.store import eventlog as ev
 from firmware.table import controller as tc
-from host_tests.test_controller import events_of, failing_commits
+from host_tests.test_controller import TICKS_WRAP, events_of, failing_commits
 from host_tests.test_table_payout import BoardRig
 
 
@@ -160,6 +160,38 @@ def test_a_shoe_with_a_bad_line_every_11_s_all_night_takes_five_or_six_entries_a
     for _ in range(3600):                          # a quiet hour
         table.c.tick(table.tick(1000), 2000)
     table.c.shoe_reject(shoemod.BAD_CARD, table.tick())    # a bad line: logged at once
+    assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)[before + len(entries):]] == [
+        (shoemod.BAD_CARD, 1)]
+
+
+def test_a_shoe_babbling_slowly_across_the_tick_wrap_keeps_its_wait_and_every_line(table):
+    # The board's tick count wraps every 12.4 days: a wait or a quiet time taken across it
+    # by a plain difference would read as negative, the lines held for ever (never logged)
+    # or the wait back to 10 s at the wrap.  A bad line every 11 s from an hour before the
+    # wrap to an hour after: 5 or 6 entries in the hour after it too, every line counted,
+    # and after 21 quiet minutes the next one is logged at once.
+    def at(ms):
+        table.now = ms & (TICKS_WRAP - 1)
+        return table.now
+
+    before = len(events_of(table.memory, ev.SHOE_REJECT))
+    start = TICKS_WRAP - 3600 * 1000
+    lines = 0
+    hourly = []
+    for second in range(1, 2 * 3600 + 1 + 640):    # two hours, then the last wait up
+        now = at(start + second * 1000)
+        if second % 11 == 0 and second <= 2 * 3600:
+            table.c.shoe_reject(shoemod.GARBAGE, now)
+            lines += 1
+        table.c.tick(now, 2000)
+        if second % 3600 == 0:
+            hourly.append(len(events_of(table.memory, ev.SHOE_REJECT)) - before - sum(hourly))
+    assert hourly[1] in (5, 6), hourly
+    entries = events_of(table.memory, ev.SHOE_REJECT)[before:]
+    assert sum(e[5] for e in entries) == lines == 2 * 3600 // 11
+    for second in range(1, 1281):                  # 21 quiet minutes
+        table.c.tick(at(start + (2 * 3600 + 640 + second) * 1000), 2000)
+    table.c.shoe_reject(shoemod.BAD_CARD, at(table.now + 1000))   # logged at once
     assert [e[4:6] for e in events_of(table.memory, ev.SHOE_REJECT)[before + len(entries):]] == [
         (shoemod.BAD_CARD, 1)]
 
