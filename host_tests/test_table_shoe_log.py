@@ -139,7 +139,7 @@ def test_a_shoe_with_a_bad_line_every_11_s_all_night_takes_five_or_six_entries_a
     # A cable that picks up a burst of noise every 11 s: a wait through which at most one
     # line came brought the wait back to 10 s, so every line made its own entry, 327 an
     # hour, and a night of it pushed the jackpot hits and tampers out of the 1,088-entry log.
-    # Any entry less than 21 minutes after the one before doubles the wait now: after the
+    # Any entry less than 5 minutes after the one before doubles the wait now: after the
     # first hour the entries come 640 s apart, each counting the lines since the one before.
     before = len(events_of(table.memory, ev.SHOE_REJECT))
     lines = 0

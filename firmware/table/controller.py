@@ -127,10 +127,13 @@ _BOOT_SCAN_MS = const(500)        # after a boot into a locked round: the sensor
 _SCAN_WAITS = const(2)            # boot_scan: the first loop pass, which starts that time, to come
 _BUS_LOGGED = const(1 << 14)     # faults_logged: the sensor bus (bits 0-13: the spots)
 _SHOE_LOG_MS = const(10000)       # at most one SHOE_REJECT event log entry this often
-# ... and twice as long after each entry (but the first two) that comes less than _LOG_QUIET_MS
-# after the one before, up to this: a fault that lasts hours, however slow its repeats, takes 5
-# or 6 entries an hour, not 360; 10 s again once _LOG_QUIET_MS passed with no entry (_wait_next)
+# ... and twice as long after each entry (but the first two) that counts more than one, or comes
+# less than _LOG_SLOW_MS after the one before, up to this: a fault that repeats for hours, fast or
+# every few minutes, takes 5 or 6 entries an hour, not 360; 10 s again at an entry of one that
+# comes _LOG_SLOW_MS or more after the one before, and once _LOG_QUIET_MS passed with none
+# (_wait_next)
 _LOG_WAIT_MAX_MS = const(640000)
+_LOG_SLOW_MS = const(300000)
 _LOG_QUIET_MS = const(1280000)
 # a copy of critical memory whose write failed is written again in OPEN after this, then
 # after twice as long at each failure (the read-back logs each), up to about 17 minutes
@@ -166,17 +169,20 @@ LINKED_CUT_TEXT = "shortfall cut: link pays in full; set operator standalone"
 _KEYED_TEXT = const("PROGRAM ERROR - no /manifest.key (keyed table)")
 
 
-def _wait_next(logged, ms, wait, base):
-    """The time from a rate-limited entry (the shoe's bad lines, the link's changes) to the
-    next (at least base: max(wait, base)): twice the last wait, up to _LOG_WAIT_MAX_MS, when
-    the last entry (`logged`, `ms` ago) is less than _LOG_QUIET_MS old; else base, and
-    base again at the next entry (half of base kept: a change and its return, a link down
-    and back, are no flapping).  A shoe that babbles, a link that flaps for hours, fast or
-    slow (every 12 s, every minute), must not push the records out of the log: its entries
-    come up to 640 s apart, each counting the changes since the last, the state reached
-    logged when the wait is up with no change after it needed; only 21 minutes with no
-    entry bring the wait back to base, and a fault after that is logged at once."""
-    return min(2 * wait, _LOG_WAIT_MAX_MS) if logged and ms < _LOG_QUIET_MS else base // 2
+def _wait_next(logged, ms, wait, base, count):
+    """The time from a rate-limited entry (the shoe's bad lines, the link's changes; this
+    one counts `count`) to the next (at least base: max(wait, base)): twice the last wait, up
+    to _LOG_WAIT_MAX_MS, when the last entry (`logged`, `ms` ago) is less than _LOG_SLOW_MS
+    old or this one counts more than one; else base, and base again at the next entry (half
+    of base kept: a change and its return, a link down and back, are no flapping).  A shoe
+    that babbles, a link that flaps for hours, fast or slow (every 12 s, every minute), must
+    not push the records out of the log: its entries come up to 640 s apart, each counting
+    the changes since the last, the state reached logged when the wait is up with no change
+    after it needed.  A fault that comes back every 5 minutes or more (an access point that
+    restarts) is logged at once each time, and its return within base."""
+    if logged and (ms < _LOG_SLOW_MS or count > 1):
+        return min(2 * wait, _LOG_WAIT_MAX_MS)
+    return base // 2
 
 
 class RoundController:
@@ -1004,7 +1010,8 @@ class RoundController:
         since = ticks_diff(now_ms, self.shoe_logged_ms)
         if self.shoe_logged and since < max(self.shoe_wait, _SHOE_LOG_MS):
             return
-        self.shoe_wait = _wait_next(self.shoe_logged, since, self.shoe_wait, _SHOE_LOG_MS)
+        self.shoe_wait = _wait_next(self.shoe_logged, since, self.shoe_wait, _SHOE_LOG_MS,
+                                    self.shoe_rejects)
         if self._evidence(ev.SHOE_REJECT, self.shoe_reason, self.shoe_rejects):
             self.shoe_rejects = 0
         # a commit that failed (MEMORY FAULT shown) is tried again in shoe_wait, with the
@@ -1031,8 +1038,8 @@ class RoundController:
         since = ticks_diff(now_ms, self.link_logged_ms)
         if self.link_logged and since < max(self.link_wait, _LINK_LOG_MS):
             return
-        self.link_wait = _wait_next(self.link_logged, since, self.link_wait, _LINK_LOG_MS)
         changes = self.link_changes
+        self.link_wait = _wait_next(self.link_logged, since, self.link_wait, _LINK_LOG_MS, changes)
         if self._evidence(ev.LINK_UP if self.link_up else ev.LINK_DOWN, 0,
                           changes if changes > 1 else 0):
             self.link_changes = 0

@@ -331,7 +331,7 @@ check("linked again: round settled", (c.rec.round_no, tc.PHASE_NAMES[c.phase]), 
 
 # A weak Wi-Fi that drops the link, or brings it back, every 30 s for two hours: after the
 # first hour its entries come 640 s apart (5 or 6 an hour, not 120), every change counted in
-# them (an entry less than 21 minutes after the one before doubles the wait, up to 640 s).
+# them (an entry less than 5 minutes after the one before doubles the wait, up to 640 s).
 first = memory.log.count
 now = clock[0] + 1300000           # the link's last entry 21 minutes old: the wait from 10 s
 up = c.link_up

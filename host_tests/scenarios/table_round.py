@@ -185,7 +185,7 @@ babble = [e for e in c.memory.log.events(first) if e[3] == ev.SHOE_REJECT]
 check("babbling shoe's entries", (len(babble), sum(e[5] for e in babble)), (13, 7200))
 
 # A bad line every 11 s for two hours: after the first hour the entries come 640 s apart (5 or
-# 6 an hour, not 327), every line counted (an entry less than 21 minutes after the one before
+# 6 an hour, not 327), every line counted (an entry less than 5 minutes after the one before
 # doubles the wait, up to 640 s); after 21 quiet minutes a bad line is logged at once again.
 t += 700000 + 1300000
 first = c.memory.log.count
