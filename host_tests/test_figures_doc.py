@@ -111,3 +111,20 @@ def test_the_romfs_page_quotes_the_bench_and_build_figures_of_the_performance_pa
     left = re.search(r"([\d.]+) KB and ([\d.]+) KB are left", build).groups()
     assert "(%s KB and %s KB left, %s session)" % (left + (built,)) in romfs
     assert "partition, at the end of the %s session;" % built in romfs
+
+
+def test_the_romfs_page_quotes_the_32_bit_unix_vm_figures_of_the_performance_page():
+    # the 32-bit unix VM's table (tools.unix32) is the board's figure: docs/romfs.md, which
+    # tells a technician the program belongs in ROMFS, must quote the one measured
+    perf = read("performance.md")
+    romfs = " ".join(read("romfs.md").split())
+    table = perf[perf.index("\n    MicroPython unix VM, 32-bit"):]
+    modules = re.search(r"\n +firmware modules +(\d+) +(\d+)\n", table).groups()
+    plain = re.search(r"\n    heap 128 KB .*?: (\d+) KB .*?: (\d+) KB\n", table).groups()
+    supervisor = re.search(r"\n    with a supervisor mid-run .*?: (\d+) KB .*?: (\d+) KB\n",
+                           table).groups()
+    assert ("the modules take %d KB from files and %d KB from ROMFS"
+            % (int(modules[0]) // 1000, int(modules[1]) // 1000)) in romfs
+    assert ("the rounds play in 128 KB from ROMFS (smallest %s KB, %s KB with a supervisor) but "
+            "not from files (%s KB, %s KB with a supervisor)"
+            % (plain[1], supervisor[1], plain[0], supervisor[0])) in romfs
