@@ -476,6 +476,28 @@ def test_a_link_flapping_for_an_hour_takes_a_dozen_entries_not_360(rig):
     assert flaps[-1][3] == ev.LINK_UP                 # the last state is the one logged
 
 
+def _flap_all_night(rig, period_s):
+    """The link changed every period_s for 8 hours, the loop ticking every second: (the log
+    count before, the time, the state left, the changes, the log entries of each hour)."""
+    rig.step(1000, 11)
+    log = rig.memory.log
+    before = log.count
+    t = rig.now
+    up = True
+    changes = 0
+    hourly = []
+    for second in range(1, 8 * 3600 + 1):
+        t += 1000
+        if second % period_s == 0:
+            up = not up
+            rig.c.link(up, t)
+            changes += 1
+        rig.c.tick(t, WALL)
+        if second % 3600 == 0:
+            hourly.append(log.count - before - sum(hourly))
+    return before, t, up, changes, hourly
+
+
 @pytest.mark.parametrize("period_s", [12, 30, 60])
 def test_a_link_flapping_slowly_all_night_takes_five_or_six_entries_an_hour(rig, period_s):
     # A weak Wi-Fi that drops the link, or brings it back, every 12 s to a minute: the wait
@@ -484,26 +506,13 @@ def test_a_link_flapping_slowly_all_night_takes_five_or_six_entries_an_hour(rig,
     # the 1,088-entry log.  Any entry less than 5 minutes after the one before doubles the
     # wait now: after the first hour the entries come 640 s apart (5 or 6 an hour), each
     # counting the changes since the one before.
-    rig.step(1000, 11)
     log = rig.memory.log
-    before = log.count
+    before, t, up, changes, hourly = _flap_all_night(rig, period_s)
 
     def link_entries():
         return [e for e in log.events(before) if e[3] in (ev.LINK_UP, ev.LINK_DOWN)]
 
-    t = rig.now
-    up = True
-    changes = 0
-    hourly = []
-    for second in range(1, 8 * 3600 + 1):         # 8 hours, the loop ticking every second
-        t += 1000
-        if second % period_s == 0:
-            up = not up
-            rig.c.link(up, t)
-            changes += 1
-        rig.c.tick(t, WALL)
-        if second % 3600 == 0:
-            hourly.append(len(link_entries()) - sum(hourly))
+    assert len(link_entries()) == sum(hourly)     # nothing but the link's entries
     assert all(n in (5, 6) for n in hourly[1:]), hourly
     assert sum(hourly) < 8 * 8
     for _ in range(640):                          # the link stays as it is: its last wait up
@@ -532,22 +541,8 @@ def test_a_link_flapping_every_few_minutes_takes_at_most_16_entries_an_hour(rig,
     # takes at most 16 entries an hour (every 4 minutes: each of its 15 changes an hour its
     # own entry; a night of it, 120, leaves the 1,088-entry log's records), every change
     # counted.
-    rig.step(1000, 11)
     log = rig.memory.log
-    before = log.count
-    t = rig.now
-    up = True
-    changes = 0
-    hourly = []
-    for second in range(1, 8 * 3600 + 1):
-        t += 1000
-        if second % period_s == 0:
-            up = not up
-            rig.c.link(up, t)
-            changes += 1
-        rig.c.tick(t, WALL)
-        if second % 3600 == 0:
-            hourly.append(log.count - before - sum(hourly))
+    before, t, up, changes, hourly = _flap_all_night(rig, period_s)
     assert max(hourly[1:]) <= 16, hourly
     for _ in range(640):
         t += 1000
