@@ -152,8 +152,8 @@ def test_a_run_whose_room_is_not_one_piece_gives_no_figures(monkeypatch):
     import pytest
 
     said = "room_one_piece 0\nrounds 3\n"
-    monkeypatch.setattr(table_bench, "free_at_start", lambda spec: 100000)
-    monkeypatch.setattr(table_bench, "_vm", lambda args, heap, path: subprocess.CompletedProcess(
+    monkeypatch.setattr(table_bench, "free_at_start", lambda spec, vm: 100000)
+    monkeypatch.setattr(table_bench, "_vm", lambda args, heap, path, vm: subprocess.CompletedProcess(
         [], 0, said, ""))
     with pytest.raises(SystemExit, match="room was not one piece in a 128 KB run"):
         table_bench.run_vm("tree", 3, 128)
