@@ -155,22 +155,29 @@ c.panel(btn.PRESS, btn.SETTLE, 30)
 checker.check("refused: next round", (c.game, c.view.lines[1], c.view.lines[6], c.jackpot_open()),
               (tc.FCP, "CONFIG ERROR", "FOUR CARD POKER", False))
 
+def locked_trips_round():
+    """A UTH table whose file pays Trips on the best five of seven, RAM cleared, seats 1 and
+    2 locked: (its flash, its controller)."""
+    fs = MemFS({})
+    c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
+                           trips_rule="best5of7")
+    c.boot(0, 100)
+    c.panel(btn.KEY_ON, 0, 1)
+    c.panel(btn.LONG, btn.OK, 2)
+    c.panel(btn.PRESS, btn.OK, 3)
+    c.panel(btn.KEY_OFF, 0, 4)
+    for seat in (1, 2):
+        c.spot(sens.PLACED, sens.ante_spot(seat), 4)
+    c.panel(btn.PRESS, btn.LOCK, 5)
+    return fs, c
+
+
 # A UTH table whose file pays Trips on the best five of seven (rules.trips_hand_rule; the
 # Ante, Blind and Play on both hole cards and three of the board, the NZ default): board
 # Kh 9h 5h 2h 7c has four hearts, seat 1's Ah 3c and seat 2's 4h 6s one each, so each holds a
 # flush for Trips but no flush on the NZ rule (seat 1 ace high, seat 2 king high, under the
 # dealer's pair of queens).  Seat 1 folds: its line names the hand Trips is paid on.
-fs = MemFS({})
-c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
-                       trips_rule="best5of7")
-c.boot(0, 100)
-c.panel(btn.KEY_ON, 0, 1)
-c.panel(btn.LONG, btn.OK, 2)
-c.panel(btn.PRESS, btn.OK, 3)
-c.panel(btn.KEY_OFF, 0, 4)
-for seat in (1, 2):
-    c.spot(sens.PLACED, sens.ante_spot(seat), 4)
-c.panel(btn.PRESS, btn.LOCK, 5)
+fs, c = locked_trips_round()
 c.panel(btn.RELEASE, btn.LOCK, 100)
 deal(c, ((1, "Ah 3c"), (2, "4h 6s"), (0, "Qs Qd"), (8, "Kh 9h 5h 2h 7c")))
 c.panel(btn.PRESS, btn.OK, 200)             # the cursor's seat, seat 1, folds
@@ -184,17 +191,7 @@ checker.check("settle entry's folds", [e[4] for e in c.memory.log.events() if e[
 
 # The same round locked under that file, the file's trips_hand_rule gone during a power cut:
 # the round is finished under the rule it was locked under (the round record's game byte).
-fs = MemFS({})
-c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs),
-                       trips_rule="best5of7")
-c.boot(0, 100)
-c.panel(btn.KEY_ON, 0, 1)
-c.panel(btn.LONG, btn.OK, 2)
-c.panel(btn.PRESS, btn.OK, 3)
-c.panel(btn.KEY_OFF, 0, 4)
-for seat in (1, 2):
-    c.spot(sens.PLACED, sens.ante_spot(seat), 4)
-c.panel(btn.PRESS, btn.LOCK, 5)
+fs, c = locked_trips_round()
 c = tc.RoundController(CriticalMemory([FileSlot(fs, "a.bin"), FileSlot(fs, "b.bin")], fs))
 c.boot(1000, 200)
 checker.check("trips rule kept: told", c.message, "Round 1 old rule\nnew rule next")
